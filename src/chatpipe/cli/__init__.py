@@ -1,0 +1,50 @@
+"""The ``chatpipe`` command line: a Typer app of thin commands over the core."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from .. import __version__
+from .convert import convert
+
+app = typer.Typer(
+    name="chatpipe",
+    help="Convert, trim and render LLM chat transcripts in shell pipelines.",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.command("convert")(convert)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"chatpipe {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Convert, trim and render LLM chat transcripts in shell pipelines."""
+
+
+def main() -> None:
+    """Console entry point: no traceback for any input, quiet on a closed pipe."""
+    try:
+        app(prog_name="chatpipe")
+    except KeyboardInterrupt:
+        sys.stderr.write("chatpipe: interrupted\n")
+        sys.exit(130)
+    except BrokenPipeError:
+        # the reader went away (`| head`): stop quietly, and keep Python's exit flush quiet
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(0)

@@ -1,0 +1,60 @@
+"""``chatpipe convert``: any readable dialect to a writable one."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..errors import UsageError
+from ..formats import WRITABLE, get_dialect
+from ..formats.write import write_records
+from .options import AsJson, FromDialect, GroupBy, InputFiles, OnError, Output, Verbose
+from .runtime import Inputs, Sink, run
+
+HELP = """Convert a chat log to another dialect (canonical JSONL by default).
+
+The input dialect and shape are detected; a message-per-line log stays message per
+line, a conversation-per-record file stays one conversation per line.
+
+Example:
+
+  chatpipe convert --to canonical fixtures/openai_tool_calls.jsonl
+"""
+
+
+def convert(
+    files: InputFiles = None,
+    to: Annotated[
+        str, typer.Option("--to", metavar="DIALECT", help="Output dialect: canonical, langchain.")
+    ] = "canonical",
+    from_: FromDialect = "auto",
+    on_error: OnError = "fail",
+    output: Output = None,
+    group_by: GroupBy = None,
+    as_json: AsJson = False,
+    verbose: Verbose = 0,
+) -> None:
+    def body() -> None:
+        target = get_dialect(to)
+        if not target.writable:
+            raise UsageError(
+                f"cannot write {to} yet", hint="--to takes " + ", ".join(WRITABLE)
+            )
+        inputs = Inputs(files, from_, on_error, group_by, verbose)
+        sink = Sink(output, inputs.files)
+        ok = False
+        try:
+            for line in write_records(
+                inputs.conversations(), target, inputs.message_stream, as_json
+            ):
+                sink.line(line)
+            ok = True
+        finally:
+            sink.close(ok)
+        inputs.report()
+
+    run(body)
+
+
+convert.__doc__ = HELP

@@ -1,0 +1,59 @@
+"""Options shared by every command, declared once (STYLE.md lesson 4)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+InputFiles = Annotated[
+    Optional[list[str]],  # noqa: UP045 - typer reads the annotation at run time
+    typer.Argument(
+        metavar="[FILE]...",
+        help="Chat logs to read (JSONL, JSON, YAML). None, or -, reads stdin.",
+        show_default=False,
+    ),
+]
+FromDialect = Annotated[
+    str,
+    typer.Option(
+        "--from",
+        metavar="DIALECT",
+        help="Input dialect: auto (detect), canonical, langchain, openai, mellea, llamafactory.",
+    ),
+]
+OnError = Annotated[
+    str,
+    typer.Option(
+        "--on-error",
+        metavar="fail|skip",
+        help="On a bad record: stop (fail), or drop it, go on and report it (skip).",
+    ),
+]
+Output = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="Write here instead of stdout; the file appears only when the run succeeds.",
+        show_default=False,
+    ),
+]
+GroupBy = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--group-by",
+        metavar="KEY",
+        help="Split a message-per-line log into conversations by this field (e.g. session_id).",
+        show_default=False,
+    ),
+]
+AsJson = Annotated[
+    bool,
+    typer.Option("--json", help="Print one JSON document instead of one record per line."),
+]
+Verbose = Annotated[
+    int,
+    typer.Option("-v", "--verbose", count=True, help="Say more on stderr (what was detected)."),
+]

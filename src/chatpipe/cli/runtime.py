@@ -1,0 +1,128 @@
+"""Where the command line meets the core: reading inputs, writing outputs, reporting.
+
+Errors from the core arrive here as ChatpipeErrors and leave as one stderr line and an
+exit code; stdout only ever carries data, written in large blocks.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from typing import IO, Any
+
+import typer
+
+from ..errors import ChatpipeError
+from ..formats import MESSAGES, Conversation, ErrorLog, Reading, read
+from ..io import AtomicOutput
+
+PROG = "chatpipe"
+_BLOCK = 1 << 16
+
+
+def warn(text: str) -> None:
+    sys.stderr.write(f"{PROG}: {text}\n")
+
+
+class Sink:
+    """stdout or an atomic ``-o`` file, written in blocks of lines."""
+
+    def __init__(self, output: str | None, inputs: list[str]) -> None:
+        self.atomic = AtomicOutput(output, inputs) if output else None
+        self.stream: IO[bytes] = self.atomic.stream if self.atomic else _stdout()
+        self.parts: list[bytes] = []
+        self.size = 0
+
+    def line(self, data: bytes) -> None:
+        self.parts.append(data)
+        self.parts.append(b"\n")
+        self.size += len(data) + 1
+        if self.size >= _BLOCK:
+            self.flush()
+
+    def raw(self, data: bytes) -> None:
+        self.parts.append(data)
+        self.size += len(data)
+        if self.size >= _BLOCK:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.parts:
+            self.stream.write(b"".join(self.parts))
+            self.parts.clear()
+            self.size = 0
+        self.stream.flush()
+
+    def close(self, ok: bool) -> None:
+        if ok:
+            self.flush()
+            if self.atomic:
+                self.atomic.commit()
+        elif self.atomic:
+            self.atomic.abort()
+
+
+def _stdout() -> IO[bytes]:
+    return getattr(sys.stdout, "buffer", sys.stdout)
+
+
+class Inputs:
+    """The sources of one command run and what was found in them."""
+
+    def __init__(
+        self,
+        files: list[str] | None,
+        dialect: str,
+        on_error: str,
+        group_by: str | None = None,
+        verbose: int = 0,
+    ) -> None:
+        self.files = files or ["-"]
+        self.errors = ErrorLog(on_error)
+        self.reading = Reading()
+        self.dialect = dialect
+        self.group_by = group_by
+        self.verbose = verbose
+
+    def conversations(self) -> Iterator[Conversation]:
+        reported = 0
+        for conversation in read(
+            self.files,
+            dialect=self.dialect,
+            errors=self.errors,
+            group_by=self.group_by,
+            reading=self.reading,
+        ):
+            if self.verbose:
+                for source, dialect, shape in self.reading.found[reported:]:
+                    per = "message" if shape == MESSAGES else "conversation"
+                    warn(f"read {source.name}: {dialect.name} ({source.container}, {per} per record)")
+                reported = len(self.reading.found)
+            yield conversation
+
+    def message_stream(self) -> bool:
+        """True when the output should be message per line: one source of messages."""
+        return (
+            len(self.files) == 1
+            and not self.group_by
+            and bool(self.reading.found)
+            and self.reading.found[0][2] == MESSAGES
+        )
+
+    def report(self) -> None:
+        skipped = self.errors.skipped
+        for error in skipped[:20]:
+            warn(f"skipped: {error}")
+        if len(skipped) > 20:
+            warn(f"... and {len(skipped) - 20} more")
+        if skipped:
+            warn(f"warning: skipped {len(skipped)} bad record{'s' if len(skipped) != 1 else ''}")
+
+
+def run(body: Callable[[], Any]) -> None:
+    """Run a command body; turn core errors into one stderr line and an exit code."""
+    try:
+        body()
+    except ChatpipeError as exc:
+        warn(f"error: {exc}")
+        raise typer.Exit(exc.exit_code) from None

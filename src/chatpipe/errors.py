@@ -1,0 +1,88 @@
+"""The one exception hierarchy of chatpipe.
+
+Every error can carry the place it is about (file, line, column, and where useful the
+message index inside a conversation); the command line turns it into one line on stderr
+and an exit code, and nothing else in the core prints.
+"""
+
+from __future__ import annotations
+
+
+class Location:
+    """Where a record (or a message inside it) came from: ``file:line:col``."""
+
+    __slots__ = ("col", "file", "line", "message_index")
+
+    def __init__(
+        self,
+        file: str,
+        line: int | None = None,
+        col: int | None = None,
+        message_index: int | None = None,
+    ) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.message_index = message_index
+
+    def at_message(self, index: int) -> Location:
+        return Location(self.file, self.line, self.col, index)
+
+    def __str__(self) -> str:
+        text = self.file
+        if self.line is not None:
+            text += f":{self.line}"
+            if self.col is not None:
+                text += f":{self.col}"
+        if self.message_index is not None:
+            text += f": message {self.message_index}"
+        return text
+
+    def __repr__(self) -> str:
+        return f"Location({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Location) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+class ChatpipeError(Exception):
+    """Base class: a problem with a place and, where we know one, a way out."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, location: Location | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+        self.hint = hint
+
+    def located(self, location: Location | None) -> ChatpipeError:
+        """Fill in the location if the raiser did not know it; returns self."""
+        if self.location is None:
+            self.location = location
+        return self
+
+    def __str__(self) -> str:
+        text = self.message
+        if self.hint:
+            text += f" ({self.hint})"
+        if self.location is not None:
+            text = f"{self.location}: {text}"
+        return text
+
+
+class DataError(ChatpipeError):
+    """The input cannot be read or converted: exit 1."""
+
+
+class ValidationError(DataError, ValueError):
+    """A message or block was built from values the model does not accept."""
+
+
+class UsageError(ChatpipeError):
+    """The command line asks for something impossible: exit 2."""
+
+    exit_code = 2

@@ -1,0 +1,198 @@
+"""Dialects: the registry, detection (formats.md §11) and the reading pipeline.
+
+``read(sources)`` turns files into Conversations: it parses each source's container,
+decides from the first record which dialect it is and whether its records are messages
+(one conversation) or conversations, and reads them lazily. Bad records fail the run or,
+with ``on_error="skip"``, are counted and skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..errors import ChatpipeError, DataError, Location, UsageError
+from ..io import Record, Source, _BadRecord, read_records
+from ..messages import AnyMessage
+from .base import Conversation, Dialect, _keys_hint
+from .hf import LlamaFactoryDialect
+from .langchain import CanonicalDialect, LangchainDialect
+from .mellea import MelleaDialect
+from .openai import OpenAIDialect
+
+# detection order: the most specific shapes first
+DIALECTS: dict[str, Dialect] = {
+    d.name: d
+    for d in (
+        LangchainDialect(),
+        CanonicalDialect(),
+        MelleaDialect(),
+        LlamaFactoryDialect(),
+        OpenAIDialect(),
+    )
+}
+WRITABLE = [name for name, d in DIALECTS.items() if d.writable]
+
+MESSAGES = "messages"  # the records are the messages of one conversation
+CONVERSATIONS = "conversations"  # each record is a conversation
+
+
+def get_dialect(name: str) -> Dialect:
+    try:
+        return DIALECTS[name]
+    except KeyError:
+        raise UsageError(
+            f"unknown dialect {name!r}", hint="choose from " + ", ".join(DIALECTS)
+        ) from None
+
+
+def detect(value: Any) -> tuple[Dialect, str] | None:
+    """The dialect and record shape a first record shows, or None."""
+    for dialect in DIALECTS.values():
+        if dialect.is_message(value):
+            return dialect, MESSAGES
+    for dialect in DIALECTS.values():
+        if dialect.is_conversation(value):
+            return dialect, CONVERSATIONS
+    return None
+
+
+class ErrorLog:
+    """Bad records: raised at once (``fail``) or kept for the closing report (``skip``)."""
+
+    def __init__(self, on_error: str = "fail") -> None:
+        if on_error not in ("fail", "skip"):
+            raise UsageError(f"--on-error must be fail or skip, got {on_error!r}")
+        self.skip = on_error == "skip"
+        self.skipped: list[ChatpipeError] = []
+
+    def handle(self, error: ChatpipeError) -> None:
+        if not self.skip:
+            raise error
+        self.skipped.append(error)
+
+
+class Reading:
+    """What ``read`` found, filled in as sources are opened (for ``-v`` and writers)."""
+
+    def __init__(self) -> None:
+        self.found: list[tuple[Source, Dialect, str]] = []
+
+
+def read(
+    specs: Iterable[str],
+    *,
+    dialect: str | None = None,
+    errors: ErrorLog | None = None,
+    group_by: str | None = None,
+    reading: Reading | None = None,
+) -> Iterator[Conversation]:
+    """Conversations from every source in turn."""
+    forced = get_dialect(dialect) if dialect and dialect != "auto" else None
+    errors = errors or ErrorLog()
+    for spec in specs:
+        source = Source(spec)
+        yield from _read_source(source, forced, errors, group_by, reading)
+
+
+def _read_source(
+    source: Source,
+    forced: Dialect | None,
+    errors: ErrorLog,
+    group_by: str | None,
+    reading: Reading | None,
+) -> Iterator[Conversation]:
+    records = read_records(source)
+    first = _first_good(records, errors)
+    if first is None:
+        return  # an empty input is an empty conversation stream
+    found = _choose(first, forced, source)
+    dialect, shape = found
+    if reading is not None:
+        reading.found.append((source, dialect, shape))
+    rest = _chain(first, records)
+    if shape == CONVERSATIONS:
+        if group_by:
+            raise UsageError("--group-by splits a message-per-record log; these records are conversations")
+        for record in rest:
+            if isinstance(record, _BadRecord):
+                errors.handle(record.error)
+                continue
+            try:
+                yield dialect.read_conversation(record.value, record.location)
+            except ChatpipeError as exc:
+                errors.handle(exc.located(record.location))
+        return
+    location = first.location
+    if group_by:
+        yield from _grouped(rest, dialect, errors, group_by, location)
+        return
+    yield Conversation(dialect.finish(_messages(rest, dialect, errors)), {}, location)
+
+
+def _first_good(records: Iterator[Record], errors: ErrorLog) -> Record | None:
+    for record in records:
+        if isinstance(record, _BadRecord):
+            errors.handle(record.error)
+            continue
+        return record
+    return None
+
+
+def _chain(first: Record, rest: Iterator[Record]) -> Iterator[Record]:
+    yield first
+    yield from rest
+
+
+def _choose(first: Record, forced: Dialect | None, source: Source) -> tuple[Dialect, str]:
+    value = first.value
+    if forced is not None:
+        if forced.is_conversation(value) and not forced.is_message(value):
+            return forced, CONVERSATIONS
+        if isinstance(value, dict) and isinstance(value.get("messages"), list):
+            return forced, CONVERSATIONS
+        return forced, MESSAGES
+    found = detect(value)
+    if found is None:
+        raise DataError(
+            "cannot tell what chat format this is",
+            first.location,
+            hint=f"{_keys_hint(value)}; name it with --from ({', '.join(DIALECTS)})",
+        )
+    return found
+
+
+def _messages(records: Iterable[Record], dialect: Dialect, errors: ErrorLog) -> Iterator[AnyMessage]:
+    for record in records:
+        if isinstance(record, _BadRecord):
+            errors.handle(record.error)
+            continue
+        try:
+            yield dialect.read_message(record.value)
+        except ChatpipeError as exc:
+            errors.handle(exc.located(record.location))
+
+
+def _grouped(
+    records: Iterable[Record], dialect: Dialect, errors: ErrorLog, key: str, location: Location
+) -> Iterator[Conversation]:
+    """Split a message stream by a field of each record, in order of first appearance."""
+    groups: dict[Any, list[AnyMessage]] = {}
+    for record in records:
+        if isinstance(record, _BadRecord):
+            errors.handle(record.error)
+            continue
+        value = record.value
+        group = value.get(key) if isinstance(value, dict) else None
+        if isinstance(group, (dict, list)):
+            group = repr(group)
+        try:
+            if isinstance(value, dict) and key in value:
+                value = {k: v for k, v in value.items() if k != key}
+            message = dialect.read_message(value)
+        except ChatpipeError as exc:
+            errors.handle(exc.located(record.location))
+            continue
+        groups.setdefault(group, []).append(message)
+    for group, messages in groups.items():
+        yield Conversation(list(dialect.finish(messages)), {key: group}, location)

@@ -1,0 +1,114 @@
+"""The canonical dialect (chatpipe's flat JSONL, also LangGraph's ``model_dump``) and the
+langchain dialect (``messages_to_dict``'s ``{"type", "data"}`` and ``dumpd`` envelopes)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from ..canonical import CANONICAL_TYPES, message_from_canonical, message_to_canonical
+from ..errors import ValidationError
+from ..messages import MESSAGE_CLASSES, AnyMessage
+from .base import Dialect, not_a_message
+from .openai import is_envelope
+
+_ENVELOPE_CLASSES = {cls.__name__: cls for cls in MESSAGE_CLASSES.values()}
+
+
+def message_from_envelope(value: dict[str, Any]) -> AnyMessage:
+    """A ``dumpd`` envelope holds constructor keywords: build the class it names."""
+    cls = _ENVELOPE_CLASSES.get(value["id"][-1])
+    if cls is None:
+        raise ValidationError(f"unknown message class {value['id'][-1]!r}")
+    kwargs = value["kwargs"]
+    if cls.type == "remove":
+        kwargs = {k: v for k, v in kwargs.items() if k != "content"}
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise ValidationError(str(exc)) from None
+
+
+def is_canonical_message(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and value.get("type") in CANONICAL_TYPES
+        and "role" not in value
+        and "data" not in value
+        and ("content" in value or value.get("type") == "remove")
+    )
+
+
+def is_langchain_message(value: Any) -> bool:
+    if is_envelope(value):
+        return True
+    return (
+        isinstance(value, dict)
+        and value.get("type") in MESSAGE_CLASSES
+        and isinstance(value.get("data"), dict)
+    )
+
+
+class CanonicalDialect(Dialect):
+    name = "canonical"
+    writable = True
+    description = "chatpipe's flat JSONL, one message object per line (LangGraph model_dump)"
+
+    def is_message(self, value: Any) -> bool:
+        return is_canonical_message(value)
+
+    def read_message(self, value: Any) -> AnyMessage:
+        if not isinstance(value, dict):
+            raise not_a_message(self.name, value)
+        return message_from_canonical(value)
+
+    def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
+        return map(message_to_canonical, messages)
+
+
+class LangchainDialect(Dialect):
+    name = "langchain"
+    writable = True
+    description = 'messages_to_dict\'s {"type", "data"} records, and dumpd envelopes'
+
+    def is_message(self, value: Any) -> bool:
+        return is_langchain_message(value)
+
+    def read_message(self, value: Any) -> AnyMessage:
+        if is_envelope(value):
+            return message_from_envelope(value)
+        if not is_langchain_message(value):
+            raise not_a_message(self.name, value)
+        return message_from_dict(value)
+
+    def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
+        for message in messages:
+            yield {"type": message.type, "data": dict(message.fields())}
+
+
+def messages_to_dict(messages: Sequence[AnyMessage]) -> list[dict[str, Any]]:
+    """langchain's ``{"type", "data"}`` shape, every field written out."""
+    return [{"type": m.type, "data": dict(m.fields())} for m in messages]
+
+
+def message_from_dict(value: dict[str, Any]) -> AnyMessage:
+    kind = value.get("type") if isinstance(value, dict) else None
+    cls = MESSAGE_CLASSES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ValidationError(f"Got unexpected message type: {kind}")
+    data = value.get("data")
+    if not isinstance(data, dict):
+        raise ValidationError("a {type, data} message needs a 'data' object")
+    fields = dict(data)
+    if kind == "remove":
+        fields.pop("content", None)
+    elif "content" not in fields:
+        raise ValidationError(f"a {kind} message needs 'content'")
+    try:
+        return cls(**fields)
+    except TypeError as exc:
+        raise ValidationError(str(exc)) from None
+
+
+def messages_from_dict(messages: Sequence[dict[str, Any]]) -> list[AnyMessage]:
+    return [message_from_dict(m) for m in messages]

@@ -1,0 +1,359 @@
+"""OpenAI chat messages (and everything langchain's ``convert_to_messages`` accepts).
+
+One mapping from role dicts to messages serves the library's ``convert_to_messages`` and
+the ``openai`` dialect reader: where langchain-core succeeds it gives the same message;
+where langchain-core raises on shapes real logs contain (no ``content`` key, arguments
+that are not JSON, a tool result without ``tool_call_id``, a custom role, usage on an AI
+dict) it gives the message the log means (spec §8, §13.10; formats.md §1).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..errors import ChatpipeError, Location, ValidationError
+from ..messages import (
+    AIMessage,
+    AnyMessage,
+    ChatMessage,
+    FunctionMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from ..tool_calls import UsageMetadata, invalid_tool_call, normalize_usage, tool_call
+from .base import Conversation, Dialect, not_a_message
+
+ROLE_CLASSES: dict[str, type[AnyMessage]] = {
+    "human": HumanMessage,
+    "user": HumanMessage,
+    "ai": AIMessage,
+    "assistant": AIMessage,
+    "system": SystemMessage,
+    "developer": SystemMessage,
+    "function": FunctionMessage,
+    "tool": ToolMessage,
+    "remove": RemoveMessage,
+}
+
+# langchain's envelope class names (``dumpd``) and the role they stand for
+_ENVELOPE_TYPES = {
+    f"{name}{suffix}": kind
+    for name, kind in (
+        ("HumanMessage", "human"),
+        ("AIMessage", "ai"),
+        ("SystemMessage", "system"),
+        ("FunctionMessage", "function"),
+        ("ToolMessage", "tool"),
+    )
+    for suffix in ("", "Chunk")
+}
+_ENVELOPE_TYPES["RemoveMessage"] = "remove"
+
+# AI fields that langchain-core files under additional_kwargs; chatpipe sets them
+_AI_FIELDS = ("usage_metadata", "invalid_tool_calls")
+
+# marks a tool message whose tool_call_id the log did not give
+_UNLINKED = "\x00unlinked"
+
+
+def is_envelope(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and value.get("lc") == 1
+        and value.get("type") == "constructor"
+        and isinstance(value.get("id"), list)
+        and bool(value["id"])
+        and isinstance(value.get("kwargs"), dict)
+    )
+
+
+def message_from_like(value: Any) -> AnyMessage:
+    """One message from a message object, string, (role, content) pair or dict."""
+    if isinstance(value, AnyMessage):
+        return value
+    if isinstance(value, str):
+        return HumanMessage(value)
+    if isinstance(value, dict):
+        return message_from_dict(value)
+    if isinstance(value, (list, tuple)):
+        if len(value) != 2:
+            raise ValidationError(
+                "a message given as a list must be a (role, content) pair",
+                hint=f"got {len(value)} items",
+            )
+        role, content = value
+        return message_from_role(role, content)
+    raise ValidationError(f"cannot read a message from a {type(value).__name__}")
+
+
+def message_from_dict(value: dict[str, Any]) -> AnyMessage:
+    if is_envelope(value):
+        kind = _ENVELOPE_TYPES.get(value["id"][-1])
+        if kind is not None:
+            return message_from_dict({"type": kind, **value["kwargs"]})
+    fields = dict(value)
+    if "role" in fields:
+        role = fields.pop("role")
+        # a canonical chat message names both; its type is not extra data
+        if role is not None and fields.get("type") == "chat":
+            del fields["type"]
+    elif "type" in fields:
+        role = fields.pop("type")
+    else:
+        raise ValidationError(
+            "a message needs a 'role'",
+            hint="keys found: " + (", ".join(map(str, value)) or "none"),
+        )
+    if not isinstance(role, str):
+        raise ValidationError(f"a message role must be a string, got {type(role).__name__}")
+    content = fields.pop("content", None) or ""
+    return message_from_role(role, content, **fields)
+
+
+def message_from_role(
+    role: str,
+    content: Any,
+    name: Any = None,
+    tool_call_id: Any = None,
+    tool_calls: Any = None,
+    id: Any = None,
+    **extra: Any,
+) -> AnyMessage:
+    """Build the message for a role; unknown keys go to ``additional_kwargs``."""
+    if not isinstance(role, str):
+        raise ValidationError(f"a message role must be a string, got {type(role).__name__}")
+    cls = ROLE_CLASSES.get(role, ChatMessage)
+    kwargs: dict[str, Any] = {}
+    if name is not None:
+        kwargs["name"] = name
+    if tool_call_id is not None:
+        kwargs["tool_call_id"] = tool_call_id
+    if cls is AIMessage:
+        for field in _AI_FIELDS:
+            if field in extra:
+                kwargs[field] = extra.pop(field)
+    if extra:
+        metadata = extra.pop("response_metadata", None)
+        if metadata:
+            kwargs["response_metadata"] = metadata
+        nested = extra.pop("additional_kwargs", None)
+        if nested:
+            if not isinstance(nested, dict):
+                raise ValidationError("additional_kwargs must be an object")
+            extra.update(nested)
+        kwargs["additional_kwargs"] = extra
+    if id is not None:
+        kwargs["id"] = id
+    if tool_calls is not None:
+        calls, invalid = _read_tool_calls(tool_calls)
+        kwargs["tool_calls"] = calls
+        if invalid:
+            kwargs["invalid_tool_calls"] = [*kwargs.get("invalid_tool_calls", ()), *invalid]
+    extra = kwargs.get("additional_kwargs", {})
+    if cls is HumanMessage or cls is AIMessage:
+        example = extra.pop("example", False)
+        if example:
+            kwargs["example"] = example
+    elif cls is SystemMessage:
+        if role == "developer":
+            kwargs["additional_kwargs"] = extra
+            extra["__openai_role__"] = "developer"
+    elif cls is ToolMessage:
+        kwargs["artifact"] = extra.pop("artifact", None)
+        status = extra.pop("status", None)
+        if status is not None:
+            kwargs["status"] = status
+        kwargs.setdefault("tool_call_id", _UNLINKED)
+    elif cls is RemoveMessage:
+        return RemoveMessage(**kwargs)
+    elif cls is ChatMessage:
+        kwargs["role"] = role
+    try:
+        return cls(content, **kwargs)
+    except TypeError as exc:
+        raise ValidationError(str(exc)) from None
+
+
+def _read_tool_calls(raw_calls: Any) -> tuple[list[Any], list[Any]]:
+    """OpenAI-form calls parsed (arguments as JSON text or object); others passed on."""
+    if not isinstance(raw_calls, list):
+        raise ValidationError(f"tool_calls must be a list, got {type(raw_calls).__name__}")
+    calls: list[Any] = []
+    invalid: list[Any] = []
+    for raw in raw_calls:
+        if not isinstance(raw, dict):
+            raise ValidationError(f"a tool call must be an object, got {type(raw).__name__}")
+        if "function" in raw or raw.get("type") == "custom":
+            function = raw.get("function") or raw.get("custom")
+            if not isinstance(function, dict):
+                raise ValidationError("a tool call's function must be an object")
+            name = function.get("name")
+            # langchain-core requires the key; HF datasets leave it out
+            call_id = raw.get("id", _UNLINKED)
+            if "function" in raw:
+                args, error = parse_arguments(function.get("arguments"))
+            else:  # a custom tool takes free text
+                args, error = {"input": function.get("input")}, None
+            if error is None:
+                calls.append(tool_call(name=name, args=args, id=call_id))
+            else:
+                invalid.append(
+                    invalid_tool_call(name=name, args=function.get("arguments"), id=call_id,
+                                      error=error)
+                )
+        else:
+            calls.append(raw)
+    return calls, invalid
+
+
+def parse_arguments(arguments: Any) -> tuple[Any, str | None]:
+    """Tool-call arguments as an object, or an error saying why they are not one.
+
+    JSON text is parsed leniently about raw control characters (as langchain-core);
+    text that decodes to a JSON string is decoded once more (double-encoded arguments);
+    empty or null arguments mean no arguments.
+    """
+    if isinstance(arguments, dict):
+        return arguments, None
+    if arguments is None or arguments == "":
+        return {}, None
+    if not isinstance(arguments, str):
+        return None, f"arguments must be JSON text or an object, got {type(arguments).__name__}"
+    try:
+        value = json.loads(arguments, strict=False)
+        if isinstance(value, str):
+            value = json.loads(value, strict=False)
+    except json.JSONDecodeError as exc:
+        return None, f"arguments are not valid JSON: {exc.msg} (char {exc.pos})"
+    if not isinstance(value, dict):
+        return None, f"arguments must be a JSON object, got {type(value).__name__}"
+    return value, None
+
+
+def link_tool_results(messages: Iterable[AnyMessage]) -> Iterator[AnyMessage]:
+    """Give tool results that name no ``tool_call_id`` the id of the call they answer.
+
+    HF datasets and Mellea logs pair a result with a call by order only. Each such result
+    takes the oldest unanswered call of the latest AI message; a call the log gave no id
+    gets a stable synthetic one, ``call_<message index>_<call index>``. Holds one AI
+    turn's call ids at a time.
+    """
+    pending: list[str] = []
+    answered: set[str] = set()
+    for index, message in enumerate(messages):
+        if isinstance(message, AIMessage):
+            answered = set()
+            pending = []
+            for n, call in enumerate([*message.tool_calls, *message.invalid_tool_calls]):
+                if call["id"] == _UNLINKED:
+                    call["id"] = f"call_{index}_{n}"
+                if call["id"]:
+                    pending.append(call["id"])
+        elif isinstance(message, ToolMessage):
+            if message.tool_call_id == _UNLINKED:
+                unanswered = [c for c in pending if c not in answered]
+                message.tool_call_id = unanswered[0] if unanswered else ""
+            answered.add(message.tool_call_id)
+        yield message
+
+
+# -- the dialect ----------------------------------------------------------------------
+
+
+def is_openai_message(value: Any) -> bool:
+    if isinstance(value, str):
+        return True
+    if isinstance(value, (list, tuple)):
+        return len(value) == 2 and isinstance(value[0], str)
+    return isinstance(value, dict) and isinstance(value.get("role"), str)
+
+
+def is_openai_response(value: Any) -> bool:
+    if not isinstance(value, dict) or not isinstance(value.get("choices"), list):
+        return False
+    choices = value["choices"]
+    return bool(choices) and isinstance(choices[0], dict) and "message" in choices[0]
+
+
+class OpenAIDialect(Dialect):
+    name = "openai"
+    description = (
+        "OpenAI chat messages, fine-tuning rows {messages, tools}, HF {messages} datasets, "
+        "chat.completion responses, (role, content) pairs and plain strings"
+    )
+
+    def is_message(self, value: Any) -> bool:
+        return is_openai_message(value)
+
+    def is_conversation(self, value: Any) -> bool:
+        return super().is_conversation(value) or is_openai_response(value)
+
+    def read_message(self, value: Any) -> AnyMessage:
+        if isinstance(value, AnyMessage) or not (is_openai_message(value) or is_envelope(value)):
+            raise not_a_message(self.name, value)
+        return message_from_like(value)
+
+    def finish(self, messages: Iterable[AnyMessage]) -> Iterable[AnyMessage]:
+        return link_tool_results(messages)
+
+    def read_conversation(self, value: Any, location: Location) -> Conversation:
+        if is_openai_response(value):
+            return self._read_response(value, location)
+        return super().read_conversation(value, location)
+
+    def _read_response(self, value: dict[str, Any], location: Location) -> Conversation:
+        """A chat.completion: the first choice's message, with what the response says."""
+        first, *others = value["choices"]
+        try:
+            message = self.read_message(first["message"])
+        except ChatpipeError as exc:
+            raise exc.located(location.at_message(0)) from None
+        metadata = {k: v for k, v in first.items() if k != "message"}
+        if "model" in value:
+            metadata["model_name"] = value["model"]
+        message.response_metadata = {**metadata, **message.response_metadata}
+        if message.id is None and isinstance(value.get("id"), str):
+            message.id = value["id"]
+        usage = value.get("usage")
+        if isinstance(message, AIMessage) and isinstance(usage, dict):
+            message.usage_metadata = usage_from_openai(usage)
+        meta = {k: v for k, v in value.items() if k != "choices"}
+        if others:
+            meta["choices"] = others
+        return Conversation([message], meta, location)
+
+
+def usage_from_openai(usage: dict[str, Any]) -> UsageMetadata | None:
+    """langchain's usage record from OpenAI's ``usage`` (token details mapped by name)."""
+    try:
+        counts = {
+            "input_tokens": usage.get("prompt_tokens") or 0,
+            "output_tokens": usage.get("completion_tokens") or 0,
+            "total_tokens": usage.get("total_tokens") or 0,
+        }
+        prompt = usage.get("prompt_tokens_details") or {}
+        completion = usage.get("completion_tokens_details") or {}
+        input_details = {
+            k: v
+            for k, v in (("audio", prompt.get("audio_tokens")), ("cache_read", prompt.get("cached_tokens")))
+            if v is not None
+        }
+        output_details = {
+            k: v
+            for k, v in (
+                ("audio", completion.get("audio_tokens")),
+                ("reasoning", completion.get("reasoning_tokens")),
+            )
+            if v is not None
+        }
+        if input_details:
+            counts["input_token_details"] = input_details
+        if output_details:
+            counts["output_token_details"] = output_details
+        return normalize_usage(counts)
+    except (AttributeError, ValidationError):
+        return None  # an odd usage record stays in the conversation's metadata only

@@ -1,0 +1,45 @@
+"""Writing conversations back as records, in the shape they came in.
+
+A single message-per-record input is written message per line; anything else is one
+conversation record per line, ``{"messages": [...], ...}`` with the source's other fields
+kept in place. ``as_json`` gives one JSON document instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+from ..canonical import dumps
+from .base import Conversation, Dialect
+
+
+def write_records(
+    conversations: Iterable[Conversation],
+    dialect: Dialect,
+    message_per_line: Callable[[], bool],
+    as_json: bool = False,
+) -> Iterator[bytes]:
+    """Encoded JSON lines (or one document when ``as_json``) for the conversations.
+
+    ``message_per_line`` is asked once the first conversation has been read, when the
+    input's shape is known.
+    """
+    per_message: bool | None = None
+    document: list = []
+    for conversation in conversations:
+        if per_message is None:
+            per_message = message_per_line()
+        if per_message:
+            for record in dialect.write_messages(conversation.messages):
+                if as_json:
+                    document.append(record)
+                else:
+                    yield dumps(record)
+        else:
+            record = conversation.to_record(list(dialect.write_messages(conversation.messages)))
+            if as_json:
+                document.append(record)
+            else:
+                yield dumps(record)
+    if as_json:
+        yield dumps(document)

@@ -1,0 +1,358 @@
+"""Containers: bytes in (files, stdin) -> records (plain JSON values) with positions.
+
+JSONL is streamed line by line; a JSON or YAML document is parsed whole and its
+top-level list is the record stream. Every record knows its file, line and column; for
+a JSON document the position of an element is found only when an error needs it.
+Output files are written to a temporary file and renamed at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterator
+from typing import IO, Any
+
+import orjson
+
+from .errors import DataError, Location, UsageError
+
+BOM = b"\xef\xbb\xbf"
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
+YAML_SUFFIXES = (".yaml", ".yml")
+# "billion laughs": a YAML document whose aliases expand past this many nodes is refused
+MAX_YAML_NODES = 2_000_000
+
+
+class Record:
+    """One parsed value and where it starts; the location may be worked out lazily."""
+
+    __slots__ = ("_locate", "_location", "value")
+
+    def __init__(self, value: Any, location: Location | None = None, locate: Any = None):
+        self.value = value
+        self._location = location
+        self._locate = locate
+
+    @property
+    def location(self) -> Location:
+        if self._location is None:
+            self._location = self._locate()
+        return self._location
+
+
+class Source:
+    """An input: a path, or ``-`` for stdin. ``name`` is what errors call it."""
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self.is_stdin = spec == "-"
+        self.name = "<stdin>" if self.is_stdin else spec
+        self.container: str | None = None  # set once read: jsonl, json, yaml
+
+    def open(self) -> IO[bytes]:
+        if self.is_stdin:
+            return sys.stdin.buffer
+        try:
+            if os.path.isdir(self.spec):
+                raise DataError("is a directory, not a chat log", Location(self.spec))
+            return open(self.spec, "rb")
+        except FileNotFoundError:
+            raise DataError("no such file", Location(self.spec)) from None
+        except PermissionError:
+            raise DataError("permission denied", Location(self.spec)) from None
+        except OSError as exc:
+            raise DataError(exc.strerror or str(exc), Location(self.spec)) from None
+
+    def suffix(self) -> str:
+        return "" if self.is_stdin else os.path.splitext(self.spec)[1].lower()
+
+
+def read_records(source: Source) -> Iterator[Record]:
+    """The records of one source; sets ``source.container`` before the first one."""
+    stream = source.open()
+    try:
+        suffix = source.suffix()
+        if suffix in YAML_SUFFIXES:
+            source.container = "yaml"
+            yield from _yaml_records(source, _read_all(stream, b""))
+            return
+        first, lineno = _first_line(stream)
+        if suffix in JSONL_SUFFIXES:
+            source.container = "jsonl"
+            yield from _jsonl_records(source, stream, first, lineno)
+            return
+        head = first.lstrip()
+        if not head:
+            source.container = "jsonl"
+            return
+        if head[:1] in (b"{", b"["):
+            try:
+                value = orjson.loads(first)
+            except orjson.JSONDecodeError:
+                value = _MISSING
+            if value is not _MISSING:
+                nxt, nxt_lineno = _first_line(stream, lineno + 1)
+                if nxt.strip():
+                    source.container = "jsonl"
+                    yield Record(value, Location(source.name, lineno, _col(first)))
+                    yield from _jsonl_records(source, stream, nxt, nxt_lineno)
+                    return
+                source.container = "json"
+                yield from _document_records(source, value, first, lineno)
+                return
+            data = first + _read_all(stream, b"")
+            source.container = "json"
+            try:
+                value = orjson.loads(data)
+            except orjson.JSONDecodeError as exc:
+                raise _json_error(exc, source, data, lineno - 1) from None
+            yield from _document_records(source, value, data, lineno)
+            return
+        source.container = "yaml"
+        yield from _yaml_records(source, first + _read_all(stream, b""), lineno - 1)
+    finally:
+        if not source.is_stdin:
+            stream.close()
+
+
+_MISSING: Any = object()
+
+
+def _read_all(stream: IO[bytes], prefix: bytes) -> bytes:
+    return prefix + stream.read()
+
+
+def _first_line(stream: IO[bytes], lineno: int = 1) -> tuple[bytes, int]:
+    """The first non-blank line from here (BOM removed) and its line number."""
+    while True:
+        line = stream.readline()
+        if lineno == 1 and line.startswith(BOM):
+            line = line[3:]
+        if not line or line.strip():
+            return line, lineno
+        lineno += 1
+
+
+def _col(line: bytes) -> int:
+    return len(line) - len(line.lstrip()) + 1
+
+
+def _jsonl_records(
+    source: Source, stream: IO[bytes], first: bytes, lineno: int
+) -> Iterator[Record]:
+    name = source.name
+    line = first
+    while line:
+        if line.strip():
+            try:
+                value = orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
+                yield _BadRecord(_json_error(exc, source, line, lineno - 1))
+            else:
+                yield Record(value, Location(name, lineno, _col(line)))
+        line = stream.readline()
+        lineno += 1
+
+
+class _BadRecord(Record):
+    """A record that could not be parsed: readers report or skip it, and go on."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: DataError) -> None:
+        super().__init__(None, error.location)
+        self.error = error
+
+
+def _json_error(
+    exc: orjson.JSONDecodeError, source: Source, data: bytes, line_offset: int
+) -> DataError:
+    line = exc.lineno + line_offset
+    message = exc.msg
+    hint = None
+    try:
+        at = exc.doc[exc.pos : exc.pos + 1]
+    except (AttributeError, IndexError, TypeError):
+        at = ""
+    if at in ("'", b"'"):
+        hint = "this looks like a Python repr, not JSON: write it with json.dumps"
+    elif "UTF-8" in message or "utf-8" in message:
+        hint = "the file must be UTF-8"
+    return DataError(
+        f"invalid JSON: {message[0].lower() + message[1:]}",
+        Location(source.name, line, exc.colno),
+        hint,
+    )
+
+
+def _document_records(
+    source: Source, value: Any, data: bytes, first_lineno: int
+) -> Iterator[Record]:
+    """A JSON document's records: its list's elements, or the document itself."""
+    if not isinstance(value, list):
+        yield Record(value, Location(source.name, first_lineno, _col(data)))
+        return
+    finder = _ElementFinder(source.name, data, first_lineno)
+    for index, item in enumerate(value):
+        yield Record(item, locate=lambda i=index: finder.location(i))
+
+
+class _ElementFinder:
+    """Finds where each element of a top-level JSON array starts, on first request."""
+
+    def __init__(self, name: str, data: bytes, first_lineno: int) -> None:
+        self.name = name
+        self.data = data
+        self.first_lineno = first_lineno
+        self.offsets: list[int] | None = None
+
+    def location(self, index: int) -> Location:
+        if self.offsets is None:
+            self.offsets = _array_element_offsets(self.data)
+        if index >= len(self.offsets):
+            return Location(self.name, self.first_lineno)
+        offset = self.offsets[index]
+        line_start = self.data.rfind(b"\n", 0, offset) + 1
+        line = self.first_lineno + self.data.count(b"\n", 0, offset)
+        col = len(self.data[line_start:offset].decode("utf-8", "replace")) + 1
+        return Location(self.name, line, col)
+
+
+_JSON_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{},]|[^\s\[\]{},"]+', re.S)
+
+
+def _array_element_offsets(data: bytes) -> list[int]:
+    token = _JSON_TOKEN
+    offsets = []
+    depth = 0
+    expect_element = False
+    for match in token.finditer(data):
+        tok = match.group()
+        if depth == 1 and expect_element and tok not in (b"]",):
+            offsets.append(match.start())
+            expect_element = False
+        if tok in (b"[", b"{"):
+            depth += 1
+            if depth == 1:
+                expect_element = True
+        elif tok in (b"]", b"}"):
+            depth -= 1
+        elif tok == b"," and depth == 1:
+            expect_element = True
+    return offsets
+
+
+# -- YAML -----------------------------------------------------------------------------
+
+
+def _yaml_loader_class() -> Any:
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class Loader(base):  # type: ignore[misc, valid-type]
+        """Safe loading; timestamps stay text, as they would in JSON."""
+
+    Loader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in base.yaml_implicit_resolvers.items()
+    }
+    return Loader
+
+
+def _yaml_records(source: Source, data: bytes, line_offset: int = 0) -> Iterator[Record]:
+    import yaml
+
+    if data.startswith(BOM):
+        data = data[3:]
+    loader = _yaml_loader_class()(data)
+    name = source.name
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            _check_yaml_size(node, source)
+            value = loader.construct_document(node)
+            if isinstance(value, list) and isinstance(node, yaml.SequenceNode):
+                for item, item_node in zip(value, node.value):
+                    mark = item_node.start_mark
+                    yield Record(item, Location(name, mark.line + 1 + line_offset, mark.column + 1))
+            elif isinstance(value, (dict, list)):
+                mark = node.start_mark
+                yield Record(value, Location(name, mark.line + 1 + line_offset, mark.column + 1))
+            elif value is not None:
+                mark = node.start_mark
+                raise DataError(
+                    f"expected a list or a mapping, got a {type(value).__name__}",
+                    Location(name, mark.line + 1 + line_offset, mark.column + 1),
+                    "is this a chat log?",
+                )
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        location = Location(name, mark.line + 1 + line_offset, mark.column + 1) if mark else Location(name)
+        problem = exc.problem or exc.context or "cannot parse"
+        raise DataError(f"invalid YAML: {problem}", location) from None
+    except yaml.YAMLError as exc:
+        raise DataError(f"invalid YAML: {exc}", Location(name)) from None
+    finally:
+        loader.dispose()
+
+
+def _check_yaml_size(root: Any, source: Source) -> None:
+    """Refuse documents whose aliases expand to more nodes than we will build."""
+    sizes: dict[int, int] = {}
+
+    def size(node: Any) -> int:
+        known = sizes.get(id(node))
+        if known is not None:
+            return known
+        sizes[id(node)] = 1  # guards against recursive aliases
+        total = 1
+        children = node.value if isinstance(node.value, list) else ()
+        for child in children:
+            if isinstance(child, tuple):
+                total += size(child[0]) + size(child[1])
+            else:
+                total += size(child)
+            if total > MAX_YAML_NODES:
+                break
+        sizes[id(node)] = total
+        return total
+
+    if size(root) > MAX_YAML_NODES:
+        mark = root.start_mark
+        raise DataError(
+            f"YAML aliases expand to more than {MAX_YAML_NODES:,} values",
+            Location(source.name, mark.line + 1, mark.column + 1),
+            "refusing to build it",
+        )
+
+
+# -- output ---------------------------------------------------------------------------
+
+
+class AtomicOutput:
+    """``-o FILE``: write a temporary file beside it, rename over it only on success."""
+
+    def __init__(self, path: str, inputs: list[str]) -> None:
+        target = os.path.realpath(path)
+        for spec in inputs:
+            if spec != "-" and os.path.exists(spec) and os.path.realpath(spec) == target:
+                raise UsageError(f"-o {path} is also an input file; refusing to overwrite it")
+        self.path = path
+        directory = os.path.dirname(os.path.abspath(path))
+        fd, self.tmp = tempfile.mkstemp(prefix=".chatpipe-", dir=directory)
+        self.stream = os.fdopen(fd, "wb")
+
+    def commit(self) -> None:
+        self.stream.close()
+        os.replace(self.tmp, self.path)
+
+    def abort(self) -> None:
+        self.stream.close()
+        try:
+            os.unlink(self.tmp)
+        except OSError:
+            pass
