@@ -172,6 +172,10 @@ def _json_error(
 ) -> DataError:
     line = exc.lineno + line_offset
     message = exc.msg
+    if "UTF-8" in message:
+        return _utf8_error(source, data, line_offset) or DataError(
+            "invalid UTF-8", Location(source.name, line, exc.colno)
+        )
     hint = None
     try:
         at = exc.doc[exc.pos : exc.pos + 1]
@@ -179,13 +183,26 @@ def _json_error(
         at = ""
     if at in ("'", b"'"):
         hint = "this looks like a Python repr, not JSON: write it with json.dumps"
-    elif "UTF-8" in message or "utf-8" in message:
-        hint = "the file must be UTF-8"
     return DataError(
         f"invalid JSON: {message[0].lower() + message[1:]}",
         Location(source.name, line, exc.colno),
         hint,
     )
+
+
+def _utf8_error(source: Source, data: bytes, line_offset: int) -> DataError | None:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        start = exc.start
+        line = data.count(b"\n", 0, start) + 1 + line_offset
+        col = start - (data.rfind(b"\n", 0, start) + 1) + 1
+        return DataError(
+            f"invalid UTF-8: byte 0x{data[start]:02x} (column counts bytes)",
+            Location(source.name, line, col),
+            "the input must be UTF-8 text",
+        )
+    return None
 
 
 def _document_records(

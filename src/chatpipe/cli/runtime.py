@@ -54,11 +54,14 @@ class Sink:
         self.stream.flush()
 
     def close(self, ok: bool) -> None:
-        if ok:
+        """Finish the output: a failed run leaves no ``-o`` file, but stdout keeps what
+        was converted before the error (as jq does), so nothing readable is lost."""
+        if self.atomic is None:
             self.flush()
-            if self.atomic:
-                self.atomic.commit()
-        elif self.atomic:
+        elif ok:
+            self.flush()
+            self.atomic.commit()
+        else:
             self.atomic.abort()
 
 

@@ -8,6 +8,7 @@ with ``on_error="skip"``, are counted and skipped.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -33,6 +34,7 @@ DIALECTS: dict[str, Dialect] = {
 }
 WRITABLE = [name for name, d in DIALECTS.items() if d.writable]
 
+_DETECT_WINDOW = 20  # records looked at before choosing a dialect
 MESSAGES = "messages"  # the records are the messages of one conversation
 CONVERSATIONS = "conversations"  # each record is a conversation
 
@@ -46,15 +48,33 @@ def get_dialect(name: str) -> Dialect:
         ) from None
 
 
-def detect(value: Any) -> tuple[Dialect, str] | None:
-    """The dialect and record shape a first record shows, or None."""
+def detect(value: Any, more: list[Any] = ()) -> tuple[Dialect, str] | None:
+    """The dialect and record shape a first record shows, or None.
+
+    ``more`` holds the next few records: the OpenAI family (Mellea, LLaMA-Factory) is
+    told apart by keys that need not appear in the first message.
+    """
+    found = None
     for dialect in DIALECTS.values():
         if dialect.is_message(value):
-            return dialect, MESSAGES
-    for dialect in DIALECTS.values():
-        if dialect.is_conversation(value):
-            return dialect, CONVERSATIONS
-    return None
+            found = dialect, MESSAGES
+            break
+    else:
+        for dialect in DIALECTS.values():
+            if dialect.is_conversation(value):
+                found = dialect, CONVERSATIONS
+                break
+    if found is None or not isinstance(found[0], OpenAIDialect):
+        return found
+    if found[1] == MESSAGES:
+        samples = [value, *more]
+    else:
+        samples = [m for v in (value, *more) if isinstance(v, dict)
+                   for m in v.get("messages") or () if isinstance(v.get("messages"), list)]
+    for dialect in (DIALECTS["mellea"], DIALECTS["llamafactory"]):
+        if any(dialect.is_message(m) for m in samples):
+            return dialect, found[1]
+    return found
 
 
 class ErrorLog:
@@ -103,14 +123,18 @@ def _read_source(
     reading: Reading | None,
 ) -> Iterator[Conversation]:
     records = read_records(source)
-    first = _first_good(records, errors)
-    if first is None:
+    window = list(itertools.islice(records, _DETECT_WINDOW))
+    good = [r for r in window if not isinstance(r, _BadRecord)]
+    if not good:
+        for record in window:
+            errors.handle(record.error)
         return  # an empty input is an empty conversation stream
-    found = _choose(first, forced, source)
+    first = good[0]
+    found = _choose(first, [r.value for r in good[1:]], forced)
     dialect, shape = found
     if reading is not None:
         reading.found.append((source, dialect, shape))
-    rest = _chain(first, records)
+    rest = itertools.chain(window, records)
     if shape == CONVERSATIONS:
         if group_by:
             raise UsageError("--group-by splits a message-per-record log; these records are conversations")
@@ -130,21 +154,7 @@ def _read_source(
     yield Conversation(dialect.finish(_messages(rest, dialect, errors)), {}, location)
 
 
-def _first_good(records: Iterator[Record], errors: ErrorLog) -> Record | None:
-    for record in records:
-        if isinstance(record, _BadRecord):
-            errors.handle(record.error)
-            continue
-        return record
-    return None
-
-
-def _chain(first: Record, rest: Iterator[Record]) -> Iterator[Record]:
-    yield first
-    yield from rest
-
-
-def _choose(first: Record, forced: Dialect | None, source: Source) -> tuple[Dialect, str]:
+def _choose(first: Record, more: list[Any], forced: Dialect | None) -> tuple[Dialect, str]:
     value = first.value
     if forced is not None:
         if forced.is_conversation(value) and not forced.is_message(value):
@@ -152,7 +162,7 @@ def _choose(first: Record, forced: Dialect | None, source: Source) -> tuple[Dial
         if isinstance(value, dict) and isinstance(value.get("messages"), list):
             return forced, CONVERSATIONS
         return forced, MESSAGES
-    found = detect(value)
+    found = detect(value, more)
     if found is None:
         raise DataError(
             "cannot tell what chat format this is",

@@ -99,7 +99,7 @@ def message_from_dict(value: dict[str, Any]) -> AnyMessage:
     if "role" in fields:
         role = fields.pop("role")
         # a canonical chat message names both; its type is not extra data
-        if role is not None and fields.get("type") == "chat":
+        if fields.get("type") == "chat" and role not in ROLE_CLASSES:
             del fields["type"]
     elif "type" in fields:
         role = fields.pop("type")

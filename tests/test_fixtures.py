@@ -1,0 +1,155 @@
+"""Every real sample converts to canonical JSONL with nothing lost."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import FIXTURES
+
+import chatpipe as cp
+from chatpipe.formats import read
+from chatpipe.formats.write import write_records
+
+SAMPLES = sorted(
+    p for p in FIXTURES.iterdir()
+    if p.name.split("__")[0] in ("openai_chat", "hf_messages", "langchain_dict", "mellea")
+    or p.name in ("openai_tool_calls.jsonl", "mellea_messages.jsonl")
+)
+# keys whose values name the shape, not the data: roles become types, langchain's
+# envelope names its class, Mellea marks its tool messages
+STRUCTURAL = {"role", "type", "lc", "mellea_type"}
+
+
+def load(path: Path):
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".yaml":
+        return yaml.safe_load(text)
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return json.loads(text)
+
+
+def leaves(value, key=None):
+    """Every string and number in a JSON value; JSON-text arguments are looked inside."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if (k, v) == ("status", "success") or (k == "id" and isinstance(v, list)):
+                continue  # a default the flat format omits; an envelope's class path
+            yield from leaves(v, k)
+    elif isinstance(value, list):
+        for v in value:
+            yield from leaves(v, key)
+    elif key in STRUCTURAL:
+        return
+    elif isinstance(value, str):
+        yield value
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield value
+
+
+def convert(path: Path) -> list:
+    conversations = read([str(path)])
+    lines = write_records(conversations, cp_dialect(), lambda: False)
+    return [json.loads(line) for line in lines]
+
+
+def cp_dialect():
+    from chatpipe.formats import get_dialect
+
+    return get_dialect("canonical")
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_sample_converts_with_nothing_lost(path):
+    records = convert(path)
+    assert records, "a sample must give at least one conversation"
+    kept = set(leaves(records))
+    missing = {v for v in leaves(load(path)) if v not in kept and not parsed_and_kept(v, kept)}
+    assert not missing, f"lost: {sorted(map(str, missing))[:5]}"
+
+
+def parsed_and_kept(value, kept) -> bool:
+    """JSON text (tool-call arguments) is kept when everything inside it is."""
+    try:
+        parsed = json.loads(value) if isinstance(value, str) else None
+    except ValueError:
+        return False
+    return isinstance(parsed, (dict, list)) and set(leaves(parsed)) <= kept
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_canonical_output_reads_back_to_the_same_bytes(path, tmp_path):
+    first = b"\n".join(
+        write_records(read([str(path)]), cp_dialect(), lambda: False)
+    ) + b"\n"
+    again = tmp_path / "again.jsonl"
+    again.write_bytes(first)
+    second = b"\n".join(write_records(read([str(again)]), cp_dialect(), lambda: False)) + b"\n"
+    assert second == first
+
+
+def test_tool_calls_ids_and_names_survive():
+    [conversation] = list(read([str(FIXTURES / "openai_chat__pydanticai_req_system_tools_tool_result.json")]))
+    ai = next(m for m in conversation.messages if isinstance(m, cp.AIMessage) and m.tool_calls)
+    tool = next(m for m in conversation.messages if isinstance(m, cp.ToolMessage))
+    assert ai.tool_calls[0]["name"] == "get_temperature"
+    assert ai.tool_calls[0]["args"] == {"city": "Tokyo"}
+    assert tool.tool_call_id == ai.tool_calls[0]["id"]
+    assert conversation.meta["tools"][0]["function"]["name"] == "get_temperature"
+
+
+def test_openai_logs_read_as_langchain_reads_them():
+    """Where langchain-core can read a sample, chatpipe reads the same messages."""
+    import langchain_core.messages as lc
+
+    for path in SAMPLES:
+        if not path.name.startswith("openai_chat__"):
+            continue
+        data = load(path)
+        rows = data if isinstance(data, list) else [data]
+        for row, conversation in zip(rows, read([str(path)])):
+            raw = row.get("messages")
+            if raw is None:
+                continue
+            try:
+                theirs = lc.convert_to_messages(raw)
+            except Exception:
+                continue
+            assert cp.messages_to_dict(list(conversation.messages)) == lc.messages_to_dict(theirs)
+
+
+def test_llamafactory_parts_become_blocks_and_tool_calls():
+    conversations = list(read([str(FIXTURES / "hf_messages__llamafactory_v1_reason_tool_use_first8.jsonl")]))
+    messages = conversations[1].messages
+    ai = messages[2]
+    assert ai.content[0]["type"] == "reasoning"
+    assert ai.tool_calls == [{"name": "get_movie_details", "args": {"title": "Inception"},
+                              "id": "call_2_0", "type": "tool_call"}]
+    assert messages[3].tool_call_id == "call_2_0"
+    weights = list(read([str(FIXTURES / "hf_messages__llamafactory_v1_sft_loss_weight_first15.jsonl")]))
+    assert weights[0].messages[0].additional_kwargs == {"loss_weight": 0.0}
+
+
+def test_mellea_messages_map_attachments_and_tool_details():
+    [conversation] = list(read([str(FIXTURES / "mellea_messages.jsonl")]))
+    system, human, ai, tool, last = conversation.messages
+    assert human.content[1] == {"type": "text-plain", "mime_type": "text/plain",
+                                "text": "The only yellow fish is the purple bumble fish.",
+                                "title": "Fish facts", "id": "7"}
+    assert human.content[2] == {"type": "image", "url": "https://example.com/fish.png"}
+    assert ai.additional_kwargs == {"reasoning_content": "The document names it; check the catalogue."}
+    assert (tool.name, tool.artifact, tool.additional_kwargs) == (
+        "lookup", {"colour": "yellow"}, {"args": {"species": "bumble"}})
+
+
+def test_langchain_forms_give_identical_messages():
+    names = ["flat_model_dump", "lc_constructor", "messages_to_dict"]
+    results = []
+    for name in names:
+        path = FIXTURES / f"langchain_dict__generated_{name}_openai_tool_image.json"
+        [conversation] = list(read([str(path)]))
+        results.append(cp.messages_to_dict(list(conversation.messages)))
+    assert results[0] == results[1] == results[2]

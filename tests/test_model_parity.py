@@ -1,0 +1,175 @@
+"""The message model against langchain-core: construction, .text, dicts, chunk addition."""
+
+from __future__ import annotations
+
+import langchain_core.messages as lc
+from conftest import outcome
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import ai_chunk_kwargs, contents, merge_dicts, message_kwargs
+
+import chatpipe as cp
+
+CLASS_NAMES = {
+    "human": "HumanMessage",
+    "ai": "AIMessage",
+    "system": "SystemMessage",
+    "tool": "ToolMessage",
+    "function": "FunctionMessage",
+    "chat": "ChatMessage",
+    "remove": "RemoveMessage",
+}
+
+
+def build(module, kind, kwargs, chunk=False):
+    name = CLASS_NAMES[kind] + ("Chunk" if chunk else "")
+    return getattr(module, name)(**kwargs)
+
+
+@settings(max_examples=400, deadline=None)
+@given(message_kwargs(), st.booleans())
+def test_construction_and_messages_to_dict_match(case, chunk):
+    kind, kwargs = case
+    if chunk and kind == "remove":
+        chunk = False
+    ours = outcome(build, cp, kind, dict(kwargs), chunk)
+    theirs = outcome(build, lc, kind, dict(kwargs), chunk)
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "ok":
+        assert cp.messages_to_dict([ours[1]]) == lc.messages_to_dict([theirs[1]])
+        assert ours[1].text == theirs[1].text
+        back = cp.messages_from_dict(cp.messages_to_dict([ours[1]]))
+        lc_back = lc.messages_from_dict(lc.messages_to_dict([theirs[1]]))
+        assert cp.messages_to_dict(back) == lc.messages_to_dict(lc_back)
+        if not chunk:
+            assert back == [ours[1]]
+        plain = cp.message_chunk_to_message(ours[1])
+        assert cp.messages_to_dict([plain]) == lc.messages_to_dict(
+            [lc.message_chunk_to_message(theirs[1])]
+        )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ai_chunk_kwargs(), min_size=2, max_size=4))
+def test_ai_chunk_addition_matches(chunks):
+    # fresh objects for every sum: langchain-core mutates list content while adding
+    def ours():
+        return [cp.AIMessageChunk(**dict(c)) for c in chunks]
+
+    def theirs():
+        return [lc.AIMessageChunk(**dict(c)) for c in chunks]
+
+    built = outcome(ours), outcome(theirs)
+    assert built[0][0] == built[1][0]
+    if built[0][0] == "error":
+        return
+    for add in (_fold, lambda ms: ms[0] + ms[1:]):
+        sum_ours = outcome(lambda: add(ours()))
+        sum_theirs = outcome(lambda: add(theirs()))
+        assert sum_ours[0] == sum_theirs[0]
+        if sum_ours[0] == "ok":
+            assert _dump(sum_ours[1]) == _lc_dump(sum_theirs[1])
+
+
+def _fold(chunks):
+    total = chunks[0]
+    for chunk in chunks[1:]:
+        total = total + chunk
+    return total
+
+
+def _dump(message):
+    return _unordered_usage(cp.messages_to_dict([message])[0])
+
+
+def _lc_dump(message):
+    return _unordered_usage(lc.messages_to_dict([message])[0])
+
+
+def _unordered_usage(value):
+    # langchain builds summed usage from a set: key order is not stable (spec §1.3)
+    usage = value["data"].get("usage_metadata")
+    if usage is not None:
+        value["data"]["usage_metadata"] = {k: usage[k] for k in sorted(usage)}
+    return value
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["HumanMessageChunk", "SystemMessageChunk", "ChatMessageChunk", "ToolMessageChunk",
+                     "FunctionMessageChunk"]),
+    st.lists(st.tuples(contents, merge_dicts, st.sampled_from(["r1", "r2"])), min_size=2, max_size=3),
+)
+def test_other_chunk_addition_matches(name, parts):
+    def make(module):
+        chunks = []
+        for content, kwargs, tag in parts:
+            extra = {"role": tag} if name == "ChatMessageChunk" else {}
+            if name == "ToolMessageChunk":
+                extra = {"tool_call_id": tag, "artifact": kwargs.get("k")}
+            if name == "FunctionMessageChunk":
+                extra = {"name": tag}
+            chunks.append(getattr(module, name)(content=content, additional_kwargs=kwargs, **extra))
+        return _fold(chunks)
+
+    ours, theirs = outcome(make, cp), outcome(make, lc)
+    assert ours[0] == theirs[0]
+    if ours[0] == "ok":
+        assert cp.messages_to_dict([ours[1]]) == lc.messages_to_dict([theirs[1]])
+
+
+def test_chunk_addition_examples_from_spec():
+    left = cp.AIMessageChunk(
+        "", tool_call_chunks=[{"name": "search", "args": '{"q": "we', "id": "call_1", "index": 0}]
+    )
+    right = cp.AIMessageChunk(
+        "",
+        tool_call_chunks=[
+            {"name": None, "args": 'ather"}', "id": None, "index": 0},
+            {"name": "other", "args": "{}", "id": "call_2", "index": 1},
+        ],
+    )
+    total = left + right
+    assert [(c["name"], c["args"], c["id"], c["index"]) for c in total.tool_call_chunks] == [
+        ("search", '{"q": "weather"}', "call_1", 0),
+        ("other", "{}", "call_2", 1),
+    ]
+    assert total.tool_calls == [
+        {"name": "search", "args": {"q": "weather"}, "id": "call_1", "type": "tool_call"},
+        {"name": "other", "args": {}, "id": "call_2", "type": "tool_call"},
+    ]
+    ids = [("lc_run-1", "run-abc", "run-abc"), ("lc_abc", "lc_run-x", "lc_run-x"), ("p1", "p2", "p1")]
+    for a, b, expected in ids:
+        assert (cp.AIMessageChunk("", id=a) + cp.AIMessageChunk("", id=b)).id == expected
+    assert (cp.AIMessageChunk("", id="") + cp.AIMessageChunk("", id=None)).id is None
+
+
+def test_text_joins_strings_and_text_blocks_only():
+    content = ["a", {"type": "text", "text": "b"}, {"type": "text", "text": None},
+               {"type": "image", "url": "u"}, {"type": "text", "text": "c"}]
+    assert cp.HumanMessage(content).text == "abc"
+
+
+def test_adding_a_non_chunk_is_a_type_error():
+    try:
+        cp.AIMessageChunk("a") + "b"
+    except TypeError as exc:
+        assert 'for +: "AIMessageChunk" and "str"' in str(exc)
+    else:
+        raise AssertionError("adding a str must fail")
+
+
+def test_values_compare_by_class_and_fields():
+    assert cp.HumanMessage("a") == cp.HumanMessage("a")
+    assert cp.HumanMessage("a") != cp.HumanMessageChunk("a")
+    assert cp.HumanMessage("a", id="1") != cp.HumanMessage("a")
+    assert cp.HumanMessage("a", example=True).example is True
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.sampled_from(list('{}[]",:\\ \nab1tru')), max_size=14))
+def test_parse_partial_json_matches(text):
+    from langchain_core.utils.json import parse_partial_json
+
+    ours, theirs = outcome(cp.parse_partial_json, text), outcome(parse_partial_json, text)
+    assert ours == theirs
