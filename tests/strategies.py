@@ -27,11 +27,14 @@ json_scalars = st.one_of(
 json_values = st.recursive(
     json_scalars,
     lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(list("abcdk")), inner, max_size=3)
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(list("abcdk")), inner, max_size=3),
     ),
     max_leaves=6,
 )
-json_objects = st.dictionaries(st.sampled_from(["a", "b", "city", "q", "n"]), json_values, max_size=3)
+json_objects = st.dictionaries(
+    st.sampled_from(["a", "b", "city", "q", "n"]), json_values, max_size=3
+)
 
 text_blocks = st.builds(lambda t: {"type": "text", "text": t}, texts)
 blocks = st.one_of(
@@ -62,7 +65,10 @@ _token = st.integers(min_value=0, max_value=10_000)
 usages = st.one_of(
     st.none(),
     st.builds(
-        lambda i, o, t: {"input_tokens": i, "output_tokens": o, "total_tokens": t}, _token, _token, _token
+        lambda i, o, t: {"input_tokens": i, "output_tokens": o, "total_tokens": t},
+        _token,
+        _token,
+        _token,
     ),
     st.builds(
         lambda i, o, cr, r: {
@@ -80,7 +86,10 @@ usages = st.one_of(
 )
 # metadata whose values merge (strings concatenate, ints add, lists and dicts merge)
 merge_values = st.one_of(
-    st.none(), texts, st.integers(0, 9), st.lists(st.integers(0, 3), max_size=2),
+    st.none(),
+    texts,
+    st.integers(0, 9),
+    st.lists(st.integers(0, 3), max_size=2),
     st.dictionaries(st.sampled_from(["p", "q"]), st.one_of(texts, st.integers(0, 3)), max_size=2),
 )
 merge_dicts = st.dictionaries(
@@ -89,7 +98,8 @@ merge_dicts = st.dictionaries(
     max_size=3,
 )
 chunk_args = st.one_of(
-    st.none(), st.sampled_from(['{"q": "we', 'ather"}', "{", "}", "[1, 2", '"x', "", "{}", "{\"a\": 1}", "nul"])
+    st.none(),
+    st.sampled_from(['{"q": "we', 'ather"}', "{", "}", "[1, 2", '"x', "", "{}", '{"a": 1}', "nul"]),
 )
 tool_call_chunks = st.builds(
     lambda name, args, id_, index: {"name": name, "args": args, "id": id_, "index": index},
@@ -121,8 +131,12 @@ def message_kwargs(draw):
     kind = draw(st.sampled_from(["human", "ai", "system", "tool", "function", "chat", "remove"]))
     kwargs = {
         "content": draw(contents),
-        "additional_kwargs": draw(st.dictionaries(st.sampled_from(["k", "refusal"]), json_values, max_size=2)),
-        "response_metadata": draw(st.dictionaries(st.sampled_from(["model_name", "x"]), json_values, max_size=2)),
+        "additional_kwargs": draw(
+            st.dictionaries(st.sampled_from(["k", "refusal"]), json_values, max_size=2)
+        ),
+        "response_metadata": draw(
+            st.dictionaries(st.sampled_from(["model_name", "x"]), json_values, max_size=2)
+        ),
         "name": draw(st.one_of(st.none(), short_names)),
         "id": draw(ids),
     }
@@ -151,7 +165,11 @@ _arguments = st.one_of(
     st.sampled_from(['{"a": "line\nbreak"}', "{bad", "[1]", '"{\\"a\\": 1}"', "", "null", "0"]),
 )
 openai_tool_calls = st.builds(
-    lambda id_, name, args: {"id": id_, "type": "function", "function": {"name": name, "arguments": args}},
+    lambda id_, name, args: {
+        "id": id_,
+        "type": "function",
+        "function": {"name": name, "arguments": args},
+    },
     st.sampled_from(["call_1", "call_2", ""]),
     short_names,
     _arguments,
@@ -161,8 +179,21 @@ openai_tool_calls = st.builds(
 @st.composite
 def openai_messages(draw):
     """OpenAI-style role dicts, including shapes langchain-core rejects."""
-    role = draw(st.sampled_from(["user", "assistant", "system", "developer", "tool", "function",
-                                 "human", "ai", "critic"]))
+    role = draw(
+        st.sampled_from(
+            [
+                "user",
+                "assistant",
+                "system",
+                "developer",
+                "tool",
+                "function",
+                "human",
+                "ai",
+                "critic",
+            ]
+        )
+    )
     message = {"role": role}
     if draw(st.integers(0, 5)):
         message["content"] = draw(st.one_of(st.none(), contents))

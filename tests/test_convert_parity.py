@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import langchain_core.messages as lc
-from conftest import outcome
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import contents, openai_messages, texts
 
 import chatpipe as cp
 from chatpipe.errors import ChatpipeError
+from conftest import outcome
+from strategies import contents, openai_messages, texts
 
 message_likes = st.one_of(
     openai_messages(),
     texts,
-    st.tuples(st.sampled_from(["human", "user", "ai", "assistant", "system", "developer", "x"]), contents),
+    st.tuples(
+        st.sampled_from(["human", "user", "ai", "assistant", "system", "developer", "x"]), contents
+    ),
 )
 
 
@@ -36,11 +38,23 @@ def test_same_messages_wherever_langchain_succeeds(items):
 @given(st.lists(openai_messages(), max_size=5))
 def test_canonical_dicts_rebuild_in_langchain(items):
     """The canonical flat dict is loadable by langchain-core's constructors as is."""
-    from langchain_core.messages import AIMessage, ChatMessage, FunctionMessage, HumanMessage
-    from langchain_core.messages import SystemMessage, ToolMessage
+    from langchain_core.messages import (
+        AIMessage,
+        ChatMessage,
+        FunctionMessage,
+        HumanMessage,
+        SystemMessage,
+        ToolMessage,
+    )
 
-    classes = {"human": HumanMessage, "ai": AIMessage, "system": SystemMessage,
-               "tool": ToolMessage, "function": FunctionMessage, "chat": ChatMessage}
+    classes = {
+        "human": HumanMessage,
+        "ai": AIMessage,
+        "system": SystemMessage,
+        "tool": ToolMessage,
+        "function": FunctionMessage,
+        "chat": ChatMessage,
+    }
     try:
         ours = cp.convert_to_messages(items)
     except ChatpipeError:
@@ -52,33 +66,51 @@ def test_canonical_dicts_rebuild_in_langchain(items):
 
 
 def test_assistant_without_content_key_is_an_empty_ai_message():
-    raw = {"role": "assistant", "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}}]}
+    raw = {
+        "role": "assistant",
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}}
+        ],
+    }
     assert outcome(lc.convert_to_messages, [raw])[0] == "error"
     [message] = cp.convert_to_messages([raw])
     assert message == cp.AIMessage("", tool_calls=[{"name": "f", "args": {"x": 1}, "id": "c1"}])
 
 
 def test_unparsable_arguments_become_invalid_tool_calls():
-    raw = {"role": "assistant", "content": "", "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{bad"}},
-        {"id": "c2", "type": "function", "function": {"name": "g", "arguments": "[1]"}},
-        {"id": "c3", "type": "function", "function": {"name": "h", "arguments": '"{\\"a\\": 2}"'}},
-        {"id": "c4", "type": "function", "function": {"name": "k", "arguments": ""}},
-    ]}
+    raw = {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{bad"}},
+            {"id": "c2", "type": "function", "function": {"name": "g", "arguments": "[1]"}},
+            {
+                "id": "c3",
+                "type": "function",
+                "function": {"name": "h", "arguments": '"{\\"a\\": 2}"'},
+            },
+            {"id": "c4", "type": "function", "function": {"name": "k", "arguments": ""}},
+        ],
+    }
     assert outcome(lc.convert_to_messages, [raw])[0] == "error"
     [message] = cp.convert_to_messages([raw])
     assert [(c["name"], c["args"]) for c in message.tool_calls] == [("h", {"a": 2}), ("k", {})]
     assert [(c["name"], c["args"], c["id"]) for c in message.invalid_tool_calls] == [
-        ("f", "{bad", "c1"), ("g", "[1]", "c2")]
+        ("f", "{bad", "c1"),
+        ("g", "[1]", "c2"),
+    ]
     assert all(c["error"] for c in message.invalid_tool_calls)
 
 
 def test_tool_results_without_ids_pair_with_calls_by_order():
     raw = [
-        {"role": "assistant", "tool_calls": [
-            {"type": "function", "function": {"name": "a", "arguments": {}}},
-            {"type": "function", "function": {"name": "b", "arguments": {"q": 1}}}]},
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {"type": "function", "function": {"name": "a", "arguments": {}}},
+                {"type": "function", "function": {"name": "b", "arguments": {"q": 1}}},
+            ],
+        },
         {"role": "tool", "name": "a", "content": "ra"},
         {"role": "tool", "name": "b", "content": "rb"},
     ]
@@ -91,14 +123,19 @@ def test_tool_results_without_ids_pair_with_calls_by_order():
 def test_custom_roles_become_chat_messages():
     assert outcome(lc.convert_to_messages, [{"role": "critic", "content": "x"}])[0] == "error"
     assert cp.convert_to_messages([{"role": "critic", "content": "x"}]) == [
-        cp.ChatMessage("x", role="critic")]
+        cp.ChatMessage("x", role="critic")
+    ]
     assert cp.convert_to_messages([("critic", "x")]) == [cp.ChatMessage("x", role="critic")]
 
 
 def test_ai_dict_usage_and_invalid_calls_go_to_their_fields():
     usage = {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}
-    raw = {"role": "assistant", "content": "x", "usage_metadata": usage,
-           "invalid_tool_calls": [{"name": "f", "args": "{", "id": "1", "error": None}]}
+    raw = {
+        "role": "assistant",
+        "content": "x",
+        "usage_metadata": usage,
+        "invalid_tool_calls": [{"name": "f", "args": "{", "id": "1", "error": None}],
+    }
     [theirs] = lc.convert_to_messages([raw])
     assert theirs.usage_metadata is None  # langchain-core files them under additional_kwargs
     [ours] = cp.convert_to_messages([raw])
@@ -110,6 +147,10 @@ def test_ai_dict_usage_and_invalid_calls_go_to_their_fields():
 def test_developer_role_and_envelopes():
     [system] = cp.convert_to_messages([{"role": "developer", "content": "d"}])
     assert system.additional_kwargs == {"__openai_role__": "developer"}
-    envelope = {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "AIMessage"],
-                "kwargs": {"content": "hi", "type": "ai"}}
+    envelope = {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain", "schema", "messages", "AIMessage"],
+        "kwargs": {"content": "hi", "type": "ai"},
+    }
     assert cp.convert_to_messages([envelope]) == [cp.AIMessage("hi")]

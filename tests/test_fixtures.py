@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import FIXTURES
 
 import chatpipe as cp
 from chatpipe.formats import read
 from chatpipe.formats.write import write_records
+from conftest import FIXTURES
 
 SAMPLES = sorted(
-    p for p in FIXTURES.iterdir()
+    p
+    for p in FIXTURES.iterdir()
     if p.name.split("__")[0] in ("openai_chat", "hf_messages", "langchain_dict", "mellea")
     or p.name in ("openai_tool_calls.jsonl", "mellea_messages.jsonl")
 )
@@ -44,9 +45,7 @@ def leaves(value, key=None):
             yield from leaves(v, key)
     elif key in STRUCTURAL:
         return
-    elif isinstance(value, str):
-        yield value
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+    elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
         yield value
 
 
@@ -82,9 +81,7 @@ def parsed_and_kept(value, kept) -> bool:
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_canonical_output_reads_back_to_the_same_bytes(path, tmp_path):
-    first = b"\n".join(
-        write_records(read([str(path)]), cp_dialect(), lambda: False)
-    ) + b"\n"
+    first = b"\n".join(write_records(read([str(path)]), cp_dialect(), lambda: False)) + b"\n"
     again = tmp_path / "again.jsonl"
     again.write_bytes(first)
     second = b"\n".join(write_records(read([str(again)]), cp_dialect(), lambda: False)) + b"\n"
@@ -92,7 +89,9 @@ def test_canonical_output_reads_back_to_the_same_bytes(path, tmp_path):
 
 
 def test_tool_calls_ids_and_names_survive():
-    [conversation] = list(read([str(FIXTURES / "openai_chat__pydanticai_req_system_tools_tool_result.json")]))
+    [conversation] = list(
+        read([str(FIXTURES / "openai_chat__pydanticai_req_system_tools_tool_result.json")])
+    )
     ai = next(m for m in conversation.messages if isinstance(m, cp.AIMessage) and m.tool_calls)
     tool = next(m for m in conversation.messages if isinstance(m, cp.ToolMessage))
     assert ai.tool_calls[0]["name"] == "get_temperature"
@@ -110,7 +109,7 @@ def test_openai_logs_read_as_langchain_reads_them():
             continue
         data = load(path)
         rows = data if isinstance(data, list) else [data]
-        for row, conversation in zip(rows, read([str(path)])):
+        for row, conversation in zip(rows, read([str(path)]), strict=True):
             raw = row.get("messages")
             if raw is None:
                 continue
@@ -122,27 +121,46 @@ def test_openai_logs_read_as_langchain_reads_them():
 
 
 def test_llamafactory_parts_become_blocks_and_tool_calls():
-    conversations = list(read([str(FIXTURES / "hf_messages__llamafactory_v1_reason_tool_use_first8.jsonl")]))
+    conversations = list(
+        read([str(FIXTURES / "hf_messages__llamafactory_v1_reason_tool_use_first8.jsonl")])
+    )
     messages = conversations[1].messages
     ai = messages[2]
     assert ai.content[0]["type"] == "reasoning"
-    assert ai.tool_calls == [{"name": "get_movie_details", "args": {"title": "Inception"},
-                              "id": "call_2_0", "type": "tool_call"}]
+    assert ai.tool_calls == [
+        {
+            "name": "get_movie_details",
+            "args": {"title": "Inception"},
+            "id": "call_2_0",
+            "type": "tool_call",
+        }
+    ]
     assert messages[3].tool_call_id == "call_2_0"
-    weights = list(read([str(FIXTURES / "hf_messages__llamafactory_v1_sft_loss_weight_first15.jsonl")]))
+    weights = list(
+        read([str(FIXTURES / "hf_messages__llamafactory_v1_sft_loss_weight_first15.jsonl")])
+    )
     assert weights[0].messages[0].additional_kwargs == {"loss_weight": 0.0}
 
 
 def test_mellea_messages_map_attachments_and_tool_details():
     [conversation] = list(read([str(FIXTURES / "mellea_messages.jsonl")]))
-    system, human, ai, tool, last = conversation.messages
-    assert human.content[1] == {"type": "text-plain", "mime_type": "text/plain",
-                                "text": "The only yellow fish is the purple bumble fish.",
-                                "title": "Fish facts", "id": "7"}
+    _, human, ai, tool, _ = conversation.messages
+    assert human.content[1] == {
+        "type": "text-plain",
+        "mime_type": "text/plain",
+        "text": "The only yellow fish is the purple bumble fish.",
+        "title": "Fish facts",
+        "id": "7",
+    }
     assert human.content[2] == {"type": "image", "url": "https://example.com/fish.png"}
-    assert ai.additional_kwargs == {"reasoning_content": "The document names it; check the catalogue."}
+    assert ai.additional_kwargs == {
+        "reasoning_content": "The document names it; check the catalogue."
+    }
     assert (tool.name, tool.artifact, tool.additional_kwargs) == (
-        "lookup", {"colour": "yellow"}, {"args": {"species": "bumble"}})
+        "lookup",
+        {"colour": "yellow"},
+        {"args": {"species": "bumble"}},
+    )
 
 
 def test_langchain_forms_give_identical_messages():

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import langchain_core.messages as lc
-from conftest import outcome
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import ai_chunk_kwargs, contents, merge_dicts, message_kwargs
 
 import chatpipe as cp
+from conftest import outcome
+from strategies import ai_chunk_kwargs, contents, merge_dicts, message_kwargs
 
 CLASS_NAMES = {
     "human": "HumanMessage",
@@ -64,8 +64,8 @@ def test_ai_chunk_addition_matches(chunks):
     if built[0][0] == "error":
         return
     for add in (_fold, lambda ms: ms[0] + ms[1:]):
-        sum_ours = outcome(lambda: add(ours()))
-        sum_theirs = outcome(lambda: add(theirs()))
+        sum_ours = outcome(lambda add=add: add(ours()))
+        sum_theirs = outcome(lambda add=add: add(theirs()))
         assert sum_ours[0] == sum_theirs[0]
         if sum_ours[0] == "ok":
             assert _dump(sum_ours[1]) == _lc_dump(sum_theirs[1])
@@ -96,9 +96,18 @@ def _unordered_usage(value):
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.sampled_from(["HumanMessageChunk", "SystemMessageChunk", "ChatMessageChunk", "ToolMessageChunk",
-                     "FunctionMessageChunk"]),
-    st.lists(st.tuples(contents, merge_dicts, st.sampled_from(["r1", "r2"])), min_size=2, max_size=3),
+    st.sampled_from(
+        [
+            "HumanMessageChunk",
+            "SystemMessageChunk",
+            "ChatMessageChunk",
+            "ToolMessageChunk",
+            "FunctionMessageChunk",
+        ]
+    ),
+    st.lists(
+        st.tuples(contents, merge_dicts, st.sampled_from(["r1", "r2"])), min_size=2, max_size=3
+    ),
 )
 def test_other_chunk_addition_matches(name, parts):
     def make(module):
@@ -138,15 +147,24 @@ def test_chunk_addition_examples_from_spec():
         {"name": "search", "args": {"q": "weather"}, "id": "call_1", "type": "tool_call"},
         {"name": "other", "args": {}, "id": "call_2", "type": "tool_call"},
     ]
-    ids = [("lc_run-1", "run-abc", "run-abc"), ("lc_abc", "lc_run-x", "lc_run-x"), ("p1", "p2", "p1")]
+    ids = [
+        ("lc_run-1", "run-abc", "run-abc"),
+        ("lc_abc", "lc_run-x", "lc_run-x"),
+        ("p1", "p2", "p1"),
+    ]
     for a, b, expected in ids:
         assert (cp.AIMessageChunk("", id=a) + cp.AIMessageChunk("", id=b)).id == expected
     assert (cp.AIMessageChunk("", id="") + cp.AIMessageChunk("", id=None)).id is None
 
 
 def test_text_joins_strings_and_text_blocks_only():
-    content = ["a", {"type": "text", "text": "b"}, {"type": "text", "text": None},
-               {"type": "image", "url": "u"}, {"type": "text", "text": "c"}]
+    content = [
+        "a",
+        {"type": "text", "text": "b"},
+        {"type": "text", "text": None},
+        {"type": "image", "url": "u"},
+        {"type": "text", "text": "c"},
+    ]
     assert cp.HumanMessage(content).text == "abc"
 
 

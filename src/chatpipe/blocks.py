@@ -144,7 +144,11 @@ def _finish(block: dict[str, Any], index: Any, extras: dict[str, Any]) -> Any:
 
 
 def create_text_block(
-    text: str, *, id: str | None = None, annotations: list | None = None, index: Any = None,
+    text: str,
+    *,
+    id: str | None = None,
+    annotations: list | None = None,
+    index: Any = None,
     **extras: Any,
 ) -> TextContentBlock:
     block: dict[str, Any] = {"type": "text", "text": text, "id": ensure_id(id)}
@@ -154,57 +158,104 @@ def create_text_block(
 
 
 def _data_block(
-    kind: str, mime_required: bool, url: str | None, base64: str | None, file_id: str | None,
-    mime_type: str | None, id: str | None, index: Any, extras: dict[str, Any],
+    kind: str,
+    mime_required: bool,
+    url: str | None,
+    base64: str | None,
+    file_id: str | None,
+    mime_type: str | None,
+    id: str | None,
+    index: Any,
+    extras: dict[str, Any],
 ) -> Any:
     if not (url or base64 or file_id):
         raise ValueError("Must provide one of: url, base64, or file_id")
     if mime_required and base64 and not mime_type:
         raise ValueError("mime_type is required when using base64 data")
     block: dict[str, Any] = {"type": kind, "id": ensure_id(id)}
-    for key, value in (("url", url), ("base64", base64), ("file_id", file_id),
-                       ("mime_type", mime_type)):
+    for key, value in (
+        ("url", url),
+        ("base64", base64),
+        ("file_id", file_id),
+        ("mime_type", mime_type),
+    ):
         if value is not None:
             block[key] = value
     return _finish(block, index, extras)
 
 
 def create_image_block(
-    *, url: str | None = None, base64: str | None = None, file_id: str | None = None,
-    mime_type: str | None = None, id: str | None = None, index: Any = None, **extras: Any,
+    *,
+    url: str | None = None,
+    base64: str | None = None,
+    file_id: str | None = None,
+    mime_type: str | None = None,
+    id: str | None = None,
+    index: Any = None,
+    **extras: Any,
 ) -> DataContentBlock:
     return _data_block("image", False, url, base64, file_id, mime_type, id, index, extras)
 
 
 def create_video_block(
-    *, url: str | None = None, base64: str | None = None, file_id: str | None = None,
-    mime_type: str | None = None, id: str | None = None, index: Any = None, **extras: Any,
+    *,
+    url: str | None = None,
+    base64: str | None = None,
+    file_id: str | None = None,
+    mime_type: str | None = None,
+    id: str | None = None,
+    index: Any = None,
+    **extras: Any,
 ) -> DataContentBlock:
     return _data_block("video", True, url, base64, file_id, mime_type, id, index, extras)
 
 
 def create_audio_block(
-    *, url: str | None = None, base64: str | None = None, file_id: str | None = None,
-    mime_type: str | None = None, id: str | None = None, index: Any = None, **extras: Any,
+    *,
+    url: str | None = None,
+    base64: str | None = None,
+    file_id: str | None = None,
+    mime_type: str | None = None,
+    id: str | None = None,
+    index: Any = None,
+    **extras: Any,
 ) -> DataContentBlock:
     return _data_block("audio", True, url, base64, file_id, mime_type, id, index, extras)
 
 
 def create_file_block(
-    *, url: str | None = None, base64: str | None = None, file_id: str | None = None,
-    mime_type: str | None = None, id: str | None = None, index: Any = None, **extras: Any,
+    *,
+    url: str | None = None,
+    base64: str | None = None,
+    file_id: str | None = None,
+    mime_type: str | None = None,
+    id: str | None = None,
+    index: Any = None,
+    **extras: Any,
 ) -> DataContentBlock:
     return _data_block("file", True, url, base64, file_id, mime_type, id, index, extras)
 
 
 def create_plaintext_block(
-    text: str | None = None, url: str | None = None, base64: str | None = None,
-    file_id: str | None = None, title: str | None = None, context: str | None = None,
-    id: str | None = None, index: Any = None, **extras: Any,
+    text: str | None = None,
+    url: str | None = None,
+    base64: str | None = None,
+    file_id: str | None = None,
+    title: str | None = None,
+    context: str | None = None,
+    id: str | None = None,
+    index: Any = None,
+    **extras: Any,
 ) -> PlainTextContentBlock:
     block: dict[str, Any] = {"type": "text-plain", "mime_type": "text/plain", "id": ensure_id(id)}
-    for key, value in (("text", text), ("url", url), ("base64", base64), ("file_id", file_id),
-                       ("title", title), ("context", context)):
+    for key, value in (
+        ("text", text),
+        ("url", url),
+        ("base64", base64),
+        ("file_id", file_id),
+        ("title", title),
+        ("context", context),
+    ):
         if value is not None:
             block[key] = value
     return _finish(block, index, extras)
@@ -225,13 +276,23 @@ def create_reasoning_block(
 
 
 def create_citation(
-    *, url: str | None = None, title: str | None = None, start_index: int | None = None,
-    end_index: int | None = None, cited_text: str | None = None, id: str | None = None,
+    *,
+    url: str | None = None,
+    title: str | None = None,
+    start_index: int | None = None,
+    end_index: int | None = None,
+    cited_text: str | None = None,
+    id: str | None = None,
     **extras: Any,
 ) -> Citation:
     block: dict[str, Any] = {"type": "citation", "id": ensure_id(id)}
-    for key, value in (("url", url), ("title", title), ("start_index", start_index),
-                       ("end_index", end_index), ("cited_text", cited_text)):
+    for key, value in (
+        ("url", url),
+        ("title", title),
+        ("start_index", start_index),
+        ("end_index", end_index),
+        ("cited_text", cited_text),
+    ):
         if value is not None:
             block[key] = value
     return _finish(block, None, extras)

@@ -95,7 +95,11 @@ def message_from_canonical(record: dict[str, Any]) -> AnyMessage:
 # -- JSON lines ---------------------------------------------------------------------
 
 # Characters some readers take as line breaks: written escaped, never raw.
-_LINE_BREAKS = ((b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"), (b"\xc2\x85", b"\\u0085"))
+_LINE_BREAKS = (
+    (b"\xe2\x80\xa8", b"\\u2028"),
+    (b"\xe2\x80\xa9", b"\\u2029"),
+    (b"\xc2\x85", b"\\u0085"),
+)
 
 
 def dumps(value: Any) -> bytes:

@@ -8,6 +8,7 @@ Output files are written to a temporary file and renamed at the end.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -88,7 +89,7 @@ def read_records(source: Source) -> Iterator[Record]:
         if not head:
             source.container = "jsonl"
             return
-        if head[:1] in (b"{", b"["):
+        if head[:1] in (b"{", b"[", b'"'):
             try:
                 value = orjson.loads(first)
             except orjson.JSONDecodeError:
@@ -104,6 +105,10 @@ def read_records(source: Source) -> Iterator[Record]:
                 yield from _document_records(source, value, first, lineno)
                 return
             data = first + _read_all(stream, b"")
+            if head[:1] == b'"':  # a YAML document may start with a quoted key
+                source.container = "yaml"
+                yield from _yaml_records(source, data, lineno - 1)
+                return
             source.container = "json"
             try:
                 value = orjson.loads(data)
@@ -149,8 +154,13 @@ def _jsonl_records(
         if line.strip():
             try:
                 value = orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                yield _BadRecord(_json_error(exc, source, line, lineno - 1))
+            except orjson.JSONDecodeError:
+                # parsed again without the line break, so an early end is on this line
+                bare = line.rstrip(b"\r\n")
+                try:
+                    orjson.loads(bare)
+                except orjson.JSONDecodeError as exc:
+                    yield _BadRecord(_json_error(exc, source, bare, lineno - 1))
             else:
                 yield Record(value, Location(name, lineno, _col(line)))
         line = stream.readline()
@@ -293,7 +303,7 @@ def _yaml_records(source: Source, data: bytes, line_offset: int = 0) -> Iterator
             _check_yaml_size(node, source)
             value = loader.construct_document(node)
             if isinstance(value, list) and isinstance(node, yaml.SequenceNode):
-                for item, item_node in zip(value, node.value):
+                for item, item_node in zip(value, node.value, strict=True):
                     mark = item_node.start_mark
                     yield Record(item, Location(name, mark.line + 1 + line_offset, mark.column + 1))
             elif isinstance(value, (dict, list)):
@@ -308,7 +318,9 @@ def _yaml_records(source: Source, data: bytes, line_offset: int = 0) -> Iterator
                 )
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        location = Location(name, mark.line + 1 + line_offset, mark.column + 1) if mark else Location(name)
+        location = (
+            Location(name, mark.line + 1 + line_offset, mark.column + 1) if mark else Location(name)
+        )
         problem = exc.problem or exc.context or "cannot parse"
         raise DataError(f"invalid YAML: {problem}", location) from None
     except yaml.YAMLError as exc:
@@ -369,7 +381,5 @@ class AtomicOutput:
 
     def abort(self) -> None:
         self.stream.close()
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(self.tmp)
-        except OSError:
-            pass

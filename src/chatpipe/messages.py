@@ -16,7 +16,6 @@ from .merge import merge_content, merge_dicts, merge_lists, merge_obj
 from .tool_calls import (
     InvalidToolCall,
     ToolCall,
-    ToolCallChunk,
     UsageMetadata,
     add_usage,
     chunks_from_openai,
@@ -128,9 +127,7 @@ class BaseMessage:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return all(
-            getattr(self, slot) == getattr(other, slot) for slot in self._all_slots()
-        )
+        return all(getattr(self, slot) == getattr(other, slot) for slot in self._all_slots())
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -196,8 +193,7 @@ def _chunk_operands(left: BaseMessageChunk, other: Any) -> list[BaseMessageChunk
     if isinstance(other, (list, tuple)) and all(isinstance(o, BaseMessageChunk) for o in other):
         return list(other)
     raise TypeError(
-        f'unsupported operand type(s) for +: "{type(left).__name__}" and '
-        f'"{type(other).__name__}"'
+        f'unsupported operand type(s) for +: "{type(left).__name__}" and "{type(other).__name__}"'
     )
 
 
@@ -441,10 +437,13 @@ def add_ai_message_chunks(left: AIMessageChunk, *others: AIMessageChunk) -> AIMe
     everyone = (left, *others)
     return left.__class__(
         content=merge_content(left.content, *(o.content for o in others)),
-        additional_kwargs=merge_dicts(left.additional_kwargs, *(o.additional_kwargs for o in others)),
+        additional_kwargs=merge_dicts(
+            left.additional_kwargs, *(o.additional_kwargs for o in others)
+        ),
         tool_call_chunks=[
-            tool_call_chunk(name=c.get("name"), args=c.get("args"), id=c.get("id"),
-                            index=c.get("index"))
+            tool_call_chunk(
+                name=c.get("name"), args=c.get("args"), id=c.get("id"), index=c.get("index")
+            )
             for c in merged_chunks or []
         ],
         response_metadata=merge_dicts(

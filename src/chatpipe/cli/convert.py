@@ -38,9 +38,7 @@ def convert(
     def body() -> None:
         target = get_dialect(to)
         if not target.writable:
-            raise UsageError(
-                f"cannot write {to} yet", hint="--to takes " + ", ".join(WRITABLE)
-            )
+            raise UsageError(f"cannot write {to} yet", hint="--to takes " + ", ".join(WRITABLE))
         inputs = Inputs(files, from_, on_error, group_by, verbose)
         sink = Sink(output, inputs.files)
         ok = False

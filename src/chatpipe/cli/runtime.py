@@ -99,7 +99,9 @@ class Inputs:
             if self.verbose:
                 for source, dialect, shape in self.reading.found[reported:]:
                     per = "message" if shape == MESSAGES else "conversation"
-                    warn(f"read {source.name}: {dialect.name} ({source.container}, {per} per record)")
+                    warn(
+                        f"read {source.name}: {dialect.name} ({source.container}, {per} per record)"
+                    )
                 reported = len(self.reading.found)
             yield conversation
 

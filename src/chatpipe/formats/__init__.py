@@ -69,8 +69,13 @@ def detect(value: Any, more: list[Any] = ()) -> tuple[Dialect, str] | None:
     if found[1] == MESSAGES:
         samples = [value, *more]
     else:
-        samples = [m for v in (value, *more) if isinstance(v, dict)
-                   for m in v.get("messages") or () if isinstance(v.get("messages"), list)]
+        samples = [
+            m
+            for v in (value, *more)
+            if isinstance(v, dict)
+            for m in v.get("messages") or ()
+            if isinstance(v.get("messages"), list)
+        ]
     for dialect in (DIALECTS["mellea"], DIALECTS["llamafactory"]):
         if any(dialect.is_message(m) for m in samples):
             return dialect, found[1]
@@ -137,7 +142,9 @@ def _read_source(
     rest = itertools.chain(window, records)
     if shape == CONVERSATIONS:
         if group_by:
-            raise UsageError("--group-by splits a message-per-record log; these records are conversations")
+            raise UsageError(
+                "--group-by splits a message-per-record log; these records are conversations"
+            )
         for record in rest:
             if isinstance(record, _BadRecord):
                 errors.handle(record.error)
@@ -172,7 +179,9 @@ def _choose(first: Record, more: list[Any], forced: Dialect | None) -> tuple[Dia
     return found
 
 
-def _messages(records: Iterable[Record], dialect: Dialect, errors: ErrorLog) -> Iterator[AnyMessage]:
+def _messages(
+    records: Iterable[Record], dialect: Dialect, errors: ErrorLog
+) -> Iterator[AnyMessage]:
     for record in records:
         if isinstance(record, _BadRecord):
             errors.handle(record.error)

@@ -30,7 +30,7 @@ def is_llamafactory_message(value: Any) -> bool:
 def _tool_call(value: Any) -> dict[str, Any]:
     call, error = parse_arguments(value)
     if error is not None or not isinstance(call.get("name"), str):
-        raise ValidationError("a tool_call part must be JSON text {\"name\", \"arguments\"}")
+        raise ValidationError('a tool_call part must be JSON text {"name", "arguments"}')
     arguments, error = parse_arguments(call.get("arguments"))
     if error is not None:
         raise ValidationError(f"tool_call {call['name']!r}: {error}")

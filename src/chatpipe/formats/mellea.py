@@ -16,8 +16,15 @@ from ..messages import AnyMessage
 from .base import Dialect, not_a_message
 from .openai import OpenAIDialect, message_from_dict
 
-MELLEA_KEYS = ("images", "documents", "tool_name", "mellea_type", "thinking", "tool_output",
-               "provider_fields")
+MELLEA_KEYS = (
+    "images",
+    "documents",
+    "tool_name",
+    "mellea_type",
+    "thinking",
+    "tool_output",
+    "provider_fields",
+)
 
 
 def is_mellea_message(value: Any) -> bool:

@@ -202,8 +202,9 @@ def _read_tool_calls(raw_calls: Any) -> tuple[list[Any], list[Any]]:
                 calls.append(tool_call(name=name, args=args, id=call_id))
             else:
                 invalid.append(
-                    invalid_tool_call(name=name, args=function.get("arguments"), id=call_id,
-                                      error=error)
+                    invalid_tool_call(
+                        name=name, args=function.get("arguments"), id=call_id, error=error
+                    )
                 )
         else:
             calls.append(raw)
@@ -339,7 +340,10 @@ def usage_from_openai(usage: dict[str, Any]) -> UsageMetadata | None:
         completion = usage.get("completion_tokens_details") or {}
         input_details = {
             k: v
-            for k, v in (("audio", prompt.get("audio_tokens")), ("cache_read", prompt.get("cached_tokens")))
+            for k, v in (
+                ("audio", prompt.get("audio_tokens")),
+                ("cache_read", prompt.get("cached_tokens")),
+            )
             if v is not None
         }
         output_details = {

@@ -1,0 +1,200 @@
+"""The command line, driven for real: exact stdout, stderr and exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from chatpipe.cli import app
+from conftest import FIXTURES
+
+runner = CliRunner()
+TOOL_LOG = str(FIXTURES / "openai_tool_calls.jsonl")
+
+
+def cli(*args, input=None):
+    return runner.invoke(app, list(args), input=input)
+
+
+def test_convert_openai_log_to_canonical_lines():
+    result = cli("convert", TOOL_LOG)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert len(lines) == 8
+    assert lines[2] == (
+        '{"type":"ai","content":"","tool_calls":['
+        '{"name":"get_weather","args":{"city":"Paris"},"id":"call_paris","type":"tool_call"},'
+        '{"name":"get_weather","args":{"city":"Köln"},"id":"call_koeln","type":"tool_call"}]}'
+    )
+    assert lines[3] == '{"type":"tool","content":"18°C, light rain","tool_call_id":"call_paris"}'
+
+
+def test_stdin_and_dash_read_the_same(tmp_path):
+    data = '{"role":"user","content":"hi"}\n["assistant","hello"]\n"bare"\n'
+    expected = (
+        '{"type":"human","content":"hi"}\n{"type":"ai","content":"hello"}\n'
+        '{"type":"human","content":"bare"}\n'
+    )
+    assert cli("convert", input=data).stdout == expected
+    assert cli("convert", "-", input=data).stdout == expected
+
+
+def test_canonical_in_is_canonical_out_byte_for_byte(tmp_path):
+    first = cli("convert", TOOL_LOG).stdout
+    path = tmp_path / "canonical.jsonl"
+    path.write_text(first, encoding="utf-8")
+    result = cli("convert", "-v", str(path))
+    assert result.stdout == first
+    assert result.stderr == f"chatpipe: read {path}: canonical (jsonl, message per record)\n"
+
+
+def test_to_langchain_writes_type_and_data():
+    result = cli(
+        "convert", "--to", "langchain", input='{"role":"developer","content":"be brief"}\n'
+    )
+    assert json.loads(result.stdout) == {
+        "type": "system",
+        "data": {
+            "content": "be brief",
+            "additional_kwargs": {"__openai_role__": "developer"},
+            "response_metadata": {},
+            "type": "system",
+            "name": None,
+            "id": None,
+        },
+    }
+
+
+def test_conversation_records_keep_their_other_fields():
+    row = {
+        "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": "a", "weight": 0},
+        ],
+        "tools": [{"type": "function", "function": {"name": "f"}}],
+        "parallel_tool_calls": False,
+    }
+    result = cli("convert", input=json.dumps(row) + "\n" + json.dumps(row) + "\n")
+    assert (
+        result.stdout.splitlines()
+        == [
+            '{"messages":[{"type":"human","content":"q"},{"type":"ai","content":"a",'
+            '"additional_kwargs":{"weight":0}}],"tools":[{"type":"function","function":{"name":"f"}}],'
+            '"parallel_tool_calls":false}'
+        ]
+        * 2
+    )
+
+
+def test_json_flag_prints_one_document():
+    result = cli("convert", "--json", input='"a"\n"b"\n')
+    assert result.stdout == '[{"type":"human","content":"a"},{"type":"human","content":"b"}]\n'
+
+
+def test_group_by_splits_a_message_stream():
+    data = (
+        '{"session":"s1","role":"user","content":"a"}\n'
+        '{"session":"s2","role":"user","content":"b"}\n'
+        '{"session":"s1","role":"assistant","content":"c"}\n'
+    )
+    result = cli("convert", "--group-by", "session", input=data)
+    assert result.stdout == (
+        '{"messages":[{"type":"human","content":"a"},{"type":"ai","content":"c"}],"session":"s1"}\n'
+        '{"messages":[{"type":"human","content":"b"}],"session":"s2"}\n'
+    )
+
+
+def test_bad_line_fails_with_one_located_line_and_keeps_what_came_before(tmp_path):
+    path = tmp_path / "chat.jsonl"
+    path.write_text('{"role":"user","content":"ok"}\n{"role": "user", "content": \n')
+    result = cli("convert", str(path))
+    assert result.exit_code == 1
+    assert result.stdout == '{"type":"human","content":"ok"}\n'
+    assert result.stderr == f"chatpipe: error: {path}:2:29: invalid JSON: unexpected end of data\n"
+
+
+def test_bad_message_names_file_line_and_message(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    path.write_text(
+        '{"messages":[{"role":"user","content":"ok"},{"role":"function","content":"x"}]}\n'
+    )
+    result = cli("convert", str(path))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"chatpipe: error: {path}:1:1: message 1: a function message needs a name\n"
+    )
+
+
+def test_on_error_skip_keeps_good_records_and_reports(tmp_path):
+    path = tmp_path / "chat.jsonl"
+    path.write_text(
+        '{"role":"user","content":"a"}\nnot json\n{"role":"user","content":"b"}\n'
+        '{"role":"tool","content":"r","tool_call_id":{"x":1}}\n'
+    )
+    result = cli("convert", "--on-error", "skip", str(path))
+    assert result.exit_code == 0
+    assert result.stdout == '{"type":"human","content":"a"}\n{"type":"human","content":"b"}\n'
+    assert result.stderr == (
+        f"chatpipe: skipped: {path}:2:1: invalid JSON: invalid literal, expected 'null'\n"
+        f"chatpipe: skipped: {path}:4:1: tool_call_id must be a string\n"
+        "chatpipe: warning: skipped 2 bad records\n"
+    )
+
+
+def test_unknown_format_says_what_it_saw():
+    result = cli("convert", input='{"foo": 1, "bar": 2}\n')
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "chatpipe: error: <stdin>:1:1: cannot tell what chat format this is (top-level keys: "
+        "foo, bar; name it with --from (langchain, canonical, mellea, llamafactory, openai))\n"
+    )
+
+
+def test_usage_errors_exit_2():
+    assert cli("convert", "--to", "gemini", input="").exit_code == 2
+    result = cli("convert", "--from", "nope", input='"x"\n')
+    assert result.exit_code == 2
+    assert result.stderr.startswith("chatpipe: error: unknown dialect 'nope'")
+
+
+def test_output_file_is_atomic_and_never_an_input(tmp_path):
+    out = tmp_path / "out.jsonl"
+    assert cli("convert", "-o", str(out), TOOL_LOG).exit_code == 0
+    assert out.read_text(encoding="utf-8") == cli("convert", TOOL_LOG).stdout
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('"a"\n{\n')
+    failed = tmp_path / "failed.jsonl"
+    assert cli("convert", "-o", str(failed), str(bad)).exit_code == 1
+    assert not failed.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".chatpipe-")] == []
+    same = cli("convert", "-o", str(bad), str(bad))
+    assert same.exit_code == 2
+    assert "is also an input file" in same.stderr
+    assert bad.read_text() == '"a"\n{\n'
+
+
+def test_closed_pipe_is_quiet():
+    script = "import chatpipe.cli as c; c.main()"
+    lines = "".join(f'{{"role":"user","content":"{i}"}}\n' for i in range(200_000))
+    proc = subprocess.run(
+        f"{sys.executable} -c '{script}' convert | head -1",
+        shell=True,
+        input=lines.encode(),
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": "src"},
+    )
+    assert proc.stdout == b'{"type":"human","content":"0"}\n'
+    assert proc.stderr == b""
+
+
+def test_python_m_chatpipe_and_version():
+    proc = subprocess.run(
+        [sys.executable, "-m", "chatpipe", "--version"], capture_output=True, text=True
+    )
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("chatpipe ")

@@ -1,0 +1,118 @@
+"""Containers: JSONL, JSON, YAML; BOM and CRLF; positions in every error."""
+
+from __future__ import annotations
+
+import pytest
+
+from chatpipe.errors import DataError
+from chatpipe.io import Source, read_records
+
+
+def records(path):
+    source = Source(str(path))
+    out = []
+    for record in read_records(source):
+        error = getattr(record, "error", None)
+        out.append(("bad", str(error)) if error else (record.value, str(record.location)))
+    return source.container, out
+
+
+def test_jsonl_with_bom_crlf_and_blank_lines(tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"a":1}\r\n\r\n  {"b":2}\r\n')
+    assert records(path) == ("jsonl", [({"a": 1}, f"{path}:1:1"), ({"b": 2}, f"{path}:3:3")])
+
+
+def test_sniffs_jsonl_without_a_suffix(tmp_path):
+    path = tmp_path / "log"
+    path.write_bytes(b'\n{"a":1}\n{"b":2}\n')
+    assert records(path) == ("jsonl", [({"a": 1}, f"{path}:2:1"), ({"b": 2}, f"{path}:3:1")])
+
+
+def test_json_array_elements_know_their_lines(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_bytes(b'[\n  {"a": "x,]"},\n  {"b": [1, {"c": 2}]},\n    3\n]\n')
+    assert records(path) == (
+        "json",
+        [({"a": "x,]"}, f"{path}:2:3"), ({"b": [1, {"c": 2}]}, f"{path}:3:3"), (3, f"{path}:4:5")],
+    )
+
+
+def test_pretty_json_object_is_one_record(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_bytes(b'{\n  "messages": []\n}\n')
+    assert records(path) == ("json", [({"messages": []}, f"{path}:1:1")])
+
+
+def test_yaml_list_items_know_their_lines(tmp_path):
+    path = tmp_path / "a.yaml"
+    path.write_text(
+        "# chat\n- role: user\n  content: hi\n- role: assistant\n  content: 2024-01-01\n"
+    )
+    assert records(path) == (
+        "yaml",
+        [
+            ({"role": "user", "content": "hi"}, f"{path}:2:3"),
+            ({"role": "assistant", "content": "2024-01-01"}, f"{path}:4:3"),
+        ],
+    )
+
+
+def test_bad_jsonl_line_is_a_located_record_and_reading_goes_on(tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b'{"a":1}\n{"a":\n{"c":3}\n')
+    assert records(path) == (
+        "jsonl",
+        [
+            ({"a": 1}, f"{path}:1:1"),
+            ("bad", f"{path}:2:6: invalid JSON: unexpected end of data"),
+            ({"c": 3}, f"{path}:3:1"),
+        ],
+    )
+
+
+def test_python_repr_gets_a_hint(tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_text("{'role': 'user', 'content': 'hi'}\n")
+    [(kind, text)] = records(path)[1]
+    assert kind == "bad"
+    assert text == (
+        f"{path}:1:2: invalid JSON: unexpected character, expected a string key "
+        "(this looks like a Python repr, not JSON: write it with json.dumps)"
+    )
+
+
+def test_broken_json_document_names_line_and_column(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_bytes(b'[\n  {"a": 1},\n  {"a": 2,}\n]\n')
+    with pytest.raises(DataError) as info:
+        records(path)
+    assert str(info.value) == f"{path}:3:10: invalid JSON: trailing comma is not allowed"
+
+
+def test_yaml_tags_that_build_objects_are_refused(tmp_path):
+    path = tmp_path / "a.yaml"
+    path.write_text("- !!python/object/apply:os.system ['echo hi']\n")
+    with pytest.raises(DataError) as info:
+        records(path)
+    assert str(info.value).startswith(f"{path}:1:3: invalid YAML")
+
+
+def test_yaml_billion_laughs_is_refused_quickly(tmp_path):
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, 9):
+        prev = chr(ord("a") + i - 1)
+        cur = chr(ord("a") + i)
+        lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
+    path = tmp_path / "bomb.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError) as info:
+        records(path)
+    assert "aliases expand to more than" in str(info.value)
+
+
+def test_missing_file_and_directory(tmp_path):
+    with pytest.raises(DataError, match="no such file"):
+        records(tmp_path / "nope.jsonl")
+    with pytest.raises(DataError, match="is a directory"):
+        records(tmp_path)
