@@ -33,6 +33,48 @@ KNOWN_BLOCK_TYPES = frozenset(
 DATA_BLOCK_TYPES = ("image", "video", "audio", "text-plain", "file")
 
 
+class URLContentBlock(TypedDict, total=False):
+    """v0 (LangChain 0.3) data block by URL: ``source_type: "url"``."""
+
+    type: Literal["image", "audio", "file"]
+    source_type: Literal["url"]
+    url: str
+    mime_type: str
+    id: str
+    metadata: dict[str, Any]
+
+
+class Base64ContentBlock(TypedDict, total=False):
+    """v0 data block with inline data: ``source_type: "base64"``."""
+
+    type: Literal["image", "audio", "file"]
+    source_type: Literal["base64"]
+    data: str
+    mime_type: str
+    id: str
+    metadata: dict[str, Any]
+
+
+class IDContentBlock(TypedDict, total=False):
+    """v0 data block naming a provider file id: ``source_type: "id"``."""
+
+    type: Literal["image", "audio", "file"]
+    source_type: Literal["id"]
+    id: str
+    metadata: dict[str, Any]
+
+
+class PlainTextV0ContentBlock(TypedDict, total=False):
+    """v0 plain-text document: ``type: "file", source_type: "text"``."""
+
+    type: Literal["file"]
+    source_type: Literal["text"]
+    url: str
+    mime_type: str
+    id: str
+    metadata: dict[str, Any]
+
+
 class Citation(TypedDict, total=False):
     type: Literal["citation"]
     id: str

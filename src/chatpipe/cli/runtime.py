@@ -6,6 +6,7 @@ exit code; stdout only ever carries data, written in large blocks.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import IO, Any
@@ -131,3 +132,14 @@ def run(body: Callable[[], Any]) -> None:
     except ChatpipeError as exc:
         warn(f"error: {exc}")
         raise typer.Exit(exc.exit_code) from None
+    except (KeyboardInterrupt, BrokenPipeError, typer.Exit):
+        raise
+    except Exception as exc:
+        # a bug of ours, not bad input: still one line, and the details on request
+        if os.environ.get("CHATPIPE_DEBUG"):
+            raise
+        warn(
+            f"error: internal error: {type(exc).__name__}: {exc} "
+            "(please report it; CHATPIPE_DEBUG=1 shows the traceback)"
+        )
+        raise typer.Exit(1) from None

@@ -32,7 +32,8 @@ def message_from_envelope(value: dict[str, Any]) -> AnyMessage:
 def is_canonical_message(value: Any) -> bool:
     return (
         isinstance(value, dict)
-        and value.get("type") in CANONICAL_TYPES
+        and isinstance(value.get("type"), str)
+        and value["type"] in CANONICAL_TYPES
         and "role" not in value
         and "data" not in value
         and ("content" in value or value.get("type") == "remove")
@@ -44,7 +45,8 @@ def is_langchain_message(value: Any) -> bool:
         return True
     return (
         isinstance(value, dict)
-        and value.get("type") in MESSAGE_CLASSES
+        and isinstance(value.get("type"), str)
+        and value["type"] in MESSAGE_CLASSES
         and isinstance(value.get("data"), dict)
     )
 

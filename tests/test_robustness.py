@@ -1,0 +1,50 @@
+"""No input makes convert print a traceback; the CLI reads OpenAI logs as langchain does."""
+
+from __future__ import annotations
+
+import json
+
+import langchain_core.messages as lc
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import chatpipe as cp
+from chatpipe.cli import app
+from chatpipe.formats import read
+from strategies import json_values, openai_messages
+
+runner = CliRunner()
+
+message_like_junk = st.dictionaries(
+    st.sampled_from(["role", "type", "content", "tool_calls", "tool_call_id", "name", "id", "data",
+                     "messages", "images", "function", "usage_metadata", "additional_kwargs"]),
+    json_values,
+    max_size=5,
+)
+records = st.one_of(json_values, message_like_junk, st.lists(message_like_junk, max_size=3))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(records, min_size=1, max_size=4), st.sampled_from(["fail", "skip"]))
+def test_any_json_lines_end_in_a_clear_exit(values, on_error):
+    text = "".join(json.dumps(v) + "\n" for v in values)
+    result = runner.invoke(app, ["convert", "--on-error", on_error], input=text)
+    assert result.exit_code in (0, 1, 2)
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+    assert "internal error" not in result.stderr
+    if result.exit_code:
+        assert result.stderr.startswith("chatpipe: error: ")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(openai_messages(), min_size=1, max_size=5))
+def test_openai_jsonl_reads_as_langchain_reads_it(tmp_path_factory, items):
+    path = tmp_path_factory.mktemp("logs") / "log.jsonl"
+    path.write_text("".join(json.dumps(m) + "\n" for m in items), encoding="utf-8")
+    try:
+        theirs = lc.convert_to_messages(items)
+    except Exception:
+        return
+    [conversation] = list(read([str(path)], dialect="openai"))
+    assert cp.messages_to_dict(list(conversation.messages)) == lc.messages_to_dict(theirs)
