@@ -206,3 +206,102 @@ def openai_messages(draw):
     if draw(st.booleans()):
         message[draw(st.sampled_from(["refusal", "weight", "id", "audio"]))] = draw(json_scalars)
     return message
+
+
+# every block kind the XML buffer format knows, and some it skips
+_urls = st.sampled_from(
+    [
+        'https://x/a.png?a=1&b="2"',
+        "https://x/b.png",
+        "data:image/png;base64,AA",
+        "",
+        "it's",
+        "a\"b'c",
+    ]
+)
+render_blocks = st.one_of(
+    blocks,
+    st.builds(lambda t: {"type": "text", "text": t, "url": "data:x"}, texts),
+    st.builds(
+        lambda k, u, f: {"type": k, "url": u, "file_id": f},
+        st.sampled_from(["image", "audio", "video"]),
+        _urls,
+        st.sampled_from(["", "file-1"]),
+    ),
+    st.builds(
+        lambda k, f: {"type": k, "file_id": f}, st.sampled_from(["image", "audio", "video"]), texts
+    ),
+    st.builds(
+        lambda b, u: {"type": "image", "base64": b, "url": u, "mime_type": "image/png"},
+        st.sampled_from(["", "AAAA"]),
+        _urls,
+    ),
+    st.builds(
+        lambda t, b: {"type": "text", "text": t, "base64": b}, texts, st.sampled_from(["", "A"])
+    ),
+    st.builds(lambda u: {"type": "image_url", "image_url": {"url": u, "detail": "low"}}, _urls),
+    st.just({"type": "image_url", "image_url": "https://x/c.png"}),
+    st.builds(
+        lambda t: {"type": "text-plain", "text": t, "mime_type": "text/plain"},
+        st.one_of(
+            texts,
+            st.builds(lambda c, n: c * n, st.sampled_from(["<", "é", "a"]), st.integers(495, 505)),
+        ),
+    ),
+    st.builds(
+        lambda i, n, a: {"type": "server_tool_call", "id": i, "name": n, "args": a},
+        st.one_of(st.none(), texts),
+        st.one_of(st.none(), texts),
+        json_objects,
+    ),
+    st.builds(
+        lambda i, s, o: {"type": "server_tool_result", "tool_call_id": i, "status": s, "output": o},
+        texts,
+        st.sampled_from(["success", "error", ""]),
+        st.one_of(json_values, st.builds(lambda n: "x" * n, st.integers(495, 505))),
+    ),
+    st.builds(lambda r: {"type": "refusal", "refusal": r}, texts),
+    st.builds(lambda v: {"type": "non_standard", "value": v}, json_objects),
+    st.just({"type": "tool_use", "id": "t", "name": "n", "input": {}}),
+    st.just({"type": "file", "url": "https://x/f.pdf"}),
+    st.just({"no_type": 1}),
+)
+render_contents = st.one_of(texts, st.lists(st.one_of(texts, render_blocks), max_size=5))
+long_ids = st.one_of(ids, st.builds(lambda n: "c" * n, st.integers(60, 70)))
+render_tool_calls = st.builds(
+    lambda name, args, id_: {"name": name, "args": args, "id": id_},
+    short_names,
+    json_objects,
+    long_ids,
+)
+function_calls = st.one_of(
+    st.builds(
+        lambda n, a: {"name": n, "arguments": a},
+        st.one_of(st.none(), short_names),
+        st.one_of(st.none(), st.just(""), texts, st.just('{"a": 1}')),
+    ),
+)
+
+
+@st.composite
+def render_messages(draw):
+    """(class name, kwargs) for messages that exercise every part of the buffer formats."""
+    kind = draw(st.sampled_from(["human", "ai", "ai", "system", "tool", "function", "chat"]))
+    kwargs = {
+        "content": draw(render_contents),
+        "name": draw(st.one_of(st.none(), short_names)),
+        "id": draw(ids),
+    }
+    if kind == "ai":
+        kwargs["tool_calls"] = draw(st.lists(render_tool_calls, max_size=2))
+        if draw(st.booleans()):
+            kwargs["additional_kwargs"] = {"function_call": draw(function_calls)}
+        if draw(st.booleans()):
+            kwargs["invalid_tool_calls"] = [{"name": "bad", "args": "{", "id": "i", "error": None}]
+    elif kind == "tool":
+        kwargs["tool_call_id"] = "call_1"
+    elif kind == "function":
+        kwargs["name"] = draw(short_names)
+    elif kind == "chat":
+        kwargs["role"] = draw(st.sampled_from(["critic", "Moderator", "a\"b'c\n\t\r", "Q&A", ""]))
+    return kind, kwargs

@@ -17,8 +17,23 @@ from strategies import json_values, openai_messages
 runner = CliRunner()
 
 message_like_junk = st.dictionaries(
-    st.sampled_from(["role", "type", "content", "tool_calls", "tool_call_id", "name", "id", "data",
-                     "messages", "images", "function", "usage_metadata", "additional_kwargs"]),
+    st.sampled_from(
+        [
+            "role",
+            "type",
+            "content",
+            "tool_calls",
+            "tool_call_id",
+            "name",
+            "id",
+            "data",
+            "messages",
+            "images",
+            "function",
+            "usage_metadata",
+            "additional_kwargs",
+        ]
+    ),
     json_values,
     max_size=5,
 )

@@ -42,6 +42,7 @@ from .messages import (
     add_ai_message_chunks,
     message_chunk_to_message,
 )
+from .render.buffer import get_buffer_string
 from .tool_calls import (
     InputTokenDetails,
     InvalidToolCall,
@@ -100,6 +101,7 @@ __all__ = [
     "create_text_block",
     "create_video_block",
     "ensure_id",
+    "get_buffer_string",
     "invalid_tool_call",
     "is_data_content_block",
     "merge_content",

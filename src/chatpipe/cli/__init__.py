@@ -8,6 +8,7 @@ import sys
 import typer
 
 from .. import __version__
+from .buffer import buffer
 from .convert import convert
 
 app = typer.Typer(
@@ -19,6 +20,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.command("convert")(convert)
+app.command("buffer")(buffer)
 
 
 def _version(value: bool) -> None:

@@ -9,7 +9,7 @@ import typer
 InputFiles = Annotated[
     Optional[list[str]],  # noqa: UP045 - typer reads the annotation at run time
     typer.Argument(
-        metavar="[FILE]...",
+        metavar="FILE",
         help="Chat logs to read (JSONL, JSON, YAML). None, or -, reads stdin.",
         show_default=False,
     ),
@@ -57,3 +57,17 @@ Verbose = Annotated[
     int,
     typer.Option("-v", "--verbose", count=True, help="Say more on stderr (what was detected)."),
 ]
+
+
+def unescape(text: str) -> str:
+    """Backslash escapes in separators typed on a command line: \\n \\t \\r \\0 \\\\."""
+    if "\\" not in text:
+        return text
+    out, chars = [], iter(text)
+    for char in chars:
+        if char != "\\":
+            out.append(char)
+            continue
+        nxt = next(chars, "")
+        out.append({"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\"}.get(nxt, "\\" + nxt))
+    return "".join(out)

@@ -1,0 +1,167 @@
+"""``chatpipe buffer``: a conversation as one prompt string (prefix or XML)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import orjson
+import typer
+
+from ..errors import DataError, UsageError
+from ..render.buffer import FORMATS, TOOL_CALL_FORMATS, BufferRenderer, ambiguous_line
+from .options import FromDialect, InputFiles, OnError, Output, Verbose, unescape
+from .runtime import Inputs, Sink, run, warn
+
+HELP = """Render a chat log as one prompt string, exactly as langchain's get_buffer_string.
+
+One conversation in gives its text and a final newline. Several conversations in (a
+conversation-per-line file, or several files) give one JSON string per line, so they
+stay separable; --separator or -0 print them raw instead. Separators understand \\n,
+\\t and \\0.
+
+Examples:
+
+  chatpipe buffer fixtures/openai_tool_calls.jsonl
+
+  chatpipe buffer --format xml --human-prefix User fixtures/openai_tool_calls.jsonl
+
+  chatpipe trim --max-tokens 4000 session.jsonl | chatpipe buffer --format xml
+"""
+
+
+def _text_option(flag: str, what: str):
+    return Annotated[str, typer.Option(flag, metavar="TEXT", help=what)]
+
+
+def buffer(
+    files: InputFiles = None,
+    format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="prefix|xml",
+            help="prefix: 'Human: text' lines; xml: <message type=...> elements.",
+        ),
+    ] = "prefix",
+    human_prefix: _text_option("--human-prefix", "Label of human messages.") = "Human",
+    ai_prefix: _text_option("--ai-prefix", "Label of AI messages.") = "AI",
+    system_prefix: _text_option("--system-prefix", "Label of system messages.") = "System",
+    function_prefix: _text_option("--function-prefix", "Label of function messages.") = "Function",
+    tool_prefix: _text_option("--tool-prefix", "Label of tool messages.") = "Tool",
+    message_separator: _text_option(
+        "--message-separator", "Between messages; \\n is a newline."
+    ) = "\\n",
+    tool_calls: Annotated[
+        str,
+        typer.Option(
+            "--tool-calls",
+            metavar="repr|json",
+            help="Prefix format: tool calls as langchain's Python repr, or as JSON.",
+        ),
+    ] = "repr",
+    separator: Annotated[
+        str | None,
+        typer.Option(
+            "--separator",
+            metavar="TEXT",
+            help="Print conversations raw, joined by TEXT, not as JSON strings.",
+            show_default=False,
+        ),
+    ] = None,
+    null: Annotated[
+        bool, typer.Option("-0", "--null", help="Print conversations raw, each ended by NUL.")
+    ] = False,
+    from_: FromDialect = "auto",
+    on_error: OnError = "fail",
+    output: Output = None,
+    verbose: Verbose = 0,
+) -> None:
+    def body() -> None:
+        if format not in FORMATS:
+            raise UsageError(f"--format must be prefix or xml, got {format!r}")
+        if tool_calls not in TOOL_CALL_FORMATS:
+            raise UsageError(f"--tool-calls must be repr or json, got {tool_calls!r}")
+        if null and separator is not None:
+            raise UsageError("-0 and --separator both say how to separate conversations; pick one")
+        renderer = BufferRenderer(
+            human_prefix,
+            ai_prefix,
+            system_prefix=system_prefix,
+            function_prefix=function_prefix,
+            tool_prefix=tool_prefix,
+            format=format,
+            tool_calls=tool_calls,
+        )
+        inputs = Inputs(files, from_, on_error, verbose=verbose)
+        joiner = unescape(message_separator)
+        between = unescape(separator) if separator is not None else None
+        check = _AmbiguityCheck(renderer) if format == "prefix" else None
+        sink = Sink(output, inputs.files)
+        ok = False
+        try:
+            raw = None  # decided at the first conversation
+            for number, conversation in enumerate(inputs.conversations()):
+                if raw is None:
+                    raw = inputs.message_stream() or null or between is not None
+                texts = _render(renderer, conversation, joiner, check)
+                if not raw:
+                    sink.line(orjson.dumps("".join(texts)))
+                    continue
+                if between is not None and number:
+                    sink.raw(between.encode())
+                for text in texts:
+                    sink.raw(text.encode())
+                if null:
+                    sink.raw(b"\0")
+            if raw and not null:
+                sink.raw(b"\n")
+            ok = True
+        finally:
+            sink.close(ok)
+        inputs.report()
+
+    run(body)
+
+
+def _render(renderer, conversation, joiner, check):
+    """The conversation's pieces (renderings and separators), one message at a time."""
+    for index, message in enumerate(conversation.messages):
+        try:
+            text = renderer.render(message)
+        except ValueError:
+            raise DataError(
+                f"cannot render a {message.type} message in a buffer string",
+                conversation.location.at_message(index) if conversation.location else None,
+            ) from None
+        if check is not None:
+            check(message, index, conversation)
+        if index:
+            yield joiner
+        yield text
+
+
+class _AmbiguityCheck:
+    """Warns once when message text starts a line with a role label ('Human: ')."""
+
+    def __init__(self, renderer: BufferRenderer) -> None:
+        self.labels = {label for _, label in renderer.labels}
+        self.warned = False
+
+    def __call__(self, message, index, conversation) -> None:
+        if self.warned:
+            return
+        labels = self.labels
+        role = getattr(message, "role", None)
+        if isinstance(role, str):
+            labels.add(role)
+        found = ambiguous_line(message.text, labels)
+        if found is not None:
+            self.warned = True
+            where = f"{conversation.location.file}: " if conversation.location else ""
+            warn(
+                f"warning: {where}message {index} has a line starting {found!r}, which reads "
+                "as a new turn in the prefix format (use --format xml to keep turns apart)"
+            )
+
+
+buffer.__doc__ = HELP
