@@ -305,3 +305,229 @@ def render_messages(draw):
     elif kind == "chat":
         kwargs["role"] = draw(st.sampled_from(["critic", "Moderator", "a\"b'c\n\t\r", "Q&A", ""]))
     return kind, kwargs
+
+
+# every rule of convert_to_openai_messages' block table (spec §3.3), valid and broken
+_mimes = st.sampled_from(["image/png", "audio/wav", "audio/mpeg", "application/pdf"])
+_maybe = st.booleans()
+
+
+@st.composite
+def openai_blocks(draw):
+    kind = draw(st.integers(0, 25))
+    text = draw(texts)
+    if kind == 0:
+        return {"type": "text", "text": text, "annotations": [], "id": "x"}
+    if kind == 1:
+        return {"type": "text"}
+    if kind == 2:
+        return {
+            "type": "image_url",
+            "image_url": draw(
+                st.one_of(st.just({"url": "https://u", "detail": "low"}), st.just("https://u"))
+            ),
+        }
+    if kind == 3:
+        return {"type": "image_url"}
+    if kind == 4:  # v1 data blocks
+        block = {"type": draw(st.sampled_from(["image", "audio", "file", "video", "text-plain"]))}
+        for key, value in (
+            ("url", "https://d"),
+            ("base64", "QUJD"),
+            ("file_id", "file-1"),
+            ("text", "t"),
+        ):
+            if draw(_maybe):
+                block[key] = value
+        if draw(_maybe):
+            block["mime_type"] = draw(_mimes)
+        if draw(_maybe):
+            block[draw(st.sampled_from(["filename", "extras", "metadata"]))] = (
+                "f.pdf" if draw(_maybe) else {"filename": "g.pdf"}
+            )
+        return block
+    if kind == 5:  # v0 data blocks
+        source = draw(st.sampled_from(["url", "base64", "id", "text"]))
+        block = {"type": draw(st.sampled_from(["image", "audio", "file"])), "source_type": source}
+        block.update(
+            {
+                "url": {"url": "https://v0", "text": "https://v0"},
+                "base64": {"data": "QUJD"},
+                "id": {"id": "file-2"},
+            }.get(source, {})
+        )
+        if source == "text":
+            block["url"] = "https://t"
+        if draw(_maybe):
+            block["mime_type"] = draw(_mimes)
+        return block
+    if kind == 6:  # Anthropic image
+        source = {"type": "base64", "media_type": "image/png", "data": "QUJD"}
+        if draw(_maybe):
+            source = {"type": "url", "url": "https://a"}
+        return {"type": "image", "source": source}
+    if kind == 7:
+        return {"type": "image", "cache_control": {"type": "ephemeral"}}
+    if kind == 8:
+        file = {"file_data": "data:application/pdf;base64,QUJD"}
+        if draw(_maybe):
+            file["filename"] = draw(st.one_of(st.none(), st.just("doc.pdf")))
+        return {"type": "file", "file": file}
+    if kind == 9:
+        return {"type": "file", "file": {"file_id": "file-9"}}
+    if kind == 10:
+        return {
+            "type": "input_audio",
+            "input_audio": draw(
+                st.sampled_from([{"data": "QUJD", "format": "wav"}, {"data": "QUJD"}, "x"])
+            ),
+        }
+    if kind == 11:
+        block = {
+            "type": "tool_use",
+            "id": draw(st.sampled_from(["c1", "tu1"])),
+            "name": "search",
+            "input": {"q": text},
+        }
+        if draw(st.integers(0, 5)) == 0:
+            del block["input"]
+        return block
+    if kind == 12:
+        block = {
+            "type": "function_call",
+            "call_id": draw(st.sampled_from(["c1", "fc1"])),
+            "name": "f",
+            "arguments": '{"a": 1}',
+        }
+        if draw(st.integers(0, 5)) == 0:
+            del block["name"]
+        return block
+    if kind == 13:
+        block = {
+            "type": "tool_result",
+            "tool_use_id": "tu1",
+            "content": draw(st.one_of(texts, st.lists(st.one_of(texts, text_blocks), max_size=2))),
+        }
+        if draw(_maybe):
+            block["is_error"] = True
+        if draw(st.integers(0, 6)) == 0:
+            del block["content"]
+        return block
+    if kind == 14:
+        return {"type": "json", "json": draw(json_objects)}
+    if kind == 15:
+        return {"json": draw(json_values)}
+    if kind == 16:
+        return {
+            "type": "guard_content",
+            "guard_content": {
+                "text": draw(st.one_of(texts, st.builds(lambda t: {"text": t}, texts)))
+            },
+        }
+    if kind == 17:
+        return {"type": "guard_content"}
+    if kind == 18:
+        return {"type": "thinking", "thinking": text, "signature": "sig"}
+    if kind == 19:
+        return {"type": "reasoning", "reasoning": text}
+    if kind == 20:
+        return {"type": "non_standard", "value": {"a": 1}}
+    if kind == 21:
+        return {"no_type": text}
+    if kind == 22:
+        return {"type": "tool_call", "id": "c9", "name": "f", "args": {}}
+    if kind == 23:
+        return {"type": "media", "mime_type": "image/png"}
+    if kind == 24:
+        return {"type": "server_tool_call", "id": "s", "name": "web", "args": {}}
+    return text
+
+
+@st.composite
+def openai_writer_messages(draw):
+    kind = draw(st.sampled_from(["human", "ai", "ai", "system", "tool", "function", "chat"]))
+    content = draw(st.one_of(texts, st.lists(openai_blocks(), max_size=4)))
+    kwargs = {"content": content, "name": draw(st.one_of(st.none(), short_names)), "id": draw(ids)}
+    if draw(st.integers(0, 3)) == 0:
+        kwargs["additional_kwargs"] = {"refusal": draw(st.one_of(st.none(), texts))}
+    if kind == "ai":
+        kwargs["tool_calls"] = draw(
+            st.lists(
+                st.builds(
+                    lambda i, a: {"name": "search", "args": a, "id": i},
+                    st.sampled_from(["c1", "c2", None]),
+                    json_objects,
+                ),
+                max_size=2,
+            )
+        )
+        kwargs["invalid_tool_calls"] = draw(st.lists(invalid_tool_calls, max_size=1))
+    elif kind == "system" and draw(_maybe):
+        kwargs["additional_kwargs"] = {"__openai_role__": "developer"}
+    elif kind == "tool":
+        kwargs["tool_call_id"] = "tu1"
+        kwargs["status"] = draw(st.sampled_from(["success", "error"]))
+        kwargs["artifact"] = draw(st.one_of(st.none(), json_scalars))
+    elif kind == "function":
+        kwargs["name"] = "fn"
+    elif kind == "chat":
+        kwargs["role"] = draw(st.sampled_from(["critic", "user"]))
+    return kind, kwargs
+
+
+# OpenAI messages as the API and fine-tuning files hold them (for round trips)
+_parts = st.one_of(
+    st.builds(lambda t: {"type": "text", "text": t}, texts),
+    st.builds(
+        lambda d: {"type": "image_url", "image_url": {"url": "https://i/x.png", "detail": d}},
+        st.sampled_from(["auto", "low", "high"]),
+    ),
+    st.just({"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}),
+    st.just(
+        {
+            "type": "file",
+            "file": {"file_data": "data:application/pdf;base64,JVBE", "filename": "a.pdf"},
+        }
+    ),
+)
+_oai_content = st.one_of(texts, st.lists(_parts, min_size=1, max_size=3))
+
+
+@st.composite
+def openai_wire_messages(draw):
+    role = draw(st.sampled_from(["system", "developer", "user", "assistant", "tool", "function"]))
+    message: dict = {"role": role}
+    if role == "assistant":
+        if draw(_maybe):
+            message["tool_calls"] = [
+                {
+                    "id": f"call_{n}",
+                    "type": "function",
+                    "function": {
+                        "name": draw(short_names),
+                        "arguments": __import__("json").dumps(draw(json_objects)),
+                    },
+                }
+                for n in range(draw(st.integers(1, 2)))
+            ]
+            message["content"] = draw(st.sampled_from([None, ""]))
+        else:
+            message["content"] = draw(texts)
+        for key, value in (
+            ("refusal", draw(st.one_of(st.none(), texts))),
+            ("weight", draw(st.sampled_from([0, 1]))),
+            ("audio", {"id": "audio_1"}),
+        ):
+            if draw(_maybe):
+                message[key] = value
+    elif role == "tool":
+        message["tool_call_id"] = "call_0"
+        message["content"] = draw(texts)
+    elif role == "function":
+        message["name"] = draw(short_names.filter(bool))
+        message["content"] = draw(texts)
+    else:
+        message["content"] = draw(_oai_content if role == "user" else texts)
+    if role in ("user", "assistant", "system") and draw(_maybe):
+        message["name"] = draw(short_names.filter(bool))
+    return message

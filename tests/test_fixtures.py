@@ -51,7 +51,7 @@ def leaves(value, key=None):
 
 def convert(path: Path) -> list:
     conversations = read([str(path)])
-    lines = write_records(conversations, cp_dialect(), lambda: False)
+    lines = write_records(conversations, cp_dialect().write_messages, lambda: False)
     return [json.loads(line) for line in lines]
 
 
@@ -81,10 +81,16 @@ def parsed_and_kept(value, kept) -> bool:
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_canonical_output_reads_back_to_the_same_bytes(path, tmp_path):
-    first = b"\n".join(write_records(read([str(path)]), cp_dialect(), lambda: False)) + b"\n"
+    first = (
+        b"\n".join(write_records(read([str(path)]), cp_dialect().write_messages, lambda: False))
+        + b"\n"
+    )
     again = tmp_path / "again.jsonl"
     again.write_bytes(first)
-    second = b"\n".join(write_records(read([str(again)]), cp_dialect(), lambda: False)) + b"\n"
+    second = (
+        b"\n".join(write_records(read([str(again)]), cp_dialect().write_messages, lambda: False))
+        + b"\n"
+    )
     assert second == first
 
 

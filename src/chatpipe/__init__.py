@@ -21,6 +21,7 @@ from .blocks import (
 from .canonical import message_from_canonical, message_to_canonical
 from .convert import convert_to_messages, message_from_dict, messages_from_dict, messages_to_dict
 from .errors import ChatpipeError, DataError, UsageError, ValidationError
+from .formats.openai_writer import convert_to_openai_messages
 from .merge import merge_content, merge_dicts, merge_lists
 from .messages import (
     AIMessage,
@@ -91,6 +92,7 @@ __all__ = [
     "add_ai_message_chunks",
     "add_usage",
     "convert_to_messages",
+    "convert_to_openai_messages",
     "create_audio_block",
     "create_citation",
     "create_file_block",

@@ -82,6 +82,10 @@ class ValidationError(DataError, ValueError):
     """A message or block was built from values the model does not accept."""
 
 
+class ConversionError(DataError, ValueError):
+    """The messages cannot be written in the asked format (langchain-core raises too)."""
+
+
 class UsageError(ChatpipeError):
     """The command line asks for something impossible: exit 2."""
 

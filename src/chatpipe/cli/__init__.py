@@ -10,6 +10,7 @@ import typer
 from .. import __version__
 from .buffer import buffer
 from .convert import convert
+from .openai import openai
 
 app = typer.Typer(
     name="chatpipe",
@@ -21,6 +22,7 @@ app = typer.Typer(
 )
 app.command("convert")(convert)
 app.command("buffer")(buffer)
+app.command("openai")(openai)
 
 
 def _version(value: bool) -> None:

@@ -26,7 +26,10 @@ Example:
 def convert(
     files: InputFiles = None,
     to: Annotated[
-        str, typer.Option("--to", metavar="DIALECT", help="Output dialect: canonical, langchain.")
+        str,
+        typer.Option(
+            "--to", metavar="DIALECT", help="Output dialect: canonical, langchain, openai."
+        ),
     ] = "canonical",
     from_: FromDialect = "auto",
     on_error: OnError = "fail",
@@ -44,7 +47,7 @@ def convert(
         ok = False
         try:
             for line in write_records(
-                inputs.conversations(), target, inputs.message_stream, as_json
+                inputs.conversations(), target.write_messages, inputs.message_stream, as_json
             ):
                 sink.line(line)
             ok = True

@@ -42,6 +42,7 @@ class LlamaFactoryDialect(OpenAIDialect):
     name = "llamafactory"
     description = "LLaMA-Factory v1 rows: content parts {type, value}, loss_weight, tools"
 
+    writable = False
     # conversations are {"messages": [...]} rows only, recognised by their messages
     is_conversation = Dialect.is_conversation
 

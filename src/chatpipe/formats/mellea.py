@@ -70,6 +70,7 @@ class MelleaDialect(OpenAIDialect):
     name = "mellea"
     description = "Mellea-shaped messages: role, content, images, audio, documents, tool_name"
 
+    writable = False
     # conversations are {"messages": [...]} rows only, recognised by their messages
     is_conversation = Dialect.is_conversation
 

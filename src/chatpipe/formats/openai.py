@@ -282,6 +282,7 @@ def is_openai_response(value: Any) -> bool:
 
 class OpenAIDialect(Dialect):
     name = "openai"
+    writable = True
     description = (
         "OpenAI chat messages, fine-tuning rows {messages, tools}, HF {messages} datasets, "
         "chat.completion responses, (role, content) pairs and plain strings"
@@ -300,6 +301,12 @@ class OpenAIDialect(Dialect):
 
     def finish(self, messages: Iterable[AnyMessage]) -> Iterable[AnyMessage]:
         return link_tool_results(messages)
+
+    def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
+        """Lossless: the OpenAI fields a reader kept in additional_kwargs go back."""
+        from .openai_writer import OpenAIWriter
+
+        return OpenAIWriter("keep", keep_fields=True).write(messages)
 
     def read_conversation(self, value: Any, location: Location) -> Conversation:
         if is_openai_response(value):

@@ -8,21 +8,34 @@ kept in place. ``as_json`` gives one JSON document instead.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from ..canonical import dumps
-from .base import Conversation, Dialect
+from ..errors import ChatpipeError
+from ..messages import AnyMessage
+from .base import Conversation
+
+MessageWriter = Callable[[Iterable[AnyMessage]], Iterator[Any]]
+
+
+def _located(conversation: Conversation, records: Iterator[Any]) -> Iterator[Any]:
+    try:
+        yield from records
+    except ChatpipeError as exc:
+        raise exc.located(conversation.location) from None
 
 
 def write_records(
     conversations: Iterable[Conversation],
-    dialect: Dialect,
+    write_messages: MessageWriter,
     message_per_line: Callable[[], bool],
     as_json: bool = False,
 ) -> Iterator[bytes]:
     """Encoded JSON lines (or one document when ``as_json``) for the conversations.
 
+    ``write_messages`` turns messages into the target dialect's records.
     ``message_per_line`` is asked once the first conversation has been read, when the
-    input's shape is known.
+    input's shape is known. Errors name the conversation they happened in.
     """
     per_message: bool | None = None
     document: list = []
@@ -30,13 +43,14 @@ def write_records(
         if per_message is None:
             per_message = message_per_line()
         if per_message:
-            for record in dialect.write_messages(conversation.messages):
+            for record in _located(conversation, write_messages(conversation.messages)):
                 if as_json:
                     document.append(record)
                 else:
                     yield dumps(record)
         else:
-            record = conversation.to_record(list(dialect.write_messages(conversation.messages)))
+            messages = list(_located(conversation, write_messages(conversation.messages)))
+            record = conversation.to_record(messages)
             if as_json:
                 document.append(record)
             else:

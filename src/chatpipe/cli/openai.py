@@ -1,0 +1,86 @@
+"""``chatpipe openai``: OpenAI chat dicts, as langchain's convert_to_openai_messages."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..errors import UsageError
+from ..formats.openai_writer import TEXT_FORMATS, OpenAIWriter
+from ..formats.write import write_records
+from .options import AsJson, FromDialect, InputFiles, OnError, Output, Verbose
+from .runtime import Inputs, Sink, run
+
+HELP = """Write a chat log as OpenAI chat messages, as langchain's convert_to_openai_messages.
+
+A message-per-line log gives one OpenAI message per line; conversation records give
+{"messages": [...]} per line with tools and the other fine-tuning fields kept.
+--keep-fields also writes back the OpenAI fields langchain drops (weight, audio,
+function_call...), so an OpenAI log round-trips; convert --to openai always does.
+
+Examples:
+
+  chatpipe openai fixtures/openai_tool_calls.jsonl
+
+  chatpipe openai --text-format block --include-id session.jsonl
+
+  chatpipe openai --keep-fields sharegpt_rows.jsonl > train.jsonl
+"""
+
+
+def openai(
+    files: InputFiles = None,
+    text_format: Annotated[
+        str,
+        typer.Option(
+            "--text-format",
+            metavar="string|block|keep",
+            help="Text as plain strings where possible, always as text blocks, or (keep) "
+            "as the log holds it.",
+        ),
+    ] = "string",
+    include_id: Annotated[
+        bool, typer.Option("--include-id/--no-include-id", help="Write message ids.")
+    ] = False,
+    pass_through_unknown_blocks: Annotated[
+        bool,
+        typer.Option(
+            "--pass-through-unknown-blocks/--no-pass-through-unknown-blocks",
+            help="Keep content blocks OpenAI does not know, or fail on them.",
+        ),
+    ] = True,
+    keep_fields: Annotated[
+        bool,
+        typer.Option(
+            "--keep-fields/--no-keep-fields",
+            help="Write back OpenAI fields langchain drops (weight, audio, ...).",
+        ),
+    ] = False,
+    from_: FromDialect = "auto",
+    on_error: OnError = "fail",
+    output: Output = None,
+    as_json: AsJson = False,
+    verbose: Verbose = 0,
+) -> None:
+    def body() -> None:
+        if text_format not in TEXT_FORMATS:
+            raise UsageError(f"--text-format must be string, block or keep, got {text_format!r}")
+        writer = OpenAIWriter(text_format, include_id, pass_through_unknown_blocks, keep_fields)
+        inputs = Inputs(files, from_, on_error, verbose=verbose)
+        sink = Sink(output, inputs.files)
+        ok = False
+        try:
+            for line in write_records(
+                inputs.conversations(), writer.write, inputs.message_stream, as_json
+            ):
+                sink.line(line)
+            ok = True
+        finally:
+            sink.close(ok)
+        inputs.report()
+
+    run(body)
+
+
+openai.__doc__ = HELP

@@ -1,0 +1,97 @@
+"""convert_to_openai_messages against langchain-core in string, block and strict modes."""
+
+from __future__ import annotations
+
+import langchain_core.messages as lc
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import chatpipe as cp
+from chatpipe.errors import ConversionError
+from chatpipe.formats.openai_writer import convert_to_openai_messages
+from conftest import outcome
+from strategies import openai_writer_messages
+from test_model_parity import build
+
+modes = st.fixed_dictionaries(
+    {
+        "text_format": st.sampled_from(["string", "block"]),
+        "include_id": st.booleans(),
+        "pass_through_unknown_blocks": st.booleans(),
+    }
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(openai_writer_messages(), max_size=4), modes, st.booleans())
+def test_same_dicts_and_same_failures_as_langchain(cases, options, single):
+    ours = outcome(lambda: [build(cp, k, dict(kw)) for k, kw in cases])
+    theirs = outcome(lambda: [build(lc, k, dict(kw)) for k, kw in cases])
+    assert ours[0] == theirs[0]
+    if ours[0] == "error":
+        return
+    if single and cases:
+        ours_in, theirs_in = ours[1][0], theirs[1][0]
+    else:
+        ours_in, theirs_in = ours[1], theirs[1]
+    expected = outcome(lc.convert_to_openai_messages, theirs_in, **options)
+    try:
+        got = ("ok", convert_to_openai_messages(ours_in, **options))
+    except ConversionError:
+        got = ("error", None)
+    assert got == expected
+
+
+def test_refusal_blocks_follow_the_spec():
+    message = cp.AIMessage(
+        [
+            {"type": "refusal", "refusal": "no"},
+            {"type": "refusal", "refusal": ""},
+            {"type": "text", "text": "t"},
+        ]
+    )
+    assert convert_to_openai_messages(message) == {
+        "role": "assistant",
+        "content": [{"type": "refusal", "refusal": "no"}, {"type": "text", "text": "t"}],
+    }
+    assert convert_to_openai_messages(message, pass_through_unknown_blocks=False)["content"][0] == {
+        "type": "refusal",
+        "refusal": "no",
+    }
+
+
+def test_spec_examples():
+    assert convert_to_openai_messages(
+        cp.ToolMessage("res", tool_call_id="c1", name="f", status="error", artifact=1)
+    ) == {"role": "tool", "name": "f", "tool_call_id": "c1", "content": "res"}
+    assert (
+        convert_to_openai_messages(
+            cp.ToolMessage(["a", "b", {"type": "text", "text": "c"}], tool_call_id="x")
+        )["content"]
+        == "a\nb\nc"
+    )
+    thinking = cp.AIMessage(
+        [
+            {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+            {"type": "text", "text": "Let me"},
+            {"type": "tool_use", "id": "tu1", "name": "search", "input": {"q": "é"}},
+        ]
+    )
+    assert convert_to_openai_messages(thinking) == {
+        "role": "assistant",
+        "tool_calls": [
+            {
+                "type": "function",
+                "id": "tu1",
+                "function": {"name": "search", "arguments": '{"q": "é"}'},
+            }
+        ],
+        "content": [
+            {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+            {"type": "text", "text": "Let me"},
+        ],
+    }
+    assert convert_to_openai_messages(("user", "x")) == [
+        {"role": "user", "content": "user"},
+        {"role": "user", "content": "x"},
+    ]
