@@ -7,6 +7,7 @@ hold equal values. Chunk classes add with ``+`` by langchain's merge rules.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
 from typing import Any, ClassVar
@@ -150,7 +151,17 @@ class BaseMessage:
         """A new message of the same class with some fields replaced."""
         values = dict(self.fields())
         del values["type"]
+        if self.type == "remove":
+            del values["content"]
         values.update(changes)
+        return type(self)(**values)
+
+    def deepcopy(self) -> BaseMessage:
+        """A copy sharing no mutable values with this message."""
+        values = copy.deepcopy(dict(self.fields()))
+        del values["type"]
+        if self.type == "remove":
+            del values["content"]
         return type(self)(**values)
 
     @property

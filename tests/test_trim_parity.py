@@ -1,0 +1,311 @@
+"""trim_messages and count_tokens_approximately against langchain-core, every option."""
+
+from __future__ import annotations
+
+import langchain_core.messages as lc
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import BaseMessage as LcBaseMessage
+from langchain_core.messages.utils import count_tokens_approximately as lc_count
+
+import chatpipe as cp
+from chatpipe.errors import ChatpipeError
+from chatpipe.messages import BaseMessage
+from chatpipe.ops.count import MessagesCounter, count_tokens_approximately, resolve_counter
+from chatpipe.ops.trim import keep_tool_pairs, trim_last_stream, trim_messages
+from conftest import outcome
+from strategies import json_objects, message_kwargs
+from test_model_parity import build
+
+TYPE_NAMES = ["human", "ai", "system", "tool", "function", "chat"]
+LC_CLASSES = {
+    "human": lc.HumanMessage,
+    "ai": lc.AIMessage,
+    "system": lc.SystemMessage,
+    "tool": lc.ToolMessage,
+}
+CP_CLASSES = {
+    "human": cp.HumanMessage,
+    "ai": cp.AIMessage,
+    "system": cp.SystemMessage,
+    "tool": cp.ToolMessage,
+}
+
+
+def lc_chars(message: LcBaseMessage) -> int:
+    return len(str(message.content)) // 3
+
+
+def cp_chars(message: BaseMessage) -> int:
+    return len(str(message.content)) // 3
+
+
+# (this module's annotations are strings; both libraries look for the class itself)
+lc_chars.__annotations__["message"] = LcBaseMessage
+cp_chars.__annotations__["message"] = BaseMessage
+
+COUNTERS = {
+    "approximate": ("approximate", "approximate"),
+    "len": (len, len),
+    "per_message": (cp_chars, lc_chars),
+}
+
+
+@st.composite
+def conversations(draw):
+    cases = draw(st.lists(message_kwargs().filter(lambda c: c[0] != "remove"), max_size=7))
+    if draw(st.booleans()):
+        cases.insert(0, ("system", {"content": draw(st.text(max_size=30))}))
+    return cases
+
+
+@st.composite
+def trim_options(draw):
+    options = {
+        "strategy": draw(st.sampled_from(["last", "last", "first"])),
+        "allow_partial": draw(st.booleans()),
+        "include_system": draw(st.booleans()),
+        "counter": draw(st.sampled_from(list(COUNTERS))),
+        "budget": draw(st.one_of(st.integers(-2, 3), st.integers(0, 120))),
+    }
+    for key in ("start_on", "end_on"):
+        spec = draw(
+            st.one_of(
+                st.none(),
+                st.sampled_from(TYPE_NAMES),
+                st.lists(
+                    st.sampled_from([*TYPE_NAMES, "C:human", "C:ai", "C:tool"]),
+                    min_size=1,
+                    max_size=2,
+                ),
+            )
+        )
+        options[key] = spec
+    return options
+
+
+def realise(spec, classes):
+    if spec is None or isinstance(spec, str):
+        return spec
+    return [classes[s[2:]] if s.startswith("C:") else s for s in spec]
+
+
+def run(module_trim, messages, options, classes, counter):
+    return module_trim(
+        messages,
+        max_tokens=options["budget"],
+        token_counter=counter,
+        strategy=options["strategy"],
+        allow_partial=options["allow_partial"],
+        include_system=options["include_system"],
+        start_on=realise(options["start_on"], classes),
+        end_on=realise(options["end_on"], classes),
+    )
+
+
+@settings(max_examples=1500, deadline=None)
+@given(conversations(), trim_options())
+def test_trim_matches_langchain(cases, options):
+    ours_in = outcome(lambda: [build(cp, k, dict(kw)) for k, kw in cases])
+    theirs_in = outcome(lambda: [build(lc, k, dict(kw)) for k, kw in cases])
+    assert ours_in[0] == theirs_in[0]
+    if ours_in[0] == "error":
+        return
+    ours_counter, lc_counter = COUNTERS[options["counter"]]
+    theirs = outcome(run, lc.trim_messages, theirs_in[1], options, LC_CLASSES, lc_counter)
+    try:
+        ours = ("ok", run(trim_messages, ours_in[1], options, CP_CLASSES, ours_counter))
+    except ChatpipeError:
+        ours = ("error", None)
+    assert ours[0] == theirs[0]
+    if ours[0] == "ok":
+        assert cp.messages_to_dict(ours[1]) == lc.messages_to_dict(theirs[1])
+        # the input is never modified
+        assert ours_in[1] == [build(cp, k, dict(kw)) for k, kw in cases]
+        if options["strategy"] == "last" and options["counter"] in ("approximate", "len"):
+            counter = MessagesCounter() if options["counter"] == "len" else "approximate"
+            streamed, _ = trim_last_stream(
+                iter(ours_in[1]),
+                max_tokens=options["budget"],
+                counter=resolve_counter(counter),
+                allow_partial=options["allow_partial"],
+                include_system=options["include_system"],
+                start_on=realise(options["start_on"], CP_CLASSES),
+                end_on=realise(options["end_on"], CP_CLASSES),
+            )
+            assert cp.messages_to_dict(streamed) == cp.messages_to_dict(ours[1])
+
+
+count_options = st.fixed_dictionaries(
+    {},
+    optional={
+        "chars_per_token": st.sampled_from([4.0, 3.0, 2.5, 1.0, 0.7]),
+        "extra_tokens_per_message": st.sampled_from([3.0, 0.0, 0.5, 0.1, 2]),
+        "count_name": st.booleans(),
+        "tokens_per_image": st.sampled_from([85, 0, 10]),
+        "use_usage_metadata_scaling": st.booleans(),
+        "tools": st.lists(json_objects, max_size=2),
+    },
+)
+
+
+@st.composite
+def counted(draw):
+    cases = draw(conversations())
+    for kind, kwargs in cases:
+        if kind == "ai" and draw(st.booleans()):
+            kwargs["response_metadata"] = {
+                "model_provider": draw(st.sampled_from(["openai", "x", None]))
+            }
+    return cases
+
+
+@settings(max_examples=800, deadline=None)
+@given(counted(), count_options)
+def test_count_matches_langchain(cases, options):
+    ours_in = outcome(lambda: [build(cp, k, dict(kw)) for k, kw in cases])
+    theirs_in = outcome(lambda: [build(lc, k, dict(kw)) for k, kw in cases])
+    if ours_in[0] == "error":
+        return
+    theirs = outcome(lc_count, theirs_in[1], **options)
+    try:
+        ours = ("ok", count_tokens_approximately(ours_in[1], **options))
+    except ChatpipeError:
+        ours = ("error", None)
+    assert ours == theirs
+
+
+def test_count_examples_from_spec():
+    assert count_tokens_approximately([]) == 0
+    assert count_tokens_approximately([cp.HumanMessage("")]) == 4
+    assert count_tokens_approximately([cp.HumanMessage("abcd", name="bob")]) == 6
+    call = cp.AIMessage("hi", tool_calls=[{"id": "1", "name": "f", "args": {"a": 1}}])
+    assert count_tokens_approximately([call]) == 22
+    assert (
+        count_tokens_approximately([cp.HumanMessage("a" * 10)], extra_tokens_per_message=0.5) == 5
+    )
+
+
+def test_trim_examples_from_spec():
+    messages = [
+        cp.SystemMessage("sys prompt"),
+        cp.HumanMessage("first question\nsecond line\nthird line"),
+        cp.AIMessage("answer one"),
+        cp.HumanMessage("q2"),
+        cp.AIMessage("", tool_calls=[{"id": "c1", "name": "search", "args": {"q": "x"}}]),
+        cp.ToolMessage("tool out", tool_call_id="c1"),
+        cp.AIMessage("final\nanswer\nhere"),
+    ]
+    trim = lambda **kw: trim_messages(messages, token_counter="approximate", **kw)  # noqa: E731
+    assert trim(max_tokens=20) == messages[-2:]
+    assert trim(max_tokens=20, include_system=True) == [messages[0], messages[-1]]
+    assert trim(max_tokens=20, start_on="human") == []
+    assert trim(max_tokens=9, allow_partial=True) == [cp.AIMessage("answer\nhere")]
+    assert trim(max_tokens=20, strategy="first", allow_partial=True) == [
+        messages[0],
+        cp.HumanMessage("first question\nsecond line\n"),
+    ]
+
+
+tool_chat = st.lists(
+    st.one_of(
+        st.builds(lambda t: ("human", t), st.text(max_size=20)),
+        st.builds(lambda n, t: ("calls", n, t), st.integers(1, 3), st.text(max_size=20)),
+        st.builds(lambda t: ("ai", t), st.text(max_size=20)),
+    ),
+    max_size=8,
+)
+
+
+def build_tool_chat(plan):
+    messages, n = [], 0
+    for step in plan:
+        if step[0] == "human":
+            messages.append(cp.HumanMessage(step[1]))
+        elif step[0] == "ai":
+            messages.append(cp.AIMessage(step[1]))
+        else:
+            ids = [f"c{n + i}" for i in range(step[1])]
+            n += step[1]
+            messages.append(
+                cp.AIMessage(
+                    step[2], tool_calls=[{"name": "f", "args": {"i": i}, "id": i} for i in ids]
+                )
+            )
+            messages.extend(cp.ToolMessage(step[2] + i, tool_call_id=i) for i in ids)
+    return messages
+
+
+def orphans(messages):
+    """Tool results with no call before them; calls whose results exist but are missing."""
+    problems = []
+    calls = set()
+    for m in messages:
+        if isinstance(m, cp.AIMessage):
+            calls.update(c["id"] for c in m.tool_calls)
+        elif isinstance(m, cp.ToolMessage) and m.tool_call_id not in calls:
+            problems.append(m.tool_call_id)
+    answered = {m.tool_call_id for m in messages if isinstance(m, cp.ToolMessage)}
+    problems += [c for c in calls if c not in answered]
+    return problems
+
+
+@settings(max_examples=500, deadline=None)
+@given(tool_chat, st.integers(0, 150), st.sampled_from(["last", "first"]), st.booleans())
+def test_keep_tool_pairs_never_leaves_an_orphan(plan, budget, strategy, partial):
+    messages = build_tool_chat(plan)
+    kept = trim_messages(
+        messages,
+        max_tokens=budget,
+        token_counter="approximate",
+        strategy=strategy,
+        allow_partial=partial,
+    )
+    if strategy == "last":
+        _, after = trim_last_stream(
+            iter(messages),
+            max_tokens=budget,
+            counter=resolve_counter("approximate"),
+            allow_partial=partial,
+        )
+    else:
+        after = {m.tool_call_id for m in messages[len(kept) :] if isinstance(m, cp.ToolMessage)}
+    fixed, dropped = keep_tool_pairs(kept, after)
+    assert orphans(fixed) == []
+    assert [m for m in kept if not any(m is d for d, _ in dropped)] == fixed
+
+
+lines_text = st.lists(st.text(st.sampled_from("abc xyz"), max_size=9), min_size=1, max_size=8).map(
+    "\n".join
+)
+long_content = st.one_of(
+    lines_text,
+    st.lists(
+        st.one_of(
+            lines_text,
+            st.builds(lambda t: {"type": "text", "text": t}, lines_text),
+            st.just({"type": "image_url", "image_url": {"url": "https://u"}}),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["human", "ai", "system"]), long_content), min_size=1, max_size=5
+    ),
+    st.integers(0, 80),
+    st.sampled_from(["last", "first"]),
+    st.sampled_from(["approximate", "len", "per_message"]),
+)
+def test_partial_trimming_matches_langchain(parts, budget, strategy, counter):
+    ours_in = [build(cp, k, {"content": c}) for k, c in parts]
+    theirs_in = [build(lc, k, {"content": c}) for k, c in parts]
+    ours_counter, lc_counter = COUNTERS[counter]
+    options = {"max_tokens": budget, "strategy": strategy, "allow_partial": True}
+    theirs = lc.trim_messages(theirs_in, token_counter=lc_counter, **options)
+    ours = trim_messages(ours_in, token_counter=ours_counter, **options)
+    assert cp.messages_to_dict(ours) == lc.messages_to_dict(theirs)
