@@ -43,6 +43,8 @@ from .messages import (
     add_ai_message_chunks,
     message_chunk_to_message,
 )
+from .ops.count import count_tokens_approximately
+from .ops.trim import trim_messages
 from .render.buffer import get_buffer_string
 from .tool_calls import (
     InputTokenDetails,
@@ -93,6 +95,7 @@ __all__ = [
     "add_usage",
     "convert_to_messages",
     "convert_to_openai_messages",
+    "count_tokens_approximately",
     "create_audio_block",
     "create_citation",
     "create_file_block",
@@ -118,4 +121,5 @@ __all__ = [
     "parse_partial_json",
     "tool_call",
     "tool_call_chunk",
+    "trim_messages",
 ]

@@ -11,6 +11,7 @@ from .. import __version__
 from .buffer import buffer
 from .convert import convert
 from .openai import openai
+from .trim import count, trim
 
 app = typer.Typer(
     name="chatpipe",
@@ -23,6 +24,8 @@ app = typer.Typer(
 app.command("convert")(convert)
 app.command("buffer")(buffer)
 app.command("openai")(openai)
+app.command("trim")(trim)
+app.command("count")(count)
 
 
 def _version(value: bool) -> None:

@@ -1,0 +1,285 @@
+"""``chatpipe trim`` and ``chatpipe count``: token budgets, as langchain's trim_messages and
+count_tokens_approximately, plus exact counters."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import orjson
+import typer
+
+from ..errors import UsageError
+from ..formats import DIALECTS, get_dialect
+from ..formats.base import Conversation
+from ..formats.write import write_records
+from ..messages import MESSAGE_CLASSES
+from ..ops.count import COUNTER_NAMES, resolve_counter
+from ..ops.trim import (
+    _answered_after,
+    default_text_splitter,
+    keep_tool_pairs,
+    trim_last_stream,
+    trim_messages,
+)
+from .options import AsJson, FromDialect, InputFiles, OnError, Output, Verbose
+from .runtime import Inputs, Sink, run, warn
+
+TokenCounterOption = Annotated[
+    str,
+    typer.Option(
+        "--token-counter",
+        metavar="COUNTER",
+        help="approximate (langchain's), messages (one per message), tiktoken:ENCODING "
+        "(e.g. tiktoken:cl100k_base), or hf:PATH/tokenizer.json.",
+    ),
+]
+
+TRIM_HELP = """Keep the messages that fit a token budget, as langchain's trim_messages.
+
+The output is in the input's dialect (canonical when that cannot be written; --to
+chooses), so it pipes into every other command. --strategy last keeps the newest
+messages and holds only what the budget can reach, however long the log.
+
+Examples:
+
+  chatpipe trim --max-tokens 4000 --start-on human session.jsonl | chatpipe buffer --format xml
+
+  chatpipe trim --max-tokens 4000 --keep-tool-pairs -v fixtures/agent_session.jsonl
+
+  chatpipe trim --max-tokens 8000 --token-counter tiktoken:cl100k_base train.jsonl
+"""
+
+COUNT_HELP = """Count tokens per conversation, as langchain's count_tokens_approximately.
+
+One integer per conversation, one per line; --json adds the messages and a count per
+message type. A row's tools (fine-tuning files) are counted too.
+
+Examples:
+
+  chatpipe count fixtures/openai_tool_calls.jsonl
+
+  chatpipe count --json --token-counter tiktoken:cl100k_base train.jsonl
+"""
+
+_TYPES = sorted(MESSAGE_CLASSES)
+
+
+def _types(values: list[str] | None, flag: str) -> list[str] | None:
+    if not values:
+        return None
+    for value in values:
+        if value not in MESSAGE_CLASSES:
+            hint = {"user": "human", "assistant": "ai", "developer": "system"}.get(value)
+            raise UsageError(
+                f"{flag} {value!r} is not a message type",
+                hint=f"did you mean {hint}?" if hint else "types: " + ", ".join(_TYPES),
+            )
+    return values
+
+
+def trim(
+    files: InputFiles = None,
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", metavar="N", help="The token budget.", show_default=False)
+    ] = ...,  # type: ignore[assignment]
+    strategy: Annotated[
+        str, typer.Option("--strategy", metavar="last|first", help="Keep the newest or the oldest.")
+    ] = "last",
+    allow_partial: Annotated[
+        bool, typer.Option("--allow-partial", help="Keep part of the message at the edge.")
+    ] = False,
+    include_system: Annotated[
+        bool, typer.Option("--include-system", help="Always keep a leading system message.")
+    ] = False,
+    start_on: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--start-on",
+            metavar="TYPE",
+            help="The result starts with this type "
+            "(repeatable: human, ai, system, tool, function, chat).",
+            show_default=False,
+        ),
+    ] = None,
+    end_on: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--end-on",
+            metavar="TYPE",
+            help="The result ends with this type (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+    token_counter: TokenCounterOption = "approximate",
+    keep_tool_pairs_: Annotated[
+        bool,
+        typer.Option(
+            "--keep-tool-pairs",
+            help="Never split a tool call from its results "
+            "(no orphan tool results, no unanswered calls).",
+        ),
+    ] = False,
+    to: Annotated[
+        str | None,
+        typer.Option(
+            "--to",
+            metavar="DIALECT",
+            help="Output dialect (default: the input's).",
+            show_default=False,
+        ),
+    ] = None,
+    from_: FromDialect = "auto",
+    on_error: OnError = "fail",
+    output: Output = None,
+    verbose: Verbose = 0,
+) -> None:
+    def body() -> None:
+        if strategy not in ("last", "first"):
+            raise UsageError(f"--strategy must be last or first, got {strategy!r}")
+        if strategy == "first" and (start_on or include_system):
+            raise UsageError("--start-on and --include-system go with --strategy last")
+        starts, ends = _types(start_on, "--start-on"), _types(end_on, "--end-on")
+        target = get_dialect(to) if to else None
+        if target is not None and not target.writable:
+            raise UsageError(f"cannot write {to}")
+        counter = resolve_counter(token_counter)
+        inputs = Inputs(files, from_, on_error, verbose=verbose)
+
+        def trimmed(conversation: Conversation) -> list:
+            if strategy == "last":
+                kept, after = trim_last_stream(
+                    conversation.messages,
+                    max_tokens=max_tokens,
+                    counter=counter,
+                    allow_partial=allow_partial,
+                    include_system=include_system,
+                    start_on=starts,
+                    end_on=ends,
+                    text_splitter=default_text_splitter,
+                )
+            else:
+                every = list(conversation.messages)
+                kept = trim_messages(
+                    every,
+                    max_tokens=max_tokens,
+                    token_counter=counter,
+                    strategy="first",
+                    allow_partial=allow_partial,
+                    end_on=ends,
+                )
+                after = _answered_after(every, kept)
+            if keep_tool_pairs_:
+                kept, dropped = keep_tool_pairs(kept, after, start_on=starts, end_on=ends)
+                if verbose:
+                    for message, why in dropped:
+                        which = getattr(message, "tool_call_id", None) or message.id or ""
+                        warn(f"trim: dropped a {message.type} message {which}: {why}".rstrip())
+            return kept
+
+        def write(messages):
+            dialect = target or _output_dialect(inputs)
+            return dialect.write_messages(messages)
+
+        trimmed_conversations = (
+            Conversation(trimmed(c), c.meta, c.location, c.messages_key)
+            for c in inputs.conversations()
+        )
+        _write(inputs, output, write_records(trimmed_conversations, write, inputs.message_stream))
+
+    run(body)
+
+
+def _output_dialect(inputs: Inputs):
+    """The input's dialect when it can be written, else canonical."""
+    found = inputs.reading.found
+    dialect = found[-1][1] if found else DIALECTS["canonical"]
+    return dialect if dialect.writable else DIALECTS["canonical"]
+
+
+def _write(inputs: Inputs, output: str | None, lines) -> None:
+    sink = Sink(output, inputs.files)
+    ok = False
+    try:
+        for line in lines:
+            sink.line(line)
+        ok = True
+    finally:
+        sink.close(ok)
+    inputs.report()
+
+
+def count(
+    files: InputFiles = None,
+    token_counter: TokenCounterOption = "approximate",
+    chars_per_token: Annotated[
+        float,
+        typer.Option("--chars-per-token", metavar="F", help="approximate: characters per token."),
+    ] = 4.0,
+    extra_tokens_per_message: Annotated[
+        float,
+        typer.Option(
+            "--extra-tokens-per-message", metavar="F", help="approximate: tokens added per message."
+        ),
+    ] = 3.0,
+    count_name: Annotated[
+        bool, typer.Option("--count-name/--no-count-name", help="approximate: count names.")
+    ] = True,
+    tokens_per_image: Annotated[
+        int, typer.Option("--tokens-per-image", metavar="N", help="approximate: tokens per image.")
+    ] = 85,
+    use_usage_metadata_scaling: Annotated[
+        bool,
+        typer.Option(
+            "--use-usage-metadata-scaling",
+            help="approximate: scale by the provider's reported usage.",
+        ),
+    ] = False,
+    as_json: AsJson = False,
+    from_: FromDialect = "auto",
+    on_error: OnError = "fail",
+    output: Output = None,
+    verbose: Verbose = 0,
+) -> None:
+    def body() -> None:
+        options = {}
+        if token_counter == "approximate":
+            options = {
+                "chars_per_token": chars_per_token,
+                "extra_tokens_per_message": extra_tokens_per_message,
+                "count_name": count_name,
+                "tokens_per_image": tokens_per_image,
+                "use_usage_metadata_scaling": use_usage_metadata_scaling,
+            }
+        plain = resolve_counter(token_counter, **options)
+        inputs = Inputs(files, from_, on_error, verbose=verbose)
+
+        def lines():
+            for conversation in inputs.conversations():
+                tools = conversation.meta.get("tools")
+                counter = plain
+                if token_counter == "approximate" and isinstance(tools, list) and tools:
+                    counter = resolve_counter("approximate", tools=tools, **options)
+                if not as_json:
+                    yield str(counter.count(conversation.messages)).encode()
+                    continue
+                messages = list(conversation.messages)
+                by_type: dict[str, int] = {}
+                for message in messages:
+                    by_type[message.type] = by_type.get(message.type, 0) + plain.count([message])
+                report = {
+                    "tokens": counter.count(messages),
+                    "messages": len(messages),
+                    "by_type": by_type,
+                }
+                if "id" in conversation.meta:
+                    report = {"id": conversation.meta["id"], **report}
+                yield orjson.dumps(report)
+
+        _write(inputs, output, lines())
+
+    run(body)
+
+
+trim.__doc__ = TRIM_HELP
+count.__doc__ = COUNT_HELP
+__all__ = ["COUNTER_NAMES", "count", "trim"]
