@@ -10,6 +10,7 @@ import typer
 from .. import __version__
 from .buffer import buffer
 from .convert import convert
+from .filter import filter_, merge
 from .openai import openai
 from .trim import count, trim
 
@@ -26,6 +27,8 @@ app.command("buffer")(buffer)
 app.command("openai")(openai)
 app.command("trim")(trim)
 app.command("count")(count)
+app.command("filter")(filter_)
+app.command("merge")(merge)
 
 
 def _version(value: bool) -> None:

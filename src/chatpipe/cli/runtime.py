@@ -143,3 +143,57 @@ def run(body: Callable[[], Any]) -> None:
             "(please report it; CHATPIPE_DEBUG=1 shows the traceback)"
         )
         raise typer.Exit(1) from None
+
+
+def check_target(to: str | None):
+    """The dialect ``--to`` names, checked before any work; None for the input's."""
+    from ..errors import UsageError
+    from ..formats import WRITABLE, get_dialect
+
+    if to is None:
+        return None
+    target = get_dialect(to)
+    if not target.writable:
+        raise UsageError(f"cannot write {to}", hint="--to takes " + ", ".join(WRITABLE))
+    return target
+
+
+def write_operation(
+    inputs: Inputs,
+    output: str | None,
+    target,
+    transform: Callable[[Conversation], Iterator],
+) -> None:
+    """Write each conversation's transformed messages in the input's dialect (or ``target``).
+
+    The input's dialect is used when it can be written, canonical otherwise.
+    """
+    from ..formats import DIALECTS
+    from ..formats.write import write_records
+
+    def dialect():
+        if target is not None:
+            return target
+        found = inputs.reading.found
+        chosen = found[-1][1] if found else DIALECTS["canonical"]
+        return chosen if chosen.writable else DIALECTS["canonical"]
+
+    changed = (
+        Conversation(transform(c), c.meta, c.location, c.messages_key)
+        for c in inputs.conversations()
+    )
+    lines = write_records(changed, lambda ms: dialect().write_messages(ms), inputs.message_stream)
+    write_lines(inputs, output, lines)
+
+
+def write_lines(inputs: Inputs, output: str | None, lines) -> None:
+    """Lines to stdout or ``-o``, then the skipped-records report."""
+    sink = Sink(output, inputs.files)
+    ok = False
+    try:
+        for line in lines:
+            sink.line(line)
+        ok = True
+    finally:
+        sink.close(ok)
+    inputs.report()

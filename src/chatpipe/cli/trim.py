@@ -9,9 +9,7 @@ import orjson
 import typer
 
 from ..errors import UsageError
-from ..formats import DIALECTS, get_dialect
 from ..formats.base import Conversation
-from ..formats.write import write_records
 from ..messages import MESSAGE_CLASSES
 from ..ops.count import COUNTER_NAMES, resolve_counter
 from ..ops.trim import (
@@ -22,7 +20,7 @@ from ..ops.trim import (
     trim_messages,
 )
 from .options import AsJson, FromDialect, InputFiles, OnError, Output, Verbose
-from .runtime import Inputs, Sink, run, warn
+from .runtime import Inputs, check_target, run, warn, write_lines, write_operation
 
 TokenCounterOption = Annotated[
     str,
@@ -139,9 +137,7 @@ def trim(
         if strategy == "first" and (start_on or include_system):
             raise UsageError("--start-on and --include-system go with --strategy last")
         starts, ends = _types(start_on, "--start-on"), _types(end_on, "--end-on")
-        target = get_dialect(to) if to else None
-        if target is not None and not target.writable:
-            raise UsageError(f"cannot write {to}")
+        target = check_target(to)
         counter = resolve_counter(token_counter)
         inputs = Inputs(files, from_, on_error, verbose=verbose)
 
@@ -176,36 +172,9 @@ def trim(
                         warn(f"trim: dropped a {message.type} message {which}: {why}".rstrip())
             return kept
 
-        def write(messages):
-            dialect = target or _output_dialect(inputs)
-            return dialect.write_messages(messages)
-
-        trimmed_conversations = (
-            Conversation(trimmed(c), c.meta, c.location, c.messages_key)
-            for c in inputs.conversations()
-        )
-        _write(inputs, output, write_records(trimmed_conversations, write, inputs.message_stream))
+        write_operation(inputs, output, target, trimmed)
 
     run(body)
-
-
-def _output_dialect(inputs: Inputs):
-    """The input's dialect when it can be written, else canonical."""
-    found = inputs.reading.found
-    dialect = found[-1][1] if found else DIALECTS["canonical"]
-    return dialect if dialect.writable else DIALECTS["canonical"]
-
-
-def _write(inputs: Inputs, output: str | None, lines) -> None:
-    sink = Sink(output, inputs.files)
-    ok = False
-    try:
-        for line in lines:
-            sink.line(line)
-        ok = True
-    finally:
-        sink.close(ok)
-    inputs.report()
 
 
 def count(
@@ -275,7 +244,7 @@ def count(
                     report = {"id": conversation.meta["id"], **report}
                 yield orjson.dumps(report)
 
-        _write(inputs, output, lines())
+        write_lines(inputs, output, lines())
 
     run(body)
 
