@@ -160,14 +160,14 @@ def _jsonl_records(
                 try:
                     orjson.loads(bare)
                 except orjson.JSONDecodeError as exc:
-                    yield _BadRecord(_json_error(exc, source, bare, lineno - 1))
+                    yield BadRecord(_json_error(exc, source, bare, lineno - 1))
             else:
                 yield Record(value, Location(name, lineno, _col(line)))
         line = stream.readline()
         lineno += 1
 
 
-class _BadRecord(Record):
+class BadRecord(Record):
     """A record that could not be parsed: readers report or skip it, and go on."""
 
     __slots__ = ("error",)

@@ -13,6 +13,7 @@ from .convert import convert
 from .filter import filter_, merge
 from .openai import openai
 from .trim import count, trim
+from .validate import validate
 
 app = typer.Typer(
     name="chatpipe",
@@ -29,6 +30,7 @@ app.command("trim")(trim)
 app.command("count")(count)
 app.command("filter")(filter_)
 app.command("merge")(merge)
+app.command("validate")(validate)
 
 
 def _version(value: bool) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, UsageError
-from ..io import Record, Source, _BadRecord, read_records
+from ..io import BadRecord, Record, Source, read_records
 from ..messages import AnyMessage
 from .base import Conversation, Dialect, _keys_hint
 from .hf import LlamaFactoryDialect
@@ -127,26 +127,19 @@ def _read_source(
     group_by: str | None,
     reading: Reading | None,
 ) -> Iterator[Conversation]:
-    records = read_records(source)
-    window = list(itertools.islice(records, _DETECT_WINDOW))
-    good = [r for r in window if not isinstance(r, _BadRecord)]
-    if not good:
-        for record in window:
-            errors.handle(record.error)
+    opened = open_records(source, forced, errors)
+    if opened is None:
         return  # an empty input is an empty conversation stream
-    first = good[0]
-    found = _choose(first, [r.value for r in good[1:]], forced)
-    dialect, shape = found
+    dialect, shape, first, rest = opened
     if reading is not None:
         reading.found.append((source, dialect, shape))
-    rest = itertools.chain(window, records)
     if shape == CONVERSATIONS:
         if group_by:
             raise UsageError(
                 "--group-by splits a message-per-record log; these records are conversations"
             )
         for record in rest:
-            if isinstance(record, _BadRecord):
+            if isinstance(record, BadRecord):
                 errors.handle(record.error)
                 continue
             try:
@@ -159,6 +152,25 @@ def _read_source(
         yield from _grouped(rest, dialect, errors, group_by, location)
         return
     yield Conversation(dialect.finish(_messages(rest, dialect, errors)), {}, location)
+
+
+def open_records(
+    source: Source, forced: Dialect | None, errors: ErrorLog
+) -> tuple[Dialect, str, Record, Iterator[Record]] | None:
+    """A source's dialect and record shape, its first good record, and all its records
+    (bad ones included, as ``BadRecord``); None when it holds no good record."""
+    records = read_records(source)
+    window = list(itertools.islice(records, _DETECT_WINDOW))
+    good = [r for r in window if not isinstance(r, BadRecord)]
+    if not good:
+        for record in window:
+            errors.handle(record.error)
+        return None
+    # the first record that shows a known shape decides; the others are read by it
+    first = next((r for r in good if forced or detect(r.value) is not None), good[0])
+    more = [r.value for r in good if r is not first]
+    dialect, shape = _choose(first, more, forced)
+    return dialect, shape, first, itertools.chain(window, records)
 
 
 def _choose(first: Record, more: list[Any], forced: Dialect | None) -> tuple[Dialect, str]:
@@ -183,7 +195,7 @@ def _messages(
     records: Iterable[Record], dialect: Dialect, errors: ErrorLog
 ) -> Iterator[AnyMessage]:
     for record in records:
-        if isinstance(record, _BadRecord):
+        if isinstance(record, BadRecord):
             errors.handle(record.error)
             continue
         try:
@@ -198,7 +210,7 @@ def _grouped(
     """Split a message stream by a field of each record, in order of first appearance."""
     groups: dict[Any, list[AnyMessage]] = {}
     for record in records:
-        if isinstance(record, _BadRecord):
+        if isinstance(record, BadRecord):
             errors.handle(record.error)
             continue
         value = record.value

@@ -1,0 +1,100 @@
+"""``chatpipe validate``: report every problem, exit 1 if there is any (for CI gates)."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from typing import Annotated
+
+import orjson
+import typer
+
+from ..errors import UsageError
+from ..ops.count import resolve_counter
+from ..ops.validate import RULES, validate_files
+from .options import AsJson, FromDialect, InputFiles, Output
+from .runtime import Sink, run, warn
+from .trim import TokenCounterOption
+
+HELP = """Check chat logs and fine-tuning files; exit 1 if any problem is found, 0 if clean.
+
+Every problem is one line: FILE:LINE:COL: message N: kind: what (how to fix).
+openai-finetune rules are OpenAI's fine-tuning format checks (data_type,
+missing_messages_list, message_missing_key, message_unrecognized_key, unrecognized_role,
+missing_content, example_missing_assistant_message); structure rules check tool pairing
+(orphan_tool_result, unanswered_tool_call, duplicate_tool_result), invalid_tool_arguments,
+empty_assistant_message, misplaced_system_message and, with --max-tokens, too_many_tokens.
+
+Examples:
+
+  chatpipe validate train.jsonl
+
+  chatpipe validate --rules structure --max-tokens 16000 --json logs/*.jsonl > problems.jsonl
+"""
+
+
+def validate(
+    files: InputFiles = None,
+    rules: Annotated[
+        str,
+        typer.Option("--rules", metavar="all|openai-finetune|structure", help="Which checks."),
+    ] = "all",
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--max-tokens",
+            metavar="N",
+            help="Flag conversations over N tokens.",
+            show_default=False,
+        ),
+    ] = None,
+    token_counter: TokenCounterOption = "approximate",
+    as_json: AsJson = False,
+    from_: FromDialect = "auto",
+    output: Output = None,
+) -> None:
+    def body() -> None:
+        if rules not in RULES:
+            raise UsageError(f"--rules must be one of {', '.join(RULES)}, got {rules!r}")
+        counter = resolve_counter(token_counter) if max_tokens is not None else None
+        specs = files or ["-"]
+        kinds: Counter[str] = Counter()
+        sink = Sink(output, specs)
+        ok = False
+        try:
+            for problem in validate_files(
+                specs, dialect=from_, rules=rules, max_tokens=max_tokens, counter=counter
+            ):
+                kinds[problem.kind] += 1
+                sink.line(orjson.dumps(problem.to_dict()) if as_json else str(problem).encode())
+            ok = True
+        finally:
+            sink.close(ok)
+        _summary(kinds)
+        if kinds:
+            raise typer.Exit(1)
+
+    run(body)
+
+
+def _summary(kinds: Counter[str]) -> None:
+    total = sum(kinds.values())
+    if sys.stderr.isatty() and total:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"{total} problem{'s' * (total != 1)}", title_justify="left")
+        table.add_column("kind")
+        table.add_column("count", justify="right")
+        for kind, number in kinds.most_common():
+            table.add_row(kind, str(number))
+        Console(stderr=True).print(table)
+        return
+    if total:
+        detail = ", ".join(f"{n} {k}" for k, n in kinds.most_common())
+        warn(f"{total} problem{'s' * (total != 1)}: {detail}")
+    else:
+        warn("no problems found")
+
+
+validate.__doc__ = HELP

@@ -1,0 +1,424 @@
+"""Checks users can gate on: OpenAI's fine-tuning format checks (the cookbook's kinds) on
+raw records, and conversation structure checks on the messages read from them.
+
+Every problem has a kind, a location (file:line:col and message index) and a hint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..errors import ChatpipeError, Location
+from ..messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
+
+FINETUNE_KINDS = (
+    "data_type",
+    "missing_messages_list",
+    "message_missing_key",
+    "message_unrecognized_key",
+    "unrecognized_role",
+    "missing_content",
+    "example_missing_assistant_message",
+)
+STRUCTURE_KINDS = (
+    "unreadable_record",
+    "orphan_tool_result",
+    "unanswered_tool_call",
+    "duplicate_tool_result",
+    "invalid_tool_arguments",
+    "empty_assistant_message",
+    "misplaced_system_message",
+    "too_many_tokens",
+)
+RULES = ("all", "openai-finetune", "structure")
+
+_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+_KEYS = (
+    "role",
+    "content",
+    "name",
+    "function_call",
+    "weight",
+    "tool_calls",
+    "tool_call_id",
+    "refusal",
+)
+
+
+class Problem:
+    __slots__ = ("hint", "kind", "location", "text")
+
+    def __init__(self, kind: str, text: str, location: Location | None, hint: str = "") -> None:
+        self.kind = kind
+        self.text = text
+        self.location = location
+        self.hint = hint
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location is not None else ""
+        hint = f" ({self.hint})" if self.hint else ""
+        return f"{where}{self.kind}: {self.text}{hint}"
+
+    def to_dict(self) -> dict[str, Any]:
+        loc = self.location
+        return {
+            "kind": self.kind,
+            "message": self.text,
+            "hint": self.hint,
+            "file": loc.file if loc else None,
+            "line": loc.line if loc else None,
+            "col": loc.col if loc else None,
+            "message_index": loc.message_index if loc else None,
+        }
+
+
+# -- OpenAI fine-tuning format (raw records) ---------------------------------------------
+
+
+def finetune_message_problems(message: Any, location: Location) -> list[Problem]:
+    """The cookbook's per-message checks, for a raw OpenAI message dict."""
+    if not isinstance(message, dict):
+        return [
+            Problem(
+                "data_type",
+                f"a message must be an object, got {type(message).__name__}",
+                location,
+                'write each message as {"role": ..., "content": ...}',
+            )
+        ]
+    problems = []
+    calls = message.get("tool_calls") or message.get("function_call")
+    if "role" not in message or ("content" not in message and not calls):
+        missing = [k for k in ("role", "content") if k not in message]
+        problems.append(
+            Problem(
+                "message_missing_key",
+                f"missing {', '.join(missing)}",
+                location,
+                "every message needs a role and content",
+            )
+        )
+    unknown = [k for k in message if k not in _KEYS]
+    if unknown:
+        problems.append(
+            Problem(
+                "message_unrecognized_key",
+                f"unrecognized key(s) {', '.join(map(str, unknown))}",
+                location,
+                "the fine-tuning API rejects keys it does not know",
+            )
+        )
+    role = message.get("role")
+    if role not in _ROLES:
+        problems.append(
+            Problem(
+                "unrecognized_role", f"role {role!r}", location, "use one of " + ", ".join(_ROLES)
+            )
+        )
+    content = message.get("content")
+    if (
+        (not content and not calls)
+        or not isinstance(content, (str, list, type(None)))
+        or (content is None and not calls)
+    ):
+        problems.append(
+            Problem(
+                "missing_content",
+                "no content",
+                location,
+                "give the message text, or tool calls for an assistant turn",
+            )
+        )
+    return problems
+
+
+def finetune_row_problems(row: Any, location: Location) -> list[Problem]:
+    """The cookbook's checks for one example ``{"messages": [...]}``."""
+    if not isinstance(row, dict):
+        return [
+            Problem(
+                "data_type",
+                f"an example must be an object, got {type(row).__name__}",
+                location,
+                "one JSON object per line",
+            )
+        ]
+    messages = row.get("messages")
+    if not messages or not isinstance(messages, list):
+        return [
+            Problem(
+                "missing_messages_list",
+                "no messages list",
+                location,
+                'put the conversation under "messages"',
+            )
+        ]
+    problems = []
+    for index, message in enumerate(messages):
+        problems += finetune_message_problems(message, location.at_message(index))
+    if not any(isinstance(m, dict) and m.get("role") == "assistant" for m in messages):
+        problems.append(
+            Problem(
+                "example_missing_assistant_message",
+                "no assistant message",
+                location,
+                "an example teaches the assistant's reply: add one",
+            )
+        )
+    return problems
+
+
+# -- conversation structure ----------------------------------------------------------------
+
+
+class StructureCheck:
+    """Checks one conversation's messages as they stream past."""
+
+    def __init__(self, max_tokens: int | None = None, counter: Any = None) -> None:
+        self.max_tokens = max_tokens
+        self.counter = counter
+        self.calls: dict[str, tuple[int, Location | None]] = {}  # id -> message index, place
+        self.answered: set[str] = set()
+        self.index = 0
+        self.tokens = 0
+        self.kept: list[AnyMessage] = []
+        self.first: Location | None = None
+
+    def add(self, message: AnyMessage, location: Location | None) -> list[Problem]:
+        problems = []
+        if self.first is None:
+            self.first = location
+        index = self.index
+        self.index += 1
+        if isinstance(message, SystemMessage) and index > 0:
+            problems.append(
+                Problem(
+                    "misplaced_system_message",
+                    "a system message after the first",
+                    location,
+                    "move it to the start, or make it a user message",
+                )
+            )
+        if isinstance(message, AIMessage):
+            for call in message.invalid_tool_calls:
+                problems.append(
+                    Problem(
+                        "invalid_tool_arguments",
+                        f"tool call {call['name']!r} ({call['id']}): arguments are "
+                        "not a JSON object",
+                        location,
+                        "write arguments as JSON text",
+                    )
+                )
+            for call in message.tool_calls:
+                self.calls[call["id"]] = (index, location)
+            if not (
+                message.text.strip()
+                or message.tool_calls
+                or message.invalid_tool_calls
+                or "function_call" in message.additional_kwargs
+                or _has_blocks(message.content)
+            ):
+                problems.append(
+                    Problem(
+                        "empty_assistant_message",
+                        "an assistant turn with nothing in it",
+                        location,
+                        "remove it, or give it content or tool calls",
+                    )
+                )
+        elif isinstance(message, ToolMessage):
+            call_id = message.tool_call_id
+            if call_id not in self.calls:
+                problems.append(
+                    Problem(
+                        "orphan_tool_result",
+                        f"a tool result for {call_id!r} with no tool call before it",
+                        location,
+                        "providers reject this: add the call or drop the result",
+                    )
+                )
+            elif call_id in self.answered:
+                problems.append(
+                    Problem(
+                        "duplicate_tool_result",
+                        f"a second result for {call_id!r}",
+                        location,
+                        "keep one result per tool call",
+                    )
+                )
+            self.answered.add(call_id)
+        if self.max_tokens is not None:
+            if getattr(self.counter, "additive", False):
+                self.tokens += self.counter.cost(message)
+            else:
+                self.kept.append(message)
+        return problems
+
+    def finish(self, location: Location | None) -> list[Problem]:
+        problems = []
+        for call_id, (index, where) in self.calls.items():
+            # a call in the very last message is a fine-tuning target, not a cut-off history
+            if call_id not in self.answered and index != self.index - 1:
+                problems.append(
+                    Problem(
+                        "unanswered_tool_call",
+                        f"tool call {call_id!r} has no result",
+                        where,
+                        "add the tool result, or drop the call",
+                    )
+                )
+        if self.max_tokens is not None:
+            total = (
+                self.counter.base + self.tokens
+                if getattr(self.counter, "additive", False)
+                else self.counter(self.kept)
+            )
+            if total > self.max_tokens:
+                problems.append(
+                    Problem(
+                        "too_many_tokens",
+                        f"{total} tokens, over {self.max_tokens}",
+                        location or self.first,
+                        "trim it with chatpipe trim",
+                    )
+                )
+        return problems
+
+
+def _has_blocks(content: Any) -> bool:
+    return isinstance(content, list) and any(isinstance(b, dict) for b in content)
+
+
+def check_messages(
+    located: Iterable[tuple[AnyMessage, Location | None]],
+    conversation_location: Location | None,
+    max_tokens: int | None = None,
+    counter: Any = None,
+) -> Iterator[Problem]:
+    """Structure problems of one conversation, given its messages and their locations."""
+    check = StructureCheck(max_tokens, counter)
+    for message, location in located:
+        yield from check.add(message, location)
+    yield from check.finish(conversation_location)
+
+
+def unreadable(error: ChatpipeError) -> Problem:
+    return Problem("unreadable_record", error.message, error.location, error.hint or "")
+
+
+# -- whole files ----------------------------------------------------------------------------
+
+
+def validate_files(
+    specs: Iterable[str],
+    *,
+    dialect: str | None = None,
+    rules: str = "all",
+    max_tokens: int | None = None,
+    counter: Any = None,
+) -> Iterator[Problem]:
+    """Every problem in the files, in file order; unreadable records are problems too."""
+
+    from ..formats import CONVERSATIONS, ErrorLog, get_dialect, open_records
+    from ..io import BadRecord, Source
+
+    finetune = rules in ("all", "openai-finetune")
+    structure = rules in ("all", "structure")
+    forced = get_dialect(dialect) if dialect and dialect != "auto" else None
+    for spec in specs:
+        errors = ErrorLog("skip")
+        opened = open_records(Source(spec), forced, errors)
+        yield from map(unreadable, errors.skipped)
+        if opened is None:
+            continue
+        found, shape, first, records = opened
+        raw_checks = finetune and found.name == "openai"
+        if shape == CONVERSATIONS:
+            for record in records:
+                if isinstance(record, BadRecord):
+                    yield unreadable(record.error)
+                    continue
+                location = record.location
+                raw = finetune_row_problems(record.value, location) if raw_checks else []
+                yield from raw
+                unusable = any(p.kind in ("data_type", "missing_messages_list") for p in raw)
+                if not structure or unusable:
+                    continue
+                try:
+                    conversation = found.read_conversation(record.value, location)
+                except ChatpipeError as exc:
+                    yield unreadable(exc.located(location))
+                    continue
+                located = ((m, location.at_message(i)) for i, m in enumerate(conversation.messages))
+                yield from check_messages(located, location, max_tokens, counter)
+            continue
+        yield from _validate_stream(
+            found, first, records, raw_checks, structure, max_tokens, counter
+        )
+
+
+class _StreamReading:
+    """A message-per-record log read for validation: raw problems found on the way."""
+
+    def __init__(self, dialect: Any, records: Iterable[Any], raw_checks: bool) -> None:
+        from collections import deque
+
+        self.dialect = dialect
+        self.records = records
+        self.raw_checks = raw_checks
+        self.places: deque = deque()
+        self.problems: list[Problem] = []
+        self.assistant_seen = False
+
+    def messages(self) -> Iterator[AnyMessage]:
+        from ..io import BadRecord
+
+        for record in self.records:
+            if isinstance(record, BadRecord):
+                self.problems.append(unreadable(record.error))
+                continue
+            value = record.value
+            if self.raw_checks:
+                self.problems.extend(finetune_message_problems(value, record.location))
+                self.assistant_seen |= isinstance(value, dict) and value.get("role") == "assistant"
+            try:
+                message = self.dialect.read_message(value)
+            except ChatpipeError as exc:
+                self.problems.append(unreadable(exc.located(record.location)))
+                continue
+            self.places.append(record.location)
+            yield message
+
+    def drain(self) -> list[Problem]:
+        problems, self.problems = self.problems, []
+        return problems
+
+
+def _validate_stream(
+    dialect: Any,
+    first: Any,
+    records: Iterable[Any],
+    raw_checks: bool,
+    structure: bool,
+    max_tokens: int | None,
+    counter: Any,
+) -> Iterator[Problem]:
+    reading = _StreamReading(dialect, records, raw_checks)
+    check = StructureCheck(max_tokens, counter)
+    for message in dialect.finish(reading.messages()):
+        location = reading.places.popleft()
+        yield from reading.drain()
+        if structure:
+            yield from check.add(message, location)
+    yield from reading.drain()
+    if structure:
+        yield from check.finish(first.location)
+    if raw_checks and not reading.assistant_seen:
+        yield Problem(
+            "example_missing_assistant_message",
+            "no assistant message",
+            first.location,
+            "an example teaches the assistant's reply: add one",
+        )
