@@ -44,6 +44,7 @@ from .messages import (
     message_chunk_to_message,
 )
 from .ops.count import count_tokens_approximately
+from .ops.filter import filter_messages, merge_message_runs
 from .ops.trim import trim_messages
 from .render.buffer import get_buffer_string
 from .tool_calls import (
@@ -106,12 +107,14 @@ __all__ = [
     "create_text_block",
     "create_video_block",
     "ensure_id",
+    "filter_messages",
     "get_buffer_string",
     "invalid_tool_call",
     "is_data_content_block",
     "merge_content",
     "merge_dicts",
     "merge_lists",
+    "merge_message_runs",
     "message_chunk_to_message",
     "message_from_canonical",
     "message_from_dict",

@@ -1,0 +1,149 @@
+"""``chatpipe stats``: figures per conversation and overall; a table for people, JSON for
+machines."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated
+
+import orjson
+import typer
+
+from ..errors import UsageError
+from ..ops.count import resolve_counter
+from ..ops.stats import conversation_stats, overall_stats
+from .options import AsJson, FromDialect, InputFiles, OnError, Output, Verbose
+from .runtime import Inputs, run, write_lines
+from .trim import TokenCounterOption
+
+HELP = """Count messages by type, tool calls, images and files, characters and tokens, per
+conversation and overall, with min / median / max conversation length.
+
+A table on a terminal; JSON lines otherwise (or with --json): one per conversation, then
+{"overall": ...}.
+
+Examples:
+
+  chatpipe stats fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
+
+  chatpipe stats --json --token-counter tiktoken:cl100k_base train.jsonl | jq .overall
+"""
+
+_LARGE = 20 << 20  # inputs above this many bytes get a progress bar on a terminal
+_ROWS = 30  # conversations shown in the table
+
+
+def stats(
+    files: InputFiles = None,
+    token_counter: TokenCounterOption = "approximate",
+    as_json: AsJson = False,
+    as_table: Annotated[
+        bool, typer.Option("--table", help="Print the table even when stdout is not a terminal.")
+    ] = False,
+    from_: FromDialect = "auto",
+    on_error: OnError = "fail",
+    output: Output = None,
+    verbose: Verbose = 0,
+) -> None:
+    def body() -> None:
+        if as_json and as_table:
+            raise UsageError("--json and --table ask for two different outputs; pick one")
+        counter = resolve_counter(token_counter)
+        inputs = Inputs(files, from_, on_error, verbose=verbose)
+        table = as_table or (not as_json and output is None and sys.stdout.isatty())
+        each: list[dict] = []
+
+        def rows():
+            for index, conversation in enumerate(_progress(inputs)):
+                figures = conversation_stats(conversation.messages, counter)
+                ident = conversation.meta.get("id")
+                row = {
+                    "conversation": index,
+                    **({"id": ident} if ident is not None else {}),
+                    **figures,
+                }
+                each.append(figures)
+                if not table:
+                    yield orjson.dumps(row)
+            if not table:
+                yield orjson.dumps({"overall": overall_stats(each)})
+
+        if table:
+            for _ in rows():
+                pass
+            _print_table(each, overall_stats(each))
+            inputs.report()
+        else:
+            write_lines(inputs, output, rows())
+
+    run(body)
+
+
+def _progress(inputs: Inputs):
+    """The conversations, behind a progress line on stderr for large inputs on a terminal."""
+    size = sum(os.path.getsize(f) for f in inputs.files if f != "-" and os.path.isfile(f))
+    if not (sys.stderr.isatty() and size > _LARGE):
+        yield from inputs.conversations()
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    columns = (SpinnerColumn(), TextColumn("{task.completed} conversations"), TimeElapsedColumn())
+    with Progress(*columns, transient=True, console=_stderr_console()) as progress:
+        task = progress.add_task("stats", total=None)
+        for conversation in inputs.conversations():
+            yield conversation
+            progress.advance(task)
+
+
+def _stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def _print_table(each: list[dict], overall: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    kinds = sorted(overall["by_type"])
+    table = Table(title=f"{overall['conversations']} conversations", title_justify="left")
+    for column in (
+        "#",
+        "messages",
+        *kinds,
+        "tool calls",
+        "images",
+        "files",
+        "characters",
+        "tokens",
+    ):
+        table.add_column(column, justify="right")
+
+    def cells(figures: dict) -> list[str]:
+        media = figures["files"] + figures["audio"] + figures["video"]
+        return [
+            str(figures["messages"]),
+            *(str(figures["by_type"].get(k, 0)) for k in kinds),
+            str(figures["tool_calls"]),
+            str(figures["images"]),
+            str(media),
+            f"{figures['characters']:,}",
+            f"{figures['tokens']:,}",
+        ]
+
+    for index, figures in enumerate(each[:_ROWS]):
+        table.add_row(str(index), *cells(figures))
+    if len(each) > _ROWS:
+        table.add_row("…", *[""] * (len(kinds) + 6))
+    table.add_row("all", *cells(overall), style="bold")
+    console = Console()
+    console.print(table)
+    length = overall["length"]
+    console.print(
+        f"conversation length: min {length['min']}, median {length['median']}, "
+        f"max {length['max']} messages"
+    )
+
+
+stats.__doc__ = HELP

@@ -1,0 +1,70 @@
+"""Statistics of conversations: messages by type, tool calls, media, characters, tokens,
+and the spread of conversation lengths. One pass over each conversation."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from typing import Any
+
+from ..messages import AIMessage, AnyMessage
+
+_MEDIA = {
+    "image": "images",
+    "image_url": "images",
+    "input_image": "images",
+    "audio": "audio",
+    "input_audio": "audio",
+    "video": "video",
+    "file": "files",
+    "input_file": "files",
+    "document": "files",
+    "text-plain": "files",
+}
+FIELDS = ("messages", "tool_calls", "images", "audio", "video", "files", "characters", "tokens")
+
+
+def conversation_stats(messages: Iterable[AnyMessage], counter: Any) -> dict[str, Any]:
+    """One conversation's figures; ``counter`` counts its tokens."""
+    stats: dict[str, Any] = dict.fromkeys(FIELDS, 0)
+    by_type: dict[str, int] = {}
+    additive = getattr(counter, "additive", False)
+    kept: list[AnyMessage] = []
+    tokens = getattr(counter, "base", 0) if additive else 0
+    for message in messages:
+        stats["messages"] += 1
+        by_type[message.type] = by_type.get(message.type, 0) + 1
+        if isinstance(message, AIMessage):
+            stats["tool_calls"] += len(message.tool_calls) + len(message.invalid_tool_calls)
+        if isinstance(message.content, list):
+            for block in message.content:
+                kind = _MEDIA.get(block.get("type")) if isinstance(block, dict) else None
+                if kind:
+                    stats[kind] += 1
+        stats["characters"] += len(message.text)
+        if additive:
+            tokens += counter.cost(message)
+        else:
+            kept.append(message)
+    stats["tokens"] = tokens if additive else counter.count(kept)
+    stats["by_type"] = by_type
+    return stats
+
+
+def overall_stats(each: list[dict[str, Any]]) -> dict[str, Any]:
+    """Totals over conversations, with min, median and max conversation length."""
+    total: dict[str, Any] = {"conversations": len(each)}
+    for field in FIELDS:
+        total[field] = sum(s[field] for s in each)
+    by_type: dict[str, int] = {}
+    for s in each:
+        for kind, number in s["by_type"].items():
+            by_type[kind] = by_type.get(kind, 0) + number
+    total["by_type"] = by_type
+    lengths = [s["messages"] for s in each]
+    total["length"] = (
+        {"min": min(lengths), "median": statistics.median(lengths), "max": max(lengths)}
+        if lengths
+        else {"min": 0, "median": 0, "max": 0}
+    )
+    return total
