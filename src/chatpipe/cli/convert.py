@@ -10,7 +10,7 @@ from ..errors import UsageError
 from ..formats import WRITABLE, get_dialect
 from ..formats.write import write_records
 from .options import AsJson, FromDialect, GroupBy, InputFiles, OnError, Output, Verbose
-from .runtime import Inputs, Sink, run
+from .runtime import Inputs, run, write_lines
 
 HELP = """Convert a chat log to another dialect (canonical JSONL by default).
 
@@ -43,17 +43,10 @@ def convert(
         if not target.writable:
             raise UsageError(f"cannot write {to} yet", hint="--to takes " + ", ".join(WRITABLE))
         inputs = Inputs(files, from_, on_error, group_by, verbose)
-        sink = Sink(output, inputs.files)
-        ok = False
-        try:
-            for line in write_records(
-                inputs.conversations(), target.write_messages, inputs.message_stream, as_json
-            ):
-                sink.line(line)
-            ok = True
-        finally:
-            sink.close(ok)
-        inputs.report()
+        lines = write_records(
+            inputs.conversations(), target.write_messages, inputs.message_stream, as_json
+        )
+        write_lines(inputs, output, lines)
 
     run(body)
 

@@ -10,7 +10,7 @@ from ..errors import UsageError
 from ..formats.openai_writer import TEXT_FORMATS, OpenAIWriter
 from ..formats.write import write_records
 from .options import AsJson, FromDialect, InputFiles, OnError, Output, Verbose
-from .runtime import Inputs, Sink, run
+from .runtime import Inputs, run, write_lines
 
 HELP = """Write a chat log as OpenAI chat messages, as langchain's convert_to_openai_messages.
 
@@ -68,17 +68,8 @@ def openai(
             raise UsageError(f"--text-format must be string, block or keep, got {text_format!r}")
         writer = OpenAIWriter(text_format, include_id, pass_through_unknown_blocks, keep_fields)
         inputs = Inputs(files, from_, on_error, verbose=verbose)
-        sink = Sink(output, inputs.files)
-        ok = False
-        try:
-            for line in write_records(
-                inputs.conversations(), writer.write, inputs.message_stream, as_json
-            ):
-                sink.line(line)
-            ok = True
-        finally:
-            sink.close(ok)
-        inputs.report()
+        lines = write_records(inputs.conversations(), writer.write, inputs.message_stream, as_json)
+        write_lines(inputs, output, lines)
 
     run(body)
 
