@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ..ops.filter import iter_filter, iter_merge
-from .options import FromDialect, InputFiles, OnError, Output, Verbose, unescape
+from .options import FromDialect, InputFiles, OnError, Output, To, Verbose, unescape
 from .runtime import Inputs, check_target, run, write_operation
 
 FILTER_HELP = """Keep or drop messages by type, name, id or tool call (langchain's filter_messages).
@@ -41,14 +41,6 @@ def _many(flag: str, what: str):
         list[str] | None,
         typer.Option(flag, metavar="VALUE", help=f"{what} (repeatable).", show_default=False),
     ]
-
-
-To = Annotated[
-    str | None,
-    typer.Option(
-        "--to", metavar="DIALECT", help="Output dialect (default: the input's).", show_default=False
-    ),
-]
 
 
 def filter_(

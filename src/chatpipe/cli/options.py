@@ -53,6 +53,15 @@ AsJson = Annotated[
     bool,
     typer.Option("--json", help="Print one JSON document instead of one record per line."),
 ]
+To = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--to",
+        metavar="DIALECT",
+        help="Output dialect (default: the input's).",
+        show_default=False,
+    ),
+]
 Verbose = Annotated[
     int,
     typer.Option("-v", "--verbose", count=True, help="Say more on stderr (what was detected)."),

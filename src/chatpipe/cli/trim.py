@@ -19,7 +19,7 @@ from ..ops.trim import (
     trim_last_stream,
     trim_messages,
 )
-from .options import AsJson, FromDialect, InputFiles, OnError, Output, Verbose
+from .options import AsJson, FromDialect, InputFiles, OnError, Output, To, Verbose
 from .runtime import Inputs, check_target, run, warn, write_lines, write_operation
 
 TokenCounterOption = Annotated[
@@ -117,15 +117,7 @@ def trim(
             "(no orphan tool results, no unanswered calls).",
         ),
     ] = False,
-    to: Annotated[
-        str | None,
-        typer.Option(
-            "--to",
-            metavar="DIALECT",
-            help="Output dialect (default: the input's).",
-            show_default=False,
-        ),
-    ] = None,
+    to: To = None,
     from_: FromDialect = "auto",
     on_error: OnError = "fail",
     output: Output = None,
