@@ -89,6 +89,10 @@ def read_records(source: Source) -> Iterator[Record]:
         if not head:
             source.container = "jsonl"
             return
+        if head.startswith((b"data:", b"event:", b"id:", b"retry:")) or suffix == ".sse":
+            source.container = "sse"
+            yield from _sse_records(source, stream, first, lineno)
+            return
         if head[:1] in (b"{", b"[", b'"'):
             try:
                 value = orjson.loads(first)
@@ -163,6 +167,33 @@ def _jsonl_records(
                     yield BadRecord(_json_error(exc, source, bare, lineno - 1))
             else:
                 yield Record(value, Location(name, lineno, _col(line)))
+        line = stream.readline()
+        lineno += 1
+
+
+def _sse_records(source: Source, stream: IO[bytes], first: bytes, lineno: int) -> Iterator[Record]:
+    """Server-sent events: each event's ``data:`` lines joined are one JSON record."""
+    data: list[bytes] = []
+    start = lineno
+    line = first
+    while True:
+        stripped = line.rstrip(b"\r\n")
+        if not stripped:  # a blank line (or the end) closes the event
+            if data:
+                payload = b"\n".join(data)
+                if payload.strip() != b"[DONE]":
+                    try:
+                        yield Record(orjson.loads(payload), Location(source.name, start, 1))
+                    except orjson.JSONDecodeError as exc:
+                        yield BadRecord(_json_error(exc, source, payload, start - 1))
+                data = []
+            if not line:
+                return
+        elif stripped.startswith(b"data:"):
+            if not data:
+                start = lineno
+            value = stripped[5:]
+            data.append(value[1:] if value.startswith(b" ") else value)
         line = stream.readline()
         lineno += 1
 

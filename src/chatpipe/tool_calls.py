@@ -304,8 +304,8 @@ def chunks_from_openai(raw_calls: list[Any]) -> list[ToolCallChunk]:
         function = raw.get("function")
         chunks.append(
             tool_call_chunk(
-                name=function["name"] if function is not None else None,
-                args=function["arguments"] if function is not None else None,
+                name=function.get("name") if function is not None else None,
+                args=function.get("arguments") if function is not None else None,
                 id=raw.get("id"),
                 index=raw.get("index"),
             )

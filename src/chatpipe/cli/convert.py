@@ -44,7 +44,11 @@ def convert(
             raise UsageError(f"cannot write {to} yet", hint="--to takes " + ", ".join(WRITABLE))
         inputs = Inputs(files, from_, on_error, group_by, verbose)
         lines = write_records(
-            inputs.conversations(), target.write_messages, inputs.message_stream, as_json
+            inputs.conversations(),
+            target.write_messages,
+            inputs.message_stream,
+            as_json,
+            getattr(target, "write_conversation", None),
         )
         write_lines(inputs, output, lines)
 

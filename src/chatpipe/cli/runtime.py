@@ -14,7 +14,7 @@ from typing import IO, Any
 import typer
 
 from ..errors import ChatpipeError
-from ..formats import MESSAGES, Conversation, ErrorLog, Reading, read
+from ..formats import MESSAGES, STREAM, Conversation, ErrorLog, Reading, read
 from ..io import AtomicOutput
 
 PROG = "chatpipe"
@@ -99,10 +99,10 @@ class Inputs:
         ):
             if self.verbose:
                 for source, dialect, shape in self.reading.found[reported:]:
-                    per = "message" if shape == MESSAGES else "conversation"
-                    warn(
-                        f"read {source.name}: {dialect.name} ({source.container}, {per} per record)"
+                    per = {MESSAGES: "message per record", STREAM: "a stream of events"}.get(
+                        shape, "conversation per record"
                     )
+                    warn(f"read {source.name}: {dialect.name} ({source.container}, {per})")
                 reported = len(self.reading.found)
             yield conversation
 
@@ -182,8 +182,20 @@ def write_operation(
         Conversation(transform(c), c.meta, c.location, c.messages_key)
         for c in inputs.conversations()
     )
-    lines = write_records(changed, lambda ms: dialect().write_messages(ms), inputs.message_stream)
+    lines = write_records(
+        changed,
+        lambda ms: dialect().write_messages(ms),
+        inputs.message_stream,
+        write_conversation=lambda c: _whole(dialect(), c),
+    )
     write_lines(inputs, output, lines)
+
+
+def _whole(dialect, conversation: Conversation):
+    """A conversation record for dialects whose records are whole conversations."""
+    if hasattr(dialect, "write_conversation"):
+        return dialect.write_conversation(conversation)
+    return None
 
 
 def write_lines(inputs: Inputs, output: str | None, lines) -> None:

@@ -15,18 +15,33 @@ from typing import Any
 from ..errors import ChatpipeError, DataError, Location, UsageError
 from ..io import BadRecord, Record, Source, read_records
 from ..messages import AnyMessage
+from .anthropic import AnthropicDialect, AnthropicStreamDialect, is_anthropic_response
 from .base import Conversation, Dialect, _keys_hint
+from .exports import ChatGPTExportDialect, ClaudeExportDialect, ReadOptions
+from .gemini import GeminiDialect, GeminiStreamDialect, is_gemini_response
 from .hf import LlamaFactoryDialect
 from .langchain import CanonicalDialect, LangchainDialect
 from .mellea import MelleaDialect
 from .openai import OpenAIDialect
+from .sharegpt import ShareGPTDialect
+from .streams import OpenAIStreamDialect, ResponsesDialect, ResponsesStreamDialect
 
-# detection order: the most specific shapes first
+# detection order: the most specific shapes first (formats.md §11)
 DIALECTS: dict[str, Dialect] = {
     d.name: d
     for d in (
+        ChatGPTExportDialect(),
+        ClaudeExportDialect(),
+        OpenAIStreamDialect(),
+        AnthropicStreamDialect(),
+        ResponsesStreamDialect(),
+        GeminiStreamDialect(),
         LangchainDialect(),
         CanonicalDialect(),
+        AnthropicDialect(),
+        GeminiDialect(),
+        ResponsesDialect(),
+        ShareGPTDialect(),
         MelleaDialect(),
         LlamaFactoryDialect(),
         OpenAIDialect(),
@@ -37,6 +52,7 @@ WRITABLE = [name for name, d in DIALECTS.items() if d.writable]
 _DETECT_WINDOW = 20  # records looked at before choosing a dialect
 MESSAGES = "messages"  # the records are the messages of one conversation
 CONVERSATIONS = "conversations"  # each record is a conversation
+STREAM = "stream"  # the records are events that spell out messages
 
 
 def get_dialect(name: str) -> Dialect:
@@ -49,12 +65,31 @@ def get_dialect(name: str) -> Dialect:
 
 
 def detect(value: Any, more: list[Any] = ()) -> tuple[Dialect, str] | None:
+    try:
+        return _detect(value, more)
+    except (TypeError, AttributeError):  # a shape no dialect expects (e.g. a list as "type")
+        return None
+
+
+def _detect(value: Any, more: list[Any]) -> tuple[Dialect, str] | None:
     """The dialect and record shape a first record shows, or None.
 
     ``more`` holds the next few records: the OpenAI family (Mellea, LLaMA-Factory) is
     told apart by keys that need not appear in the first message.
     """
     found = None
+    for dialect in DIALECTS.values():
+        if getattr(dialect, "stream", False) and dialect.is_stream_event(value):
+            return dialect, STREAM
+    if is_anthropic_response(value):
+        return DIALECTS["anthropic"], CONVERSATIONS
+    if (
+        is_gemini_response(value)
+        and "candidates" in value
+        and more
+        and all(is_gemini_response(v) for v in more)
+    ):
+        return DIALECTS["gemini-stream"], STREAM
     for dialect in DIALECTS.values():
         if dialect.is_message(value):
             found = dialect, MESSAGES
@@ -111,13 +146,15 @@ def read(
     errors: ErrorLog | None = None,
     group_by: str | None = None,
     reading: Reading | None = None,
+    options: ReadOptions | None = None,
 ) -> Iterator[Conversation]:
     """Conversations from every source in turn."""
     forced = get_dialect(dialect) if dialect and dialect != "auto" else None
     errors = errors or ErrorLog()
+    options = options or ReadOptions()
     for spec in specs:
         source = Source(spec)
-        yield from _read_source(source, forced, errors, group_by, reading)
+        yield from _read_source(source, forced, errors, group_by, reading, options)
 
 
 def _read_source(
@@ -126,6 +163,7 @@ def _read_source(
     errors: ErrorLog,
     group_by: str | None,
     reading: Reading | None,
+    options: ReadOptions,
 ) -> Iterator[Conversation]:
     opened = open_records(source, forced, errors)
     if opened is None:
@@ -143,9 +181,16 @@ def _read_source(
                 errors.handle(record.error)
                 continue
             try:
-                yield dialect.read_conversation(record.value, record.location)
+                if hasattr(dialect, "read_conversations"):
+                    yield from dialect.read_conversations(record.value, record.location, options)
+                else:
+                    yield dialect.read_conversation(record.value, record.location)
             except ChatpipeError as exc:
                 errors.handle(exc.located(record.location))
+        return
+    if shape == STREAM:
+        values = (r.value for r in rest if not isinstance(r, BadRecord) or errors.handle(r.error))
+        yield from dialect.read_stream(values, first.location)
         return
     location = first.location
     if group_by:
@@ -176,6 +221,8 @@ def open_records(
 def _choose(first: Record, more: list[Any], forced: Dialect | None) -> tuple[Dialect, str]:
     value = first.value
     if forced is not None:
+        if getattr(forced, "stream", False):
+            return forced, STREAM
         if forced.is_conversation(value) and not forced.is_message(value):
             return forced, CONVERSATIONS
         if isinstance(value, dict) and isinstance(value.get("messages"), list):

@@ -94,6 +94,24 @@ class Dialect:
         raise DataError(f"cannot write {self.name}")
 
 
+class StreamDialect(Dialect):
+    """Records are events that spell out messages; ``read_stream`` reassembles them."""
+
+    stream = True
+
+    def is_stream_event(self, value: Any) -> bool:
+        return False
+
+    def is_conversation(self, value: Any) -> bool:
+        return False
+
+    def read_message(self, value: Any) -> AnyMessage:
+        raise ValidationError(f"{self.name} records are stream events, read as a whole")
+
+    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
+        raise NotImplementedError
+
+
 def _keys_hint(value: Any) -> str:
     if isinstance(value, dict):
         keys = ", ".join(map(str, list(value)[:8])) or "none"

@@ -30,16 +30,26 @@ def write_records(
     write_messages: MessageWriter,
     message_per_line: Callable[[], bool],
     as_json: bool = False,
+    write_conversation: Callable[[Conversation], Any] | None = None,
 ) -> Iterator[bytes]:
     """Encoded JSON lines (or one document when ``as_json``) for the conversations.
 
     ``write_messages`` turns messages into the target dialect's records.
     ``message_per_line`` is asked once the first conversation has been read, when the
-    input's shape is known. Errors name the conversation they happened in.
+    input's shape is known. ``write_conversation``, when it gives a record, writes a
+    whole conversation instead. Errors name the conversation they happened in.
     """
     per_message: bool | None = None
     document: list = []
     for conversation in conversations:
+        # dialects whose records are whole conversations (anthropic, gemini, sharegpt)
+        whole = write_conversation(conversation) if write_conversation is not None else None
+        if whole is not None:
+            if as_json:
+                document.append(whole)
+            else:
+                yield dumps(whole)
+            continue
         if per_message is None:
             per_message = message_per_line()
         if per_message:

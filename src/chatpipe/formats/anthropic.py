@@ -1,0 +1,398 @@
+"""Anthropic Messages API: requests, responses and stream events (formats.md §4).
+
+Messages keep Anthropic's own content blocks, as langchain-anthropic does, so thinking
+signatures, citations and cache_control survive untouched; ``tool_use`` blocks also give
+the AI message its tool calls, and each ``tool_result`` in a user turn becomes a
+ToolMessage. The writer lifts system messages to the top level, sends tool results as
+user-turn blocks and merges adjacent turns of one role, as the API requires.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..errors import ChatpipeError, Location, ValidationError
+from ..messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from .base import Conversation, Dialect, StreamDialect, _keys_hint
+
+STREAM_EVENTS = frozenset(
+    (
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+        "error",
+    )
+)
+_BLOCK_TYPES = frozenset(
+    (
+        "tool_use",
+        "tool_result",
+        "thinking",
+        "redacted_thinking",
+        "server_tool_use",
+        "mcp_tool_use",
+        "mcp_tool_result",
+    )
+)
+
+
+def _blocks_look_anthropic(messages: list[Any]) -> bool:
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and (
+                    block.get("type") in _BLOCK_TYPES or isinstance(block.get("source"), dict)
+                ):
+                    return True
+    return False
+
+
+def is_anthropic_request(value: Any) -> bool:
+    if not isinstance(value, dict) or not isinstance(value.get("messages"), list):
+        return False
+    model = value.get("model")
+    return (
+        ("max_tokens" in value and ("system" in value or isinstance(model, str)))
+        and (
+            (isinstance(model, str) and model.startswith("claude"))
+            or "system" in value
+            or _blocks_look_anthropic(value["messages"])
+        )
+    ) or _blocks_look_anthropic(value["messages"])
+
+
+def is_anthropic_response(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and value.get("type") == "message"
+        and value.get("role") == "assistant"
+        and isinstance(value.get("content"), list)
+    )
+
+
+def ai_from_content(content: Any, **fields: Any) -> AIMessage:
+    """An AI message holding Anthropic blocks; tool_use blocks are its tool calls."""
+    calls = []
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                calls.append(
+                    {
+                        "name": block.get("name") or "",
+                        "args": block.get("input") or {},
+                        "id": block.get("id"),
+                    }
+                )
+    return AIMessage(content if content is not None else "", tool_calls=calls, **fields)
+
+
+def user_turn(content: Any) -> list[AnyMessage]:
+    """A user turn: one ToolMessage per tool_result block, then the rest as a human turn."""
+    if not isinstance(content, list):
+        return [HumanMessage(content if content is not None else "")]
+    results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+    rest = [b for b in content if not (isinstance(b, dict) and b.get("type") == "tool_result")]
+    out: list[AnyMessage] = []
+    for block in results:
+        extra = {
+            k: v
+            for k, v in block.items()
+            if k not in ("type", "tool_use_id", "content", "is_error")
+        }
+        out.append(
+            ToolMessage(
+                block.get("content", ""),
+                tool_call_id=block.get("tool_use_id") or "",
+                status="error" if block.get("is_error") else "success",
+                additional_kwargs=extra,
+            )
+        )
+    if rest or not results:
+        out.append(HumanMessage(rest))
+    return out
+
+
+def usage_from_anthropic(usage: Any) -> dict[str, Any] | None:
+    """langchain-anthropic's usage: input counts include cache reads and writes."""
+    if not isinstance(usage, dict):
+        return None
+    created = usage.get("cache_creation_input_tokens") or 0
+    read = usage.get("cache_read_input_tokens") or 0
+    given = usage.get("input_tokens") or 0
+    output = usage.get("output_tokens") or 0
+    if not all(isinstance(n, int) for n in (created, read, given, output)):
+        return None
+    total_in = given + created + read
+    out: dict[str, Any] = {
+        "input_tokens": total_in,
+        "output_tokens": output,
+        "total_tokens": total_in + output,
+    }
+    details = {k: v for k, v in (("cache_read", read), ("cache_creation", created)) if v}
+    if details:
+        out["input_token_details"] = details
+    return out
+
+
+def message_from_response(value: dict[str, Any]) -> AIMessage:
+    metadata = {k: v for k, v in value.items() if k not in ("content", "type", "role", "id")}
+    if "model" in metadata:
+        metadata["model_name"] = metadata.pop("model")
+    metadata["model_provider"] = "anthropic"
+    return ai_from_content(
+        value.get("content"),
+        id=value.get("id"),
+        response_metadata=metadata,
+        usage_metadata=usage_from_anthropic(value.get("usage")),
+    )
+
+
+class AnthropicDialect(Dialect):
+    name = "anthropic"
+    writable = True
+    description = "Anthropic Messages requests {system, messages}, responses, stream events"
+
+    def is_message(self, value: Any) -> bool:
+        return False  # bare {role, content} lists read as OpenAI (formats.md §11)
+
+    def is_conversation(self, value: Any) -> bool:
+        return is_anthropic_request(value) or is_anthropic_response(value)
+
+    def read_message(self, value: Any) -> AnyMessage:
+        if not isinstance(value, dict) or value.get("role") not in ("user", "assistant"):
+            raise ValidationError("not an Anthropic message", hint=_keys_hint(value))
+        if value["role"] == "assistant":
+            return ai_from_content(value.get("content"))
+        turn = user_turn(value.get("content"))
+        if len(turn) != 1:
+            raise ValidationError("a user turn with tool results is several messages")
+        return turn[0]
+
+    def read_conversation(self, value: Any, location: Location) -> Conversation:
+        if is_anthropic_response(value):
+            meta = {k: v for k, v in value.items() if k not in ("content",)}
+            return Conversation([message_from_response(value)], meta, location)
+        messages: list[AnyMessage] = []
+        system = value.get("system")
+        if system:
+            messages.append(SystemMessage(system))
+        for index, item in enumerate(value.get("messages") or ()):
+            try:
+                if not isinstance(item, dict):
+                    raise ValidationError("a message must be an object")
+                if item.get("role") == "assistant":
+                    messages.append(ai_from_content(item.get("content")))
+                elif item.get("role") == "user":
+                    messages.extend(user_turn(item.get("content")))
+                else:
+                    raise ValidationError(
+                        f"Anthropic roles are user and assistant, got {item.get('role')!r}"
+                    )
+            except ChatpipeError as exc:
+                raise exc.located(location.at_message(index)) from None
+        meta = {k: (None if k == "messages" else v) for k, v in value.items() if k != "system"}
+        return Conversation(messages, meta, location, "messages")
+
+    def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
+        return iter(write_turns(messages)[1])
+
+    def write_conversation(self, conversation: Conversation) -> dict[str, Any]:
+        system, turns = write_turns(conversation.messages)
+        meta = {k: v for k, v in conversation.meta.items() if k not in ("messages", "system")}
+        record: dict[str, Any] = {}
+        if system is not None:
+            record["system"] = system
+        record["messages"] = turns
+        record.update(meta)
+        return record
+
+
+# -- writing ----------------------------------------------------------------------------
+
+
+def _block_to_anthropic(block: Any) -> dict[str, Any]:
+    if isinstance(block, str):
+        return {"type": "text", "text": block}
+    kind = block.get("type")
+    if kind == "image_url":
+        url = (
+            block["image_url"]["url"]
+            if isinstance(block.get("image_url"), dict)
+            else block.get("image_url")
+        )
+        return _image(url)
+    if kind == "image" and "source" not in block and ("url" in block or "base64" in block):
+        if "url" in block:
+            return {"type": "image", "source": {"type": "url", "url": block["url"]}}
+        return {
+            "type": "image",
+            "source": {
+                "type": "base64",
+                "media_type": block.get("mime_type"),
+                "data": block["base64"],
+            },
+        }
+    if kind == "reasoning":
+        return {
+            "type": "thinking",
+            "thinking": block.get("reasoning", ""),
+            "signature": (block.get("extras") or {}).get("signature", ""),
+        }
+    return block
+
+
+def _image(url: Any) -> dict[str, Any]:
+    if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
+        head, data = url[5:].split(";base64,", 1)
+        return {"type": "image", "source": {"type": "base64", "media_type": head, "data": data}}
+    return {"type": "image", "source": {"type": "url", "url": url}}
+
+
+def _content(message: AnyMessage) -> Any:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return [_block_to_anthropic(b) for b in content]
+
+
+def _as_blocks(content: Any) -> list[Any]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+def write_turns(messages: Iterable[AnyMessage]) -> tuple[Any, list[dict[str, Any]]]:
+    """(system, turns) for a request: system lifted, tool results in user turns, same-role
+    turns merged."""
+    system: Any = None
+    turns: list[dict[str, Any]] = []
+
+    def add(role: str, content: Any) -> None:
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"] = _as_blocks(turns[-1]["content"]) + _as_blocks(content)
+        else:
+            turns.append({"role": role, "content": content})
+
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            text = message.content
+            if system is None:
+                system = text
+            else:
+                system = _as_blocks(system) + _as_blocks(text)
+        elif isinstance(message, AIMessage):
+            content = _content(message)
+            blocks = (
+                [{"type": "text", "text": content}]
+                if isinstance(content, str) and content
+                else ([] if isinstance(content, str) else content)
+            )
+            present = {
+                b.get("id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"
+            }
+            for call in message.tool_calls:
+                if call["id"] not in present:
+                    blocks.append(
+                        {
+                            "type": "tool_use",
+                            "id": call["id"],
+                            "name": call["name"],
+                            "input": call["args"],
+                        }
+                    )
+            if not message.tool_calls and isinstance(content, str):
+                add("assistant", content)
+            else:
+                add("assistant", blocks)
+        elif isinstance(message, ToolMessage):
+            block: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": message.tool_call_id,
+                "content": _content(message),
+            }
+            if message.status == "error":
+                block["is_error"] = True
+            block.update(
+                {k: v for k, v in message.additional_kwargs.items() if k in ("cache_control",)}
+            )
+            add("user", [block])
+        else:
+            add("user", _content(message))
+    return system, turns
+
+
+# -- streams ----------------------------------------------------------------------------
+
+
+def assemble_stream(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Responses spelled by a run of stream events (several streams may follow each other)."""
+    message: dict[str, Any] | None = None
+    partial: dict[int, str] = {}
+    for event in events:
+        kind = event.get("type")
+        if kind == "message_start":
+            if message is not None:
+                yield _finish(message, partial)
+            message, partial = dict(event.get("message") or {}), {}
+            message["content"] = list(message.get("content") or [])
+        elif message is None:
+            continue
+        elif kind == "content_block_start":
+            block = dict(event.get("content_block") or {})
+            index = event.get("index", len(message["content"]))
+            while len(message["content"]) <= index:
+                message["content"].append({})
+            message["content"][index] = block
+        elif kind == "content_block_delta":
+            index = event.get("index", 0)
+            block = message["content"][index]
+            delta = event.get("delta") or {}
+            dtype = delta.get("type")
+            if dtype == "text_delta":
+                block["text"] = block.get("text", "") + delta.get("text", "")
+            elif dtype == "thinking_delta":
+                block["thinking"] = block.get("thinking", "") + delta.get("thinking", "")
+            elif dtype == "signature_delta":
+                block["signature"] = block.get("signature", "") + delta.get("signature", "")
+            elif dtype == "input_json_delta":
+                partial[index] = partial.get(index, "") + delta.get("partial_json", "")
+            elif dtype == "citations_delta":
+                block.setdefault("citations", []).append(delta.get("citation"))
+        elif kind == "message_delta":
+            message.update(event.get("delta") or {})
+            usage = event.get("usage")
+            if isinstance(usage, dict):
+                message["usage"] = {**(message.get("usage") or {}), **usage}
+        elif kind == "message_stop":
+            yield _finish(message, partial)
+            message, partial = None, {}
+    if message is not None:
+        yield _finish(message, partial)
+
+
+def _finish(message: dict[str, Any], partial: dict[int, str]) -> dict[str, Any]:
+    for index, text in partial.items():
+        try:
+            message["content"][index]["input"] = json.loads(text) if text else {}
+        except json.JSONDecodeError:
+            message["content"][index]["input"] = {}
+            message["content"][index]["partial_json"] = text
+    return message
+
+
+class AnthropicStreamDialect(StreamDialect):
+    name = "anthropic-stream"
+    description = "Anthropic stream events (JSONL or SSE), reassembled into messages"
+    stream = True
+
+    def is_stream_event(self, value: Any) -> bool:
+        return isinstance(value, dict) and value.get("type") in STREAM_EVENTS
+
+    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
+        for response in assemble_stream(v for v in values if isinstance(v, dict)):
+            yield Conversation([message_from_response(response)], {}, location)

@@ -1,0 +1,341 @@
+"""ChatGPT and Claude.ai data exports (formats.md §6, §7): trees of messages, walked from
+the active leaf to the root (``--branch active``, the default), every root-to-leaf path
+(``--branch all``), or the newest leaf (``--branch latest``). A cycle in the parent links
+is an error; so are several leaves with no active one, unless a branch option says what
+to do.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ..errors import DataError, Location
+from ..messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from .base import Conversation, Dialect
+
+BRANCHES = ("active", "all", "latest")
+
+
+class ReadOptions:
+    """Reading choices for tree-shaped exports."""
+
+    def __init__(self, branch: str = "active", include_hidden: bool = False) -> None:
+        if branch not in BRANCHES:
+            from ..errors import UsageError
+
+            raise UsageError(f"--branch must be one of {', '.join(BRANCHES)}, got {branch!r}")
+        self.branch = branch
+        self.include_hidden = include_hidden
+
+
+def _paths(
+    parents: dict[str, str | None],
+    order: list[str],
+    active: str | None,
+    times: dict[str, Any],
+    options: ReadOptions,
+    location: Location,
+) -> tuple[list[list[str]], int]:
+    """The node paths (root first) to write, and how many leaves were left out."""
+    children: dict[str, list[str]] = {}
+    for node in order:
+        parent = parents.get(node)
+        if parent is not None:
+            children.setdefault(parent, []).append(node)
+    leaves = [n for n in order if n not in children]
+
+    def walk(leaf: str) -> list[str]:
+        path, seen = [], set()
+        node: str | None = leaf
+        while node is not None:
+            if node in seen:
+                raise DataError(f"the parent links loop at node {node!r}", location)
+            seen.add(node)
+            path.append(node)
+            node = parents.get(node)
+            if node is not None and node not in parents:
+                break  # a dangling parent: the path starts here
+        return path[::-1]
+
+    if options.branch == "all":
+        return [walk(leaf) for leaf in leaves], 0
+    if options.branch == "active" and active is not None and active in parents:
+        return [walk(active)], max(0, len(leaves) - 1)
+    if len(leaves) > 1 and options.branch == "active":
+        raise DataError(
+            f"the conversation branches into {len(leaves)} leaves and names no active one",
+            location,
+            hint="use --branch latest for the newest leaf, or --branch all for every path",
+        )
+    if not leaves:
+        if order:
+            raise DataError("the parent links loop: no message is a leaf", location)
+        return [], 0
+    latest = max(leaves, key=lambda n: (times.get(n) or 0, order.index(n)))
+    return [walk(latest)], len(leaves) - 1
+
+
+# -- ChatGPT --------------------------------------------------------------------------------
+
+
+def is_chatgpt_export(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("mapping"), dict)
+
+
+def _chatgpt_text(content: dict[str, Any]) -> tuple[str | list[Any], bool]:
+    """(content, is_known) for one ChatGPT content object."""
+    kind = content.get("content_type", "text")
+    if kind in ("text", "multimodal_text"):
+        parts: list[Any] = []
+        for part in content.get("parts") or []:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, dict) and part.get("content_type") == "image_asset_pointer":
+                extras = {
+                    k: v for k, v in part.items() if k not in ("content_type", "asset_pointer")
+                }
+                parts.append({"type": "image", "url": part.get("asset_pointer"), "extras": extras})
+            elif isinstance(part, dict) and part.get("content_type") == "audio_transcription":
+                parts.append(part.get("text", ""))
+            else:
+                parts.append({"type": "non_standard", "value": part})
+        if all(isinstance(p, str) for p in parts):
+            return "".join(parts), True
+        return [{"type": "text", "text": p} if isinstance(p, str) else p for p in parts], True
+    if kind in ("code", "execution_output", "system_error"):
+        return content.get("text", ""), True
+    if kind == "tether_quote":
+        return content.get("text", ""), True
+    if kind == "tether_browsing_display":
+        return content.get("result", "") or content.get("summary", "") or "", True
+    return "", False
+
+
+def _chatgpt_messages(nodes: list[dict[str, Any]], include_hidden: bool) -> list[AnyMessage]:
+    out: list[AnyMessage] = []
+    calls_by_recipient: dict[str, str] = {}
+    for node in nodes:
+        message = node.get("message")
+        if not isinstance(message, dict):
+            continue
+        author = message.get("author") or {}
+        role = author.get("role")
+        content = message.get("content") or {}
+        metadata = message.get("metadata") or {}
+        kind = content.get("content_type", "text")
+        hidden = metadata.get("is_visually_hidden_from_conversation") or kind in (
+            "user_editable_context",
+            "model_editable_context",
+        )
+        text, known = _chatgpt_text(content)
+        if role == "system" and not text and known:
+            hidden = True
+        if hidden and not include_hidden:
+            continue
+        if not known:
+            text = [{"type": "non_standard", "value": content}]
+        keep = {k: v for k, v in message.items() if k not in ("id", "author", "content")}
+        keep["content_type"] = kind
+        if author.get("name"):
+            keep["author_name"] = author["name"]
+        fields = {"id": message.get("id"), "additional_kwargs": {"chatgpt": keep}}
+        recipient = message.get("recipient") or "all"
+        if kind == "thoughts":
+            thoughts = content.get("thoughts") or []
+            summary = "\n\n".join(t.get("content", "") for t in thoughts if isinstance(t, dict))
+            out.append(
+                AIMessage(
+                    [{"type": "reasoning", "reasoning": summary, "extras": {"thoughts": thoughts}}],
+                    **fields,
+                )
+            )
+        elif hidden:
+            out.append(SystemMessage(text, **fields))
+        elif role == "user":
+            out.append(HumanMessage(text, **fields))
+        elif role == "assistant" and recipient != "all":
+            body = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False)
+            try:
+                args = json.loads(body)
+            except ValueError:
+                args = None
+            if not isinstance(args, dict):
+                args = {"input": body}
+            calls_by_recipient[recipient] = message.get("id") or ""
+            out.append(
+                AIMessage(
+                    "",
+                    tool_calls=[{"name": recipient, "args": args, "id": message.get("id")}],
+                    **fields,
+                )
+            )
+        elif role == "assistant":
+            out.append(AIMessage(text, **fields))
+        elif role == "tool":
+            name = author.get("name") or ""
+            call_id = calls_by_recipient.get(name, "")
+            out.append(ToolMessage(text, tool_call_id=call_id, name=name or None, **fields))
+        else:
+            out.append(SystemMessage(text, **fields))
+    return out
+
+
+class ChatGPTExportDialect(Dialect):
+    name = "chatgpt-export"
+    description = "ChatGPT data export conversations.json (array, object, or shards)"
+
+    def is_conversation(self, value: Any) -> bool:
+        return is_chatgpt_export(value)
+
+    def read_message(self, value: Any) -> AnyMessage:
+        raise DataError("a ChatGPT export is read a conversation at a time")
+
+    def read_conversations(
+        self, value: Any, location: Location, options: ReadOptions
+    ) -> Iterator[Conversation]:
+        mapping = value["mapping"]
+        order = list(mapping)
+        parents = {key: (node or {}).get("parent") for key, node in mapping.items()}
+        times = {
+            key: ((node or {}).get("message") or {}).get("create_time")
+            for key, node in mapping.items()
+        }
+        paths, dropped = _paths(parents, order, value.get("current_node"), times, options, location)
+        meta = {k: v for k, v in value.items() if k != "mapping"}
+        for number, path in enumerate(paths):
+            nodes = [mapping[key] or {} for key in path]
+            branch_meta = dict(meta)
+            branch_meta["branch"] = {"leaf": path[-1] if path else None, "left_out": dropped}
+            if options.branch == "all":
+                branch_meta["branch"] = {"leaf": path[-1], "index": number, "of": len(paths)}
+            yield Conversation(
+                _chatgpt_messages(nodes, options.include_hidden), branch_meta, location
+            )
+
+    def read_conversation(self, value: Any, location: Location) -> Conversation:
+        return next(self.read_conversations(value, location, ReadOptions()))
+
+
+# -- Claude.ai ------------------------------------------------------------------------------
+
+ROOT = "00000000-0000-4000-8000-000000000000"
+
+
+def is_claude_export(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("chat_messages"), list)
+
+
+def _claude_block(block: Any) -> Any:
+    if not isinstance(block, dict):
+        return block
+    kind = block.get("type")
+    rest = {
+        k: v
+        for k, v in block.items()
+        if k not in ("type", "text", "thinking", "id", "name", "input", "tool_use_id", "content")
+    }
+    if kind == "text":
+        out: dict[str, Any] = {"type": "text", "text": block.get("text", "")}
+    elif kind == "thinking":
+        out = {"type": "reasoning", "reasoning": block.get("thinking", "")}
+    elif kind == "tool_use":
+        out = {
+            "type": "server_tool_call",
+            "id": block.get("id") or "",
+            "name": block.get("name") or "",
+            "args": block.get("input") or {},
+        }
+    elif kind == "tool_result":
+        out = {
+            "type": "server_tool_result",
+            "tool_call_id": block.get("tool_use_id") or "",
+            "status": "error" if block.get("is_error") else "success",
+            "output": block.get("content"),
+        }
+        rest.pop("is_error", None)
+    else:
+        return {"type": "non_standard", "value": block}
+    if rest:
+        out["extras"] = rest
+    return out
+
+
+def _claude_message(message: dict[str, Any]) -> AnyMessage:
+    content = message.get("content")
+    if isinstance(content, list) and content:
+        blocks = [_claude_block(b) for b in content]
+    else:
+        blocks = (
+            [{"type": "text", "text": message.get("text") or ""}] if message.get("text") else []
+        )
+    for attachment in message.get("attachments") or []:
+        if isinstance(attachment, dict) and attachment.get("extracted_content"):
+            extras = {k: v for k, v in attachment.items() if k != "extracted_content"}
+            blocks.append(
+                {
+                    "type": "text-plain",
+                    "mime_type": "text/plain",
+                    "text": attachment["extracted_content"],
+                    "extras": extras,
+                }
+            )
+    keep = {k: v for k, v in message.items() if k not in ("uuid", "sender", "content")}
+    if isinstance(content, list) and content:
+        keep.pop("text", None)  # the blocks hold it (the text field repeats them)
+    fields = {"id": message.get("uuid"), "additional_kwargs": {"claude": keep}}
+    if len(blocks) == 1 and blocks[0]["type"] == "text" and "extras" not in blocks[0]:
+        body: Any = blocks[0]["text"]
+    else:
+        body = blocks
+    if message.get("sender") == "assistant":
+        return AIMessage(body, **fields)
+    return HumanMessage(body, **fields)
+
+
+class ClaudeExportDialect(Dialect):
+    name = "claude-export"
+    description = "Claude.ai export conversations (chat_messages), web-app and ZIP shapes"
+
+    def is_conversation(self, value: Any) -> bool:
+        return is_claude_export(value)
+
+    def read_message(self, value: Any) -> AnyMessage:
+        return _claude_message(value)
+
+    def read_conversations(
+        self, value: Any, location: Location, options: ReadOptions
+    ) -> Iterator[Conversation]:
+        messages = [m for m in value["chat_messages"] if isinstance(m, dict)]
+        meta = {k: v for k, v in value.items() if k != "chat_messages"}
+        if not any("parent_message_uuid" in m for m in messages):
+            ordered = (
+                sorted(messages, key=lambda m: m.get("index", 0))
+                if all("index" in m for m in messages)
+                else messages
+            )
+            yield Conversation([_claude_message(m) for m in ordered], meta, location)
+            return
+        by_id = {m.get("uuid"): m for m in messages}
+        parents = {
+            m.get("uuid"): (
+                m.get("parent_message_uuid") if m.get("parent_message_uuid") in by_id else None
+            )
+            for m in messages
+        }
+        order = [m.get("uuid") for m in messages]
+        times = {m.get("uuid"): m.get("created_at") for m in messages}
+        paths, dropped = _paths(
+            parents, order, value.get("current_leaf_message_uuid"), times, options, location
+        )
+        for number, path in enumerate(paths):
+            branch = {"leaf": path[-1] if path else None, "left_out": dropped}
+            if options.branch == "all":
+                branch = {"leaf": path[-1], "index": number, "of": len(paths)}
+            yield Conversation(
+                [_claude_message(by_id[i]) for i in path], {**meta, "branch": branch}, location
+            )
+
+    def read_conversation(self, value: Any, location: Location) -> Conversation:
+        return next(self.read_conversations(value, location, ReadOptions()))

@@ -1,0 +1,441 @@
+"""Google Gemini: requests ``{contents, systemInstruction}``, responses and streamed
+responses (formats.md §5). camelCase and snake_case keys both read.
+
+Parts become standard blocks: text, reasoning for ``thought`` parts, image / audio /
+video / file for inline and file data; ``functionCall`` parts become tool calls (ids made
+up when missing, and paired with the ``functionResponse`` parts that answer them, by
+order and name); ``thoughtSignature`` is kept, on the block's ``extras`` or, for calls,
+in ``additional_kwargs["thought_signatures"]``. Parts with no standard home stay as
+``non_standard`` blocks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..errors import ChatpipeError, Location, ValidationError
+from ..messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from .base import Conversation, Dialect, StreamDialect
+
+_SNAKE = re.compile(r"_([a-z])")
+
+
+def _camel(key: str) -> str:
+    return _SNAKE.sub(lambda m: m.group(1).upper(), key)
+
+
+def _get(part: dict[str, Any], key: str) -> Any:
+    """A field by its camelCase name, whichever spelling the file uses."""
+    if key in part:
+        return part[key]
+    snake = re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), key)
+    return part.get(snake)
+
+
+def is_gemini_request(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    contents = value.get("contents")
+    return (
+        isinstance(contents, list) and all(isinstance(c, dict) and "parts" in c for c in contents)
+    ) or (_get(value, "systemInstruction") is not None and "messages" not in value)
+
+
+def is_gemini_response(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and (isinstance(value.get("candidates"), list) or _get(value, "usageMetadata") is not None)
+        and "choices" not in value
+    )
+
+
+def _media_kind(mime: Any) -> str:
+    head = mime.split("/", 1)[0] if isinstance(mime, str) else ""
+    return head if head in ("image", "audio", "video") else "file"
+
+
+def _block(part: dict[str, Any]) -> dict[str, Any]:
+    signature = _get(part, "thoughtSignature")
+    extras = {"thought_signature": signature} if signature else {}
+    if "text" in part:
+        if _get(part, "thought"):
+            block: dict[str, Any] = {"type": "reasoning", "reasoning": part["text"]}
+        else:
+            block = {"type": "text", "text": part["text"]}
+    elif _get(part, "inlineData") is not None:
+        data = _get(part, "inlineData")
+        mime = _get(data, "mimeType")
+        block = {"type": _media_kind(mime), "base64": data.get("data"), "mime_type": mime}
+    elif _get(part, "fileData") is not None:
+        data = _get(part, "fileData")
+        mime = _get(data, "mimeType")
+        block = {"type": _media_kind(mime), "url": _get(data, "fileUri")}
+        if mime:
+            block["mime_type"] = mime
+    else:
+        return {"type": "non_standard", "value": part}
+    rest = {
+        k: v
+        for k, v in part.items()
+        if k
+        not in (
+            "text",
+            "thought",
+            "thoughtSignature",
+            "thought_signature",
+            "inlineData",
+            "inline_data",
+            "fileData",
+            "file_data",
+        )
+    }
+    extras.update(rest)
+    if extras:
+        block["extras"] = extras
+    return block
+
+
+def _content(blocks: list[dict[str, Any]]) -> Any:
+    if len(blocks) == 1 and blocks[0]["type"] == "text" and "extras" not in blocks[0]:
+        return blocks[0]["text"]
+    return blocks
+
+
+class _Pairing:
+    """Ids for calls that have none, and the calls waiting for their responses."""
+
+    def __init__(self) -> None:
+        self.waiting: list[tuple[str, str]] = []  # (name, id), oldest first
+
+    def call_id(self, call: dict[str, Any], turn: int, n: int) -> str:
+        call_id = call.get("id") or f"call_{turn}_{n}"
+        self.waiting.append((call.get("name") or "", call_id))
+        return call_id
+
+    def response_id(self, response: dict[str, Any]) -> str:
+        if response.get("id"):
+            given = response["id"]
+            self.waiting = [w for w in self.waiting if w[1] != given]
+            return given
+        name = response.get("name") or ""
+        for i, (waiting_name, call_id) in enumerate(self.waiting):
+            if waiting_name == name:
+                del self.waiting[i]
+                return call_id
+        return ""
+
+
+def messages_from_contents(
+    contents: list[Any], pairing: _Pairing | None = None
+) -> list[AnyMessage]:
+    pairing = pairing or _Pairing()
+    out: list[AnyMessage] = []
+    for turn, item in enumerate(contents):
+        if not isinstance(item, dict):
+            raise ValidationError("a content must be an object {role, parts}")
+        role = item.get("role") or "user"
+        parts = item.get("parts") or []
+        if role == "model":
+            out.append(_model_turn(parts, turn, pairing))
+        else:
+            out.extend(_user_turn(parts, pairing))
+    return out
+
+
+def _model_turn(parts: list[Any], turn: int, pairing: _Pairing, **fields: Any) -> AIMessage:
+    blocks, calls, signatures = [], [], {}
+    for part in parts:
+        call = _get(part, "functionCall")
+        if call is not None:
+            call_id = pairing.call_id(call, turn, len(calls))
+            calls.append(
+                {"name": call.get("name") or "", "args": call.get("args") or {}, "id": call_id}
+            )
+            signature = _get(part, "thoughtSignature")
+            if signature:
+                signatures[call_id] = signature
+        else:
+            blocks.append(_block(part))
+    kwargs = dict(fields.pop("additional_kwargs", {}))
+    if signatures:
+        kwargs["thought_signatures"] = signatures
+    return AIMessage(
+        _content(blocks) if blocks else "", tool_calls=calls, additional_kwargs=kwargs, **fields
+    )
+
+
+def _user_turn(parts: list[Any], pairing: _Pairing) -> list[AnyMessage]:
+    out: list[AnyMessage] = []
+    blocks = []
+    for part in parts:
+        response = _get(part, "functionResponse")
+        if response is not None:
+            out.append(
+                ToolMessage(
+                    json.dumps(response.get("response"), ensure_ascii=False),
+                    name=response.get("name"),
+                    tool_call_id=pairing.response_id(response),
+                )
+            )
+        else:
+            blocks.append(_block(part))
+    if blocks or not out:
+        out.append(HumanMessage(_content(blocks) if blocks else ""))
+    return out
+
+
+def _usage(meta: Any) -> dict[str, Any] | None:
+    if not isinstance(meta, dict):
+        return None
+    prompt = _get(meta, "promptTokenCount") or 0
+    output = (_get(meta, "candidatesTokenCount") or 0) + (_get(meta, "thoughtsTokenCount") or 0)
+    total = _get(meta, "totalTokenCount") or prompt + output
+    usage: dict[str, Any] = {"input_tokens": prompt, "output_tokens": output, "total_tokens": total}
+    if _get(meta, "cachedContentTokenCount"):
+        usage["input_token_details"] = {"cache_read": _get(meta, "cachedContentTokenCount")}
+    if _get(meta, "thoughtsTokenCount"):
+        usage["output_token_details"] = {"reasoning": _get(meta, "thoughtsTokenCount")}
+    return usage
+
+
+def message_from_response(value: dict[str, Any], pairing: _Pairing | None = None) -> AIMessage:
+    candidates = value.get("candidates") or [{}]
+    first = candidates[0]
+    metadata = {k: v for k, v in first.items() if k != "content"}
+    for key, target in (("modelVersion", "model_name"), ("responseId", "id")):
+        if _get(value, key) is not None:
+            metadata[target] = _get(value, key)
+    metadata["model_provider"] = "google_genai"
+    parts = (first.get("content") or {}).get("parts") or []
+    return _model_turn(
+        parts,
+        0,
+        pairing or _Pairing(),
+        response_metadata=metadata,
+        usage_metadata=_usage(_get(value, "usageMetadata")),
+    )
+
+
+class GeminiDialect(Dialect):
+    name = "gemini"
+    writable = True
+    description = "Gemini requests {contents, systemInstruction}, responses and streams"
+
+    def is_conversation(self, value: Any) -> bool:
+        return is_gemini_request(value) or (is_gemini_response(value) and "candidates" in value)
+
+    def read_message(self, value: Any) -> AnyMessage:
+        raise ValidationError("Gemini contents are read as a whole request")
+
+    def read_conversation(self, value: Any, location: Location) -> Conversation:
+        if is_gemini_response(value) and "contents" not in value:
+            meta = {k: v for k, v in value.items() if k != "candidates"}
+            others = (value.get("candidates") or [])[1:]
+            if others:
+                meta["candidates"] = others
+            return Conversation([message_from_response(value)], meta, location)
+        messages: list[AnyMessage] = []
+        system = _get(value, "systemInstruction")
+        if system:
+            parts = system.get("parts") if isinstance(system, dict) else None
+            texts = [p.get("text", "") for p in parts or () if isinstance(p, dict)]
+            messages.append(SystemMessage("\n".join(texts) if parts is not None else system))
+        try:
+            messages.extend(messages_from_contents(value.get("contents") or []))
+        except ChatpipeError as exc:
+            raise exc.located(location) from None
+        meta = {
+            k: (None if k == "contents" else v)
+            for k, v in value.items()
+            if k not in ("systemInstruction", "system_instruction")
+        }
+        return Conversation(messages, meta, location, "contents")
+
+    def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
+        return iter(write_contents(messages)[1])
+
+    def write_conversation(self, conversation: Conversation) -> dict[str, Any]:
+        system, contents = write_contents(conversation.messages)
+        record: dict[str, Any] = {}
+        if system is not None:
+            record["systemInstruction"] = {"parts": [{"text": system}]}
+        record["contents"] = contents
+        record.update(
+            {
+                k: v
+                for k, v in conversation.meta.items()
+                if k not in ("contents", "messages", "systemInstruction")
+            }
+        )
+        return record
+
+
+def _part(block: Any) -> dict[str, Any]:
+    if isinstance(block, str):
+        return {"text": block}
+    kind = block.get("type")
+    extras = dict(block.get("extras") or {})
+    signature = extras.pop("thought_signature", None)
+    if kind == "text":
+        part: dict[str, Any] = {"text": block.get("text", "")}
+    elif kind == "reasoning":
+        part = {"text": block.get("reasoning", ""), "thought": True}
+    elif kind in ("image", "audio", "video", "file") and "base64" in block:
+        part = {"inlineData": {"mimeType": block.get("mime_type"), "data": block["base64"]}}
+    elif kind in ("image", "audio", "video", "file") and "url" in block:
+        part = {"fileData": {"fileUri": block["url"]}}
+        if block.get("mime_type"):
+            part["fileData"]["mimeType"] = block["mime_type"]
+    elif kind == "image_url":
+        url = (
+            block["image_url"]["url"]
+            if isinstance(block.get("image_url"), dict)
+            else block.get("image_url")
+        )
+        part = {"fileData": {"fileUri": url}}
+    elif kind == "non_standard" and isinstance(block.get("value"), dict):
+        return block["value"]
+    else:
+        return {"text": json.dumps(block, ensure_ascii=False)}
+    if signature:
+        part["thoughtSignature"] = signature
+    part.update(extras)
+    return part
+
+
+def write_contents(messages: Iterable[AnyMessage]) -> tuple[str | None, list[dict[str, Any]]]:
+    system: str | None = None
+    contents: list[dict[str, Any]] = []
+    names: dict[str, str] = {}
+
+    def add(role: str, parts: list[dict[str, Any]]) -> None:
+        if contents and contents[-1]["role"] == role:
+            contents[-1]["parts"].extend(parts)
+        else:
+            contents.append({"role": role, "parts": parts})
+
+    for message in messages:
+        content = message.content
+        parts = (
+            [_part(content)]
+            if isinstance(content, str) and content
+            else ([] if isinstance(content, str) else [_part(b) for b in content])
+        )
+        if isinstance(message, SystemMessage):
+            system = message.text if system is None else system + "\n" + message.text
+        elif isinstance(message, AIMessage):
+            signatures = message.additional_kwargs.get("thought_signatures") or {}
+            for call in message.tool_calls:
+                names[call["id"] or ""] = call["name"]
+                part = {
+                    "functionCall": {"id": call["id"], "name": call["name"], "args": call["args"]}
+                }
+                if call["id"] in signatures:
+                    part["thoughtSignature"] = signatures[call["id"]]
+                parts.append(part)
+            add("model", parts)
+        elif isinstance(message, ToolMessage):
+            try:
+                response = json.loads(message.text)
+            except ValueError:
+                response = None
+            if not isinstance(response, dict):
+                response = {"result": message.content}
+            add(
+                "user",
+                [
+                    {
+                        "functionResponse": {
+                            "id": message.tool_call_id,
+                            "name": message.name or names.get(message.tool_call_id, ""),
+                            "response": response,
+                        }
+                    }
+                ],
+            )
+        else:
+            add("user", parts)
+    return system, contents
+
+
+# -- streams ----------------------------------------------------------------------------
+
+
+def assemble_stream(chunks: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """One response from streamed chunks: text joined, calls (and partial args) rebuilt."""
+    parts: list[dict[str, Any]] = []
+    last: dict[str, Any] = {}
+    open_call: dict[str, Any] | None = None
+    for chunk in chunks:
+        last = chunk
+        candidate = (chunk.get("candidates") or [{}])[0]
+        for part in (candidate.get("content") or {}).get("parts") or []:
+            call = _get(part, "functionCall")
+            if call is not None:
+                if "name" in call:
+                    open_call = {"name": call["name"], "args": dict(call.get("args") or {})}
+                    if call.get("id"):
+                        open_call["id"] = call["id"]
+                    new = {"functionCall": open_call}
+                    if _get(part, "thoughtSignature"):
+                        new["thoughtSignature"] = _get(part, "thoughtSignature")
+                    parts.append(new)
+                    if not call.get("willContinue"):
+                        open_call = None
+                elif open_call is not None:
+                    for piece in call.get("partialArgs") or []:
+                        _apply(open_call["args"], piece)
+                    if not call.get("willContinue"):
+                        open_call = None
+                continue
+            previous = parts[-1] if parts else None
+            if (
+                "text" in part
+                and previous is not None
+                and "text" in previous
+                and bool(_get(previous, "thought")) == bool(_get(part, "thought"))
+            ):
+                previous["text"] += part["text"]
+                if _get(part, "thoughtSignature"):
+                    previous["thoughtSignature"] = _get(part, "thoughtSignature")
+            else:
+                parts.append(dict(part))
+    response = dict(last)
+    candidate = dict((last.get("candidates") or [{}])[0])
+    candidate["content"] = {"role": "model", "parts": parts}
+    response["candidates"] = [candidate]
+    return response
+
+
+def _apply(args: dict[str, Any], piece: dict[str, Any]) -> None:
+    """Set one ``partialArgs`` value at its ``$.a.b`` path; strings may come in pieces."""
+    path = [p for p in str(piece.get("jsonPath", "$")).lstrip("$").split(".") if p]
+    if not path:
+        return
+    target = args
+    for key in path[:-1]:
+        target = target.setdefault(key, {})
+    key = path[-1]
+    for kind in ("stringValue", "numberValue", "boolValue", "nullValue"):
+        if kind in piece:
+            value = None if kind == "nullValue" else piece[kind]
+            if kind == "stringValue" and isinstance(target.get(key), str):
+                target[key] += value
+            else:
+                target[key] = value
+
+
+class GeminiStreamDialect(StreamDialect):
+    name = "gemini-stream"
+    description = "Gemini streamed responses (several chunk objects), reassembled"
+    stream = True
+
+    def is_stream_event(self, value: Any) -> bool:
+        return False  # chunks look like responses: detect() tells them apart by their number
+
+    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
+        response = assemble_stream(v for v in values if isinstance(v, dict))
+        yield Conversation([message_from_response(response)], {}, location)

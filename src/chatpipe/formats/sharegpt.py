@@ -1,0 +1,149 @@
+"""ShareGPT / FastChat / LLaMA-Factory rows: ``conversations`` of ``{from, value}`` turns
+(formats.md §8), with ``function_call`` / ``observation`` turns, a ``system`` field,
+``tools``, and preference rows (``chosen`` / ``rejected``).
+
+A preference row reads as the prompt followed by the chosen answer; the rejected one stays
+in the row's fields. The writer makes the same rows back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..errors import ChatpipeError, Location, ValidationError
+from ..messages import AIMessage, AnyMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
+from .base import Conversation, Dialect
+from .openai import _UNLINKED, link_tool_results, parse_arguments
+
+HUMAN = ("human", "user")
+AI = ("gpt", "assistant", "chatgpt", "bing", "bard", "model")
+CALL = ("function_call", "function-call", "tool_call")
+RESULT = ("observation", "function-response", "function_response", "tool")
+
+
+def is_sharegpt_turn(value: Any) -> bool:
+    return isinstance(value, dict) and "from" in value and "value" in value
+
+
+def is_sharegpt_row(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    turns = value.get("conversations", value.get("conversation"))
+    return isinstance(turns, list) and (not turns or is_sharegpt_turn(turns[0]))
+
+
+def _calls(value: Any) -> list[dict[str, Any]]:
+    parsed, error = parse_arguments(value)
+    if error is not None and isinstance(value, str):
+        try:
+            parsed = json.loads(value)  # a list of parallel calls
+        except ValueError:
+            raise ValidationError(f"a function_call turn must be JSON: {error}") from None
+    items = parsed if isinstance(parsed, list) else [parsed]
+    calls = []
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise ValidationError('a function_call turn needs {"name", "arguments"}')
+        args, problem = parse_arguments(item.get("arguments", item.get("parameters")))
+        if problem is not None:
+            raise ValidationError(f"function_call {item['name']!r}: {problem}")
+        calls.append({"name": item["name"], "args": args, "id": _UNLINKED})
+    return calls
+
+
+def message_from_turn(turn: Any) -> AnyMessage:
+    if not is_sharegpt_turn(turn):
+        raise ValidationError('a turn must be {"from", "value"}')
+    speaker, value = turn["from"], turn["value"]
+    extra = {k: v for k, v in turn.items() if k not in ("from", "value")}
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if speaker in HUMAN:
+        return HumanMessage(text, additional_kwargs=extra)
+    if speaker in AI:
+        return AIMessage(text, additional_kwargs=extra)
+    if speaker == "system":
+        return SystemMessage(text, additional_kwargs=extra)
+    if speaker in CALL:
+        return AIMessage("", tool_calls=_calls(value), additional_kwargs=extra)
+    if speaker in RESULT:
+        return ToolMessage(text, tool_call_id=_UNLINKED, additional_kwargs=extra)
+    return ChatMessage(text, role=str(speaker), additional_kwargs=extra)
+
+
+class ShareGPTDialect(Dialect):
+    name = "sharegpt"
+    writable = True
+    description = "ShareGPT rows {conversations: [{from, value}], system, tools}, preferences"
+
+    def is_message(self, value: Any) -> bool:
+        return is_sharegpt_turn(value)
+
+    def is_conversation(self, value: Any) -> bool:
+        return is_sharegpt_row(value)
+
+    def read_message(self, value: Any) -> AnyMessage:
+        return message_from_turn(value)
+
+    def finish(self, messages: Iterable[AnyMessage]) -> Iterable[AnyMessage]:
+        return link_tool_results(messages)
+
+    def read_conversation(self, value: Any, location: Location) -> Conversation:
+        key = "conversations" if "conversations" in value else "conversation"
+        messages: list[AnyMessage] = []
+        if value.get("system"):
+            messages.append(SystemMessage(value["system"]))
+        turns = list(value[key])
+        chosen = value.get("chosen")
+        if chosen is not None:
+            turns += chosen if isinstance(chosen, list) else [chosen]
+        for index, turn in enumerate(turns):
+            try:
+                messages.append(message_from_turn(turn))
+            except ChatpipeError as exc:
+                raise exc.located(location.at_message(index)) from None
+        meta = {
+            k: (None if k == key else v) for k, v in value.items() if k not in ("system", "chosen")
+        }
+        if chosen is not None:
+            meta["chosen_turns"] = len(chosen) if isinstance(chosen, list) else 1
+        return Conversation(list(self.finish(messages)), meta, location, key)
+
+    def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
+        for message in messages:
+            yield from write_turns(message)
+
+    def write_conversation(self, conversation: Conversation) -> dict[str, Any]:
+        messages = list(conversation.messages)
+        record: dict[str, Any] = {}
+        if messages and isinstance(messages[0], SystemMessage):
+            record["system"] = messages.pop(0).text
+        turns = [t for m in messages for t in write_turns(m)]
+        meta = dict(conversation.meta)
+        chosen = meta.pop("chosen_turns", None)
+        if chosen:
+            record["conversations"] = turns[:-chosen]
+            record["chosen"] = turns[-chosen:] if chosen > 1 else turns[-1]
+        else:
+            record["conversations"] = turns
+        for key, value in meta.items():
+            if key not in ("conversations", "conversation", "messages"):
+                record[key] = value
+        return record
+
+
+def write_turns(message: AnyMessage) -> list[dict[str, Any]]:
+    if isinstance(message, AIMessage) and message.tool_calls:
+        turns = [{"from": "gpt", "value": message.text}] if message.text else []
+        calls = [{"name": c["name"], "arguments": c["args"]} for c in message.tool_calls]
+        value = calls[0] if len(calls) == 1 else calls
+        return [*turns, {"from": "function_call", "value": json.dumps(value, ensure_ascii=False)}]
+    speaker = {
+        "human": "human",
+        "ai": "gpt",
+        "system": "system",
+        "tool": "observation",
+        "function": "observation",
+    }.get(message.type, getattr(message, "role", message.type))
+    return [{"from": speaker, "value": message.text}]

@@ -1,0 +1,371 @@
+"""Captured streams reassembled into messages: OpenAI ``chat.completion.chunk`` (JSONL or
+SSE) and OpenAI Responses API events (formats.md §2, §3). Anthropic and Gemini streams
+live with their dialects.
+
+OpenAI deltas are summed as ``AIMessageChunk``s, by langchain's chunk addition, so
+tool-call argument fragments join by index; a capture may hold several streams, split where
+the chunk id changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..errors import Location
+from ..messages import AIMessageChunk, message_chunk_to_message
+from ..tool_calls import chunks_from_openai
+from .base import Conversation, Dialect, StreamDialect
+from .openai import usage_from_openai
+
+
+def is_openai_chunk(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    if value.get("object") == "chat.completion.chunk":
+        return True
+    choices = value.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        return "delta" in choices[0]
+    return "prompt_filter_results" in value and choices == []
+
+
+def _chunk(value: dict[str, Any]) -> AIMessageChunk | None:
+    choices = value.get("choices") or []
+    choice = next((c for c in choices if isinstance(c, dict) and c.get("index", 0) == 0), None)
+    usage = value.get("usage")
+    if choice is None and not usage:
+        return None
+    delta = (choice or {}).get("delta") or {}
+    kwargs = {
+        k: v
+        for k, v in delta.items()
+        if k not in ("role", "content", "tool_calls") and v is not None
+    }
+    return AIMessageChunk(
+        delta.get("content") or "",
+        additional_kwargs=kwargs,
+        tool_call_chunks=chunks_from_openai(delta.get("tool_calls") or []),
+        usage_metadata=usage_from_openai(usage) if isinstance(usage, dict) else None,
+    )
+
+
+def assemble_openai(values: Iterable[dict[str, Any]]) -> Iterator[Any]:
+    """The AI messages a chunk capture spells, one per stream."""
+    total: AIMessageChunk | None = None
+    metadata: dict[str, Any] = {}
+    current_id: str | None = None
+    for value in values:
+        chunk_id = value.get("id") or None
+        if chunk_id is not None and current_id is not None and chunk_id != current_id:
+            if total is not None:
+                yield _finish(total, metadata)
+            total, metadata = None, {}
+        if chunk_id is not None:
+            current_id = chunk_id
+        for key, target in (
+            ("id", "id"),
+            ("model", "model_name"),
+            ("system_fingerprint", "system_fingerprint"),
+            ("service_tier", "service_tier"),
+            ("created", "created"),
+        ):
+            if value.get(key):
+                metadata[target] = value[key]
+        for choice in value.get("choices") or ():
+            if isinstance(choice, dict) and choice.get("finish_reason"):
+                metadata["finish_reason"] = choice["finish_reason"]
+        chunk = _chunk(value)
+        if chunk is not None:
+            total = chunk if total is None else total + chunk
+    if total is not None:
+        yield _finish(total, metadata)
+
+
+def _finish(total: AIMessageChunk, metadata: dict[str, Any]) -> Any:
+    message = message_chunk_to_message(total)
+    message.id = metadata.get("id")
+    message.response_metadata = {**metadata, "model_provider": "openai"}
+    return message
+
+
+class OpenAIStreamDialect(StreamDialect):
+    name = "openai-stream"
+    description = "OpenAI chat.completion.chunk captures (JSONL or SSE), reassembled"
+    stream = True
+
+    def is_stream_event(self, value: Any) -> bool:
+        return is_openai_chunk(value)
+
+    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
+        for message in assemble_openai(v for v in values if isinstance(v, dict)):
+            yield Conversation([message], {}, location)
+
+
+# -- OpenAI Responses API -----------------------------------------------------------------
+
+_RESPONSE_ITEM_TYPES = frozenset(
+    (
+        "message",
+        "function_call",
+        "function_call_output",
+        "reasoning",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "item_reference",
+    )
+)
+
+
+def is_responses_request(value: Any) -> bool:
+    if not isinstance(value, dict) or "input" not in value or "messages" in value:
+        return False
+    items = value["input"]
+    if isinstance(items, str):
+        return "instructions" in value or "model" in value
+    return isinstance(items, list) and (
+        "instructions" in value
+        or any(
+            isinstance(i, dict)
+            and (
+                i.get("type") in _RESPONSE_ITEM_TYPES
+                or any(
+                    isinstance(p, dict) and p.get("type") in ("input_text", "output_text")
+                    for p in (i.get("content") if isinstance(i.get("content"), list) else ())
+                )
+            )
+            for i in items
+        )
+    )
+
+
+def is_responses_response(value: Any) -> bool:
+    return isinstance(value, dict) and (
+        value.get("object") == "response"
+        or (
+            isinstance(value.get("output"), list)
+            and all(isinstance(i, dict) and "type" in i for i in value["output"])
+        )
+    )
+
+
+def _part_block(part: Any) -> Any:
+    """A Responses content part as a standard block; extras keep the rest."""
+    if not isinstance(part, dict):
+        return part
+    kind = part.get("type")
+    if kind in ("input_text", "output_text", "text"):
+        block: dict[str, Any] = {"type": "text", "text": part.get("text", "")}
+        rest = {k: v for k, v in part.items() if k not in ("type", "text")}
+        if rest.get("annotations") == []:
+            rest.pop("annotations")
+        if rest.get("logprobs") == []:
+            rest.pop("logprobs")
+        if kind != "input_text":
+            rest["source_type"] = kind
+        if rest:
+            block["extras"] = rest
+        return block
+    if kind == "input_image":
+        url = part.get("image_url")
+        block = (
+            {"type": "image", "url": url}
+            if url
+            else {"type": "image", "file_id": part.get("file_id")}
+        )
+        rest = {k: v for k, v in part.items() if k not in ("type", "image_url", "file_id")}
+        if rest:
+            block["extras"] = rest
+        return block
+    return {"type": "non_standard", "value": part}
+
+
+def messages_from_items(items: list[Any], instructions: Any = None) -> list[Any]:
+    """Responses items as messages: one assistant turn's reasoning, text and calls together."""
+    from ..messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+    out: list[Any] = []
+    if instructions:
+        out.append(SystemMessage(instructions, additional_kwargs={"source": "instructions"}))
+    turn: dict[str, Any] | None = None  # the assistant turn being gathered
+
+    def close() -> None:
+        nonlocal turn
+        if turn is not None:
+            out.append(
+                AIMessage(
+                    turn["blocks"],
+                    tool_calls=turn["calls"],
+                    id=turn.get("id"),
+                    additional_kwargs=turn["kwargs"],
+                )
+            )
+            turn = None
+
+    def assistant() -> dict[str, Any]:
+        nonlocal turn
+        if turn is None:
+            turn = {"blocks": [], "calls": [], "kwargs": {}}
+        return turn
+
+    for item in items:
+        if isinstance(item, str):
+            close()
+            out.append(HumanMessage(item))
+            continue
+        kind = item.get("type", "message")
+        if kind == "message" and item.get("role") == "assistant":
+            current = assistant()
+            content = item.get("content")
+            parts = (
+                content if isinstance(content, list) else [{"type": "output_text", "text": content}]
+            )
+            for part in parts:
+                if isinstance(part, dict) and part.get("type") == "refusal":
+                    current["kwargs"]["refusal"] = part.get("refusal")
+                current["blocks"].append(_part_block(part))
+            current.setdefault("id", item.get("id"))
+            rest = {k: v for k, v in item.items() if k not in ("type", "role", "content", "id")}
+            if rest:
+                current["kwargs"].setdefault("items", []).append({"id": item.get("id"), **rest})
+        elif kind == "message":
+            close()
+            content = item.get("content")
+            content = [_part_block(p) for p in content] if isinstance(content, list) else content
+            role = item.get("role")
+            extra = {k: v for k, v in item.items() if k not in ("type", "role", "content")}
+            if role in ("system", "developer"):
+                kwargs = {"__openai_role__": "developer", **extra} if role == "developer" else extra
+                out.append(SystemMessage(content or "", additional_kwargs=kwargs))
+            else:
+                out.append(HumanMessage(content or "", additional_kwargs=extra))
+        elif kind == "reasoning":
+            summary = "".join(
+                s.get("text", "") for s in item.get("summary") or () if isinstance(s, dict)
+            )
+            extras = {k: v for k, v in item.items() if k not in ("type",)}
+            assistant()["blocks"].append(
+                {"type": "reasoning", "reasoning": summary, "extras": extras}
+            )
+        elif kind in ("function_call", "custom_tool_call"):
+            current = assistant()
+            if kind == "function_call":
+                from .openai import parse_arguments
+
+                args, _ = parse_arguments(item.get("arguments"))
+                args = args if isinstance(args, dict) else {"arguments": item.get("arguments")}
+            else:
+                args = {"input": item.get("input")}
+            current["calls"].append(
+                {"name": item.get("name") or "", "args": args, "id": item.get("call_id")}
+            )
+            current["kwargs"].setdefault("items", []).append(
+                {k: v for k, v in item.items() if k not in ("arguments", "input", "name")}
+            )
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            close()
+            output = item.get("output")
+            extra = {k: v for k, v in item.items() if k not in ("type", "call_id", "output")}
+            if kind != "function_call_output":
+                extra["type"] = kind
+            out.append(
+                ToolMessage(
+                    output if output is not None else "",
+                    tool_call_id=item.get("call_id") or "",
+                    additional_kwargs=extra,
+                )
+            )
+        else:  # built-in tools, item references: kept whole in the assistant turn
+            assistant()["blocks"].append({"type": "non_standard", "value": item})
+    close()
+    return out
+
+
+def _responses_usage(usage: Any) -> Any:
+    if not isinstance(usage, dict):
+        return None
+    out = {
+        "input_tokens": usage.get("input_tokens") or 0,
+        "output_tokens": usage.get("output_tokens") or 0,
+        "total_tokens": usage.get("total_tokens") or 0,
+    }
+    cached = (usage.get("input_tokens_details") or {}).get("cached_tokens")
+    reasoning = (usage.get("output_tokens_details") or {}).get("reasoning_tokens")
+    if cached:
+        out["input_token_details"] = {"cache_read": cached}
+    if reasoning:
+        out["output_token_details"] = {"reasoning": reasoning}
+    return out
+
+
+def conversation_from_response(value: dict[str, Any], location: Location) -> Conversation:
+    messages = messages_from_items(value.get("output") or [])
+    usage = _responses_usage(value.get("usage"))
+    for message in messages:
+        if message.type == "ai":
+            message.response_metadata = {
+                "id": value.get("id"),
+                "model_name": value.get("model"),
+                "status": value.get("status"),
+                "model_provider": "openai",
+            }
+            if message.id is None:
+                message.id = value.get("id")
+    ais = [m for m in messages if m.type == "ai"]
+    if ais and usage:
+        ais[-1].usage_metadata = usage
+    meta = {k: v for k, v in value.items() if k != "output"}
+    return Conversation(messages, meta, location)
+
+
+class ResponsesDialect(Dialect):
+    name = "openai-responses"
+    description = "OpenAI Responses API requests {input, instructions} and responses {output}"
+
+    def is_conversation(self, value: Any) -> bool:
+        return is_responses_request(value) or is_responses_response(value)
+
+    def read_message(self, value: Any) -> Any:
+        [message] = messages_from_items([value])
+        return message
+
+    def read_conversation(self, value: Any, location: Location) -> Conversation:
+        if is_responses_response(value) and "input" not in value:
+            return conversation_from_response(value, location)
+        items = value.get("input")
+        items = [items] if isinstance(items, str) else list(items or [])
+        messages = messages_from_items(items, value.get("instructions"))
+        meta = {k: v for k, v in value.items() if k not in ("input", "instructions")}
+        return Conversation(messages, meta, location)
+
+
+def is_responses_event(value: Any) -> bool:
+    return isinstance(value, dict) and str(value.get("type", "")).startswith("response.")
+
+
+class ResponsesStreamDialect(StreamDialect):
+    name = "openai-responses-stream"
+    description = "OpenAI Responses API stream events, one response per response.completed"
+    stream = True
+
+    def is_stream_event(self, value: Any) -> bool:
+        return is_responses_event(value)
+
+    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
+        latest: dict[str, Any] | None = None
+        items: dict[int, Any] = {}
+        for value in values:
+            if not isinstance(value, dict):
+                continue
+            kind = value.get("type")
+            if kind in ("response.created", "response.in_progress"):
+                latest, items = value.get("response"), {}
+            elif kind == "response.output_item.done":
+                items[value.get("output_index", len(items))] = value.get("item")
+            elif kind in ("response.completed", "response.failed", "response.incomplete"):
+                yield conversation_from_response(value.get("response") or {}, location)
+                latest, items = None, {}
+        if latest is not None:  # a truncated capture: the items that finished
+            response = dict(latest)
+            response["output"] = [items[i] for i in sorted(items)]
+            yield conversation_from_response(response, location)
