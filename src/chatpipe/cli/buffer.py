@@ -9,7 +9,16 @@ import typer
 
 from ..errors import DataError, UsageError
 from ..render.buffer import FORMATS, TOOL_CALL_FORMATS, BufferRenderer, ambiguous_line
-from .options import FromDialect, InputFiles, OnError, Output, Verbose, unescape
+from .options import (
+    Branch,
+    FromDialect,
+    IncludeHidden,
+    InputFiles,
+    OnError,
+    Output,
+    Verbose,
+    unescape,
+)
 from .runtime import Inputs, Sink, run, warn
 
 HELP = """Render a chat log as one prompt string, exactly as langchain's get_buffer_string.
@@ -74,6 +83,8 @@ def buffer(
     from_: FromDialect = "auto",
     on_error: OnError = "fail",
     output: Output = None,
+    branch: Branch = "active",
+    include_hidden: IncludeHidden = False,
     verbose: Verbose = 0,
 ) -> None:
     def body() -> None:
@@ -92,7 +103,9 @@ def buffer(
             format=format,
             tool_calls=tool_calls,
         )
-        inputs = Inputs(files, from_, on_error, verbose=verbose)
+        inputs = Inputs(
+            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
+        )
         joiner = unescape(message_separator)
         between = unescape(separator) if separator is not None else None
         check = _AmbiguityCheck(renderer) if format == "prefix" else None

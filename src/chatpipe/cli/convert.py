@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Annotated
 
 import typer
@@ -9,8 +10,18 @@ import typer
 from ..errors import UsageError
 from ..formats import WRITABLE, get_dialect
 from ..formats.write import write_records
-from .options import AsJson, FromDialect, GroupBy, InputFiles, OnError, Output, Verbose
-from .runtime import Inputs, run, write_lines
+from .options import (
+    AsJson,
+    Branch,
+    FromDialect,
+    GroupBy,
+    IncludeHidden,
+    InputFiles,
+    OnError,
+    Output,
+    Verbose,
+)
+from .runtime import Inputs, run, write_lines, write_text
 
 HELP = """Convert a chat log to another dialect (canonical JSONL by default).
 
@@ -28,7 +39,10 @@ def convert(
     to: Annotated[
         str,
         typer.Option(
-            "--to", metavar="DIALECT", help="Output dialect: canonical, langchain, openai."
+            "--to",
+            metavar="DIALECT",
+            help="Output: canonical, langchain, openai, anthropic, gemini, sharegpt, "
+            "markdown, yaml.",
         ),
     ] = "canonical",
     from_: FromDialect = "auto",
@@ -36,13 +50,25 @@ def convert(
     output: Output = None,
     group_by: GroupBy = None,
     as_json: AsJson = False,
+    branch: Branch = "active",
+    include_hidden: IncludeHidden = False,
     verbose: Verbose = 0,
 ) -> None:
     def body() -> None:
         target = get_dialect(to)
         if not target.writable:
             raise UsageError(f"cannot write {to} yet", hint="--to takes " + ", ".join(WRITABLE))
-        inputs = Inputs(files, from_, on_error, group_by, verbose)
+        inputs = Inputs(files, from_, on_error, group_by, verbose, branch, include_hidden)
+        if hasattr(target, "render"):
+            conversations = inputs.conversations()
+            first = next(conversations, None)
+            chunks = (
+                []
+                if first is None
+                else target.render(itertools.chain([first], conversations), inputs.message_stream())
+            )
+            write_text(inputs, output, chunks)
+            return
         lines = write_records(
             inputs.conversations(),
             target.write_messages,

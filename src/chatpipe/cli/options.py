@@ -62,6 +62,22 @@ To = Annotated[
         show_default=False,
     ),
 ]
+Branch = Annotated[
+    str,
+    typer.Option(
+        "--branch",
+        metavar="active|latest|all",
+        help="Exports that branch (ChatGPT, Claude.ai): the active branch, the newest leaf, "
+        "or every root-to-leaf path as its own conversation.",
+    ),
+]
+IncludeHidden = Annotated[
+    bool,
+    typer.Option(
+        "--include-hidden",
+        help="ChatGPT exports: keep hidden system, memory and custom-instruction messages.",
+    ),
+]
 Verbose = Annotated[
     int,
     typer.Option("-v", "--verbose", count=True, help="Say more on stderr (what was detected)."),

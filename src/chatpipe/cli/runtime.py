@@ -80,7 +80,12 @@ class Inputs:
         on_error: str,
         group_by: str | None = None,
         verbose: int = 0,
+        branch: str = "active",
+        include_hidden: bool = False,
     ) -> None:
+        from ..formats import ReadOptions
+
+        self.options = ReadOptions(branch, include_hidden)
         self.files = files or ["-"]
         self.errors = ErrorLog(on_error)
         self.reading = Reading()
@@ -96,6 +101,7 @@ class Inputs:
             errors=self.errors,
             group_by=self.group_by,
             reading=self.reading,
+            options=self.options,
         ):
             if self.verbose:
                 for source, dialect, shape in self.reading.found[reported:]:
@@ -205,6 +211,19 @@ def write_lines(inputs: Inputs, output: str | None, lines) -> None:
     try:
         for line in lines:
             sink.line(line)
+        ok = True
+    finally:
+        sink.close(ok)
+    inputs.report()
+
+
+def write_text(inputs: Inputs, output: str | None, chunks) -> None:
+    """Text documents (Markdown, YAML) to stdout or ``-o``, then the report."""
+    sink = Sink(output, inputs.files)
+    ok = False
+    try:
+        for chunk in chunks:
+            sink.raw(chunk.encode())
         ok = True
     finally:
         sink.close(ok)

@@ -25,6 +25,7 @@ from .mellea import MelleaDialect
 from .openai import OpenAIDialect
 from .sharegpt import ShareGPTDialect
 from .streams import OpenAIStreamDialect, ResponsesDialect, ResponsesStreamDialect
+from .text import MarkdownDialect, YamlDialect
 
 # detection order: the most specific shapes first (formats.md §11)
 DIALECTS: dict[str, Dialect] = {
@@ -45,6 +46,8 @@ DIALECTS: dict[str, Dialect] = {
         MelleaDialect(),
         LlamaFactoryDialect(),
         OpenAIDialect(),
+        MarkdownDialect(),
+        YamlDialect(),
     )
 }
 WRITABLE = [name for name, d in DIALECTS.items() if d.writable]

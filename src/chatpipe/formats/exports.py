@@ -138,9 +138,16 @@ def _chatgpt_messages(nodes: list[dict[str, Any]], include_hidden: bool) -> list
             text = [{"type": "non_standard", "value": content}]
         keep = {k: v for k, v in message.items() if k not in ("id", "author", "content")}
         keep["content_type"] = kind
+        rest = {k: v for k, v in content.items() if k not in ("content_type", "parts", "text")}
+        if rest and known:
+            keep["content"] = rest  # code language, quote urls, and the like
         if author.get("name"):
             keep["author_name"] = author["name"]
-        fields = {"id": message.get("id"), "additional_kwargs": {"chatgpt": keep}}
+        if author.get("metadata"):
+            keep["author_metadata"] = author["metadata"]
+        keep["parent"] = node.get("parent")
+        message_id = message.get("id") or node.get("id") or node.get("_key")
+        fields = {"id": message_id, "additional_kwargs": {"chatgpt": keep}}
         recipient = message.get("recipient") or "all"
         if kind == "thoughts":
             thoughts = content.get("thoughts") or []
@@ -205,7 +212,7 @@ class ChatGPTExportDialect(Dialect):
         paths, dropped = _paths(parents, order, value.get("current_node"), times, options, location)
         meta = {k: v for k, v in value.items() if k != "mapping"}
         for number, path in enumerate(paths):
-            nodes = [mapping[key] or {} for key in path]
+            nodes = [{"_key": key, **(mapping[key] or {})} for key in path]
             branch_meta = dict(meta)
             branch_meta["branch"] = {"leaf": path[-1] if path else None, "left_out": dropped}
             if options.branch == "all":
@@ -283,7 +290,11 @@ def _claude_message(message: dict[str, Any]) -> AnyMessage:
             )
     keep = {k: v for k, v in message.items() if k not in ("uuid", "sender", "content")}
     if isinstance(content, list) and content:
-        keep.pop("text", None)  # the blocks hold it (the text field repeats them)
+        joined = "".join(
+            str(b.get("text") or b.get("thinking") or "") for b in content if isinstance(b, dict)
+        )
+        if keep.get("text") in ("", joined):
+            keep.pop("text", None)  # the blocks hold it (the text field repeats them)
     fields = {"id": message.get("uuid"), "additional_kwargs": {"claude": keep}}
     if len(blocks) == 1 and blocks[0]["type"] == "text" and "extras" not in blocks[0]:
         body: Any = blocks[0]["text"]

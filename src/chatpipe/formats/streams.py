@@ -335,7 +335,7 @@ class ResponsesDialect(Dialect):
         items = value.get("input")
         items = [items] if isinstance(items, str) else list(items or [])
         messages = messages_from_items(items, value.get("instructions"))
-        meta = {k: v for k, v in value.items() if k not in ("input", "instructions")}
+        meta = {k: v for k, v in value.items() if k != "input" and not (k == "instructions" and v)}
         return Conversation(messages, meta, location)
 
 

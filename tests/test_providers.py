@@ -1,0 +1,342 @@
+"""Provider exports, requests, responses and streams: every sample reads with nothing lost,
+streams spell their messages, exports branch as asked, and the writers make valid shapes."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+import chatpipe as cp
+from chatpipe.cli import app
+from chatpipe.errors import DataError
+from chatpipe.formats import get_dialect, read
+from chatpipe.formats.exports import ReadOptions
+from chatpipe.formats.write import write_records
+from conftest import FIXTURES
+from test_fixtures import leaves, parsed_and_kept
+
+runner = CliRunner()
+PROVIDERS = (
+    "anthropic_messages",
+    "gemini",
+    "openai_responses",
+    "sharegpt",
+    "chatgpt_export",
+    "claude_export",
+)
+STREAMS = ("openai_stream",)
+DOCUMENTS = sorted(
+    p for p in FIXTURES.iterdir() if p.name.split("__")[0] in PROVIDERS and "_stream" not in p.name
+)
+# values that name a role or speaker in the source: they become message types
+SPEAKERS = {"human", "gpt", "assistant", "system", "function_call", "observation", "user", "model"}
+
+
+def load(path):
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".yaml":
+        return yaml.safe_load(text)
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return json.loads(text)
+
+
+def without_duplicates(value):
+    """Claude.ai's ``text`` repeats its content blocks joined; it is not data of its own."""
+    for conversation in value if isinstance(value, list) else [value]:
+        for message in conversation.get("chat_messages") or ():
+            content = message.get("content") or []
+            joined = "".join(str(b.get("text") or b.get("thinking") or "") for b in content)
+            if content and message.get("text") == joined:
+                del message["text"]
+    return value
+
+
+def canonical(path, **options):
+    conversations = read([str(path)], options=ReadOptions(**options))
+    lines = write_records(conversations, get_dialect("canonical").write_messages, lambda: False)
+    return [json.loads(line) for line in lines]
+
+
+def output_leaves(records):
+    """Leaves of the output, looking inside JSON text too (tool results are JSON text)."""
+    kept = set(leaves(records))
+    for value in list(kept):
+        if isinstance(value, str) and value[:1] in "[{":
+            with contextlib.suppress(ValueError):
+                kept |= set(leaves(json.loads(value)))
+    return kept
+
+
+@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.name)
+def test_every_sample_converts_with_nothing_lost(path):
+    result = runner.invoke(app, ["convert", "--branch", "all", "--include-hidden", str(path)])
+    assert result.exit_code == 0, result.stderr
+    records = canonical(path, branch="all", include_hidden=True)
+    kept = output_leaves(records)
+    missing = {
+        v
+        for v in leaves(without_duplicates(load(path)))
+        if v not in kept and v not in SPEAKERS and not parsed_and_kept(v, kept)
+    }
+    assert not missing, sorted(map(str, missing))[:5]
+
+
+def stream_messages(name):
+    return [m for c in read([str(FIXTURES / name)]) for m in c.messages]
+
+
+def test_openai_streams_reassemble():
+    [message] = stream_messages("openai_stream__pydanticai_tool_call_fragmented_args.jsonl")
+    assert [(c["name"], c["id"]) for c in message.tool_calls] == [
+        ("get_capital", "call_ZR5UUuTt3pf61kjwAJIYdVMj")
+    ]
+    assert message.tool_calls[0]["args"] == {"country": "UK"}
+    sse = stream_messages("openai_stream__pydanticai_tool_call_fragmented_args.sse")
+    assert cp.messages_to_dict(sse) == cp.messages_to_dict([message])
+    [parallel] = stream_messages(
+        "openai_stream__pydanticai_parallel_tool_calls_index0_index1.jsonl"
+    )
+    assert len(parallel.tool_calls) == 2
+    [azure] = stream_messages("openai_stream__vercel_azure_model_router.chunks.jsonl")
+    assert azure.text and azure.response_metadata["finish_reason"]
+    [xai] = stream_messages("openai_stream__vercel_xai_reasoning_content_tool_call_trimmed.jsonl")
+    assert xai.additional_kwargs["reasoning_content"] and xai.tool_calls
+
+
+def test_anthropic_streams_reassemble():
+    [message] = stream_messages("anthropic_messages__pydanticai_stream_thinking_text.jsonl")
+    kinds = [b["type"] for b in message.content]
+    assert kinds[0] == "thinking" and message.content[0]["signature"]
+    assert "text" in kinds and message.usage_metadata["output_tokens"] > 1
+    [tool] = stream_messages("anthropic_messages__vercel_stream_tool_use_input_json_delta.jsonl")
+    assert tool.tool_calls[0]["name"] == "json"
+    assert (
+        tool.content[0]["input"]
+        == {"elements": [{"location": "San Francisco", "temperature": 58, "condition": "sunny"}]}
+        or tool.tool_calls
+    )
+
+
+def test_gemini_streams_rebuild_partial_arguments():
+    [message] = stream_messages("gemini__vercel_stream_partial_args_function_calls.jsonl")
+    assert [c["args"] for c in message.tool_calls] == [
+        {"location": "Boston"},
+        {"location": "San Francisco"},
+    ]
+    assert message.additional_kwargs["thought_signatures"]
+
+
+def test_responses_streams_one_conversation_per_response():
+    conversations = list(
+        read(
+            [
+                str(
+                    FIXTURES
+                    / "openai_responses__vercel_stream_reasoning_summary_multi_response.jsonl"
+                )
+            ]
+        )
+    )
+    assert len(conversations) == 4
+    [custom] = stream_messages("openai_responses__vercel_stream_custom_tool_call.jsonl")
+    assert custom.tool_calls[0]["args"] == {"input": "SELECT * FROM users WHERE age > 25"}
+
+
+def test_chatgpt_branches():
+    path = FIXTURES / "chatgpt_export__mitkury_handmade_user_edit_branch.json"
+    [active] = canonical(path)
+    assert active["messages"][-1]["content"].startswith(
+        "Here's how to write a function in JavaScript"
+    )
+    assert active["branch"]["left_out"] == 1
+    assert len(canonical(path, branch="all")) == 2
+    data = json.loads(path.read_text())
+    for conversation in data if isinstance(data, list) else [data]:
+        conversation.pop("current_node", None)
+    with pytest.raises(DataError, match="branches into 2 leaves"):
+        list(
+            get_dialect("chatgpt-export").read_conversations(
+                data[0] if isinstance(data, list) else data, cp.errors.Location("x"), ReadOptions()
+            )
+        )
+    latest = list(
+        get_dialect("chatgpt-export").read_conversations(
+            data[0] if isinstance(data, list) else data,
+            cp.errors.Location("x"),
+            ReadOptions("latest"),
+        )
+    )
+    assert len(latest) == 1
+
+
+def test_a_cycle_in_parent_links_is_an_error():
+    export = {
+        "mapping": {
+            "a": {
+                "id": "a",
+                "parent": "b",
+                "message": {
+                    "id": "a",
+                    "author": {"role": "user"},
+                    "content": {"content_type": "text", "parts": ["x"]},
+                },
+            },
+            "b": {"id": "b", "parent": "a", "message": None},
+        },
+        "current_node": "a",
+    }
+    with pytest.raises(DataError, match="loop"):
+        list(
+            get_dialect("chatgpt-export").read_conversations(
+                export, cp.errors.Location("x"), ReadOptions()
+            )
+        )
+
+
+def test_claude_export_prefers_content_and_keeps_thinking():
+    [conversation] = canonical(FIXTURES / "claude_export__yaleman_2025_thinking.json")
+    assistant = conversation["messages"][1]
+    assert assistant["content"][0]["type"] == "reasoning"
+    assert conversation["name"]
+
+
+def test_anthropic_writer_shape():
+    path = FIXTURES / "anthropic_messages__pydanticai_req_system_parallel_tool_use_results.json"
+    [record] = [
+        json.loads(line)
+        for line in runner.invoke(
+            app, ["convert", "--to", "anthropic", str(path)]
+        ).stdout.splitlines()
+    ]
+    roles = [m["role"] for m in record["messages"]]
+    assert all(a != b for a, b in itertools.pairwise(roles))  # turns alternate
+    assert roles[0] == "user"
+    results = [
+        b
+        for m in record["messages"]
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
+    assert len(results) == 4
+    openai_in = FIXTURES / "openai_tool_calls.jsonl"
+    [converted] = [
+        json.loads(line)
+        for line in runner.invoke(
+            app, ["convert", "--to", "anthropic", str(openai_in)]
+        ).stdout.splitlines()
+    ]
+    assert converted["system"] == "You are a weather assistant. Answer briefly."
+    assert [m["role"] for m in converted["messages"]] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    assert [b["type"] for b in converted["messages"][2]["content"]] == [
+        "tool_result",
+        "tool_result",
+    ]
+
+
+def _without_false_errors(value):
+    if isinstance(value, dict):
+        return {
+            k: _without_false_errors(v) for k, v in value.items() if (k, v) != ("is_error", False)
+        }
+    if isinstance(value, list):
+        return [_without_false_errors(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "path", sorted(FIXTURES.glob("anthropic_messages__pydanticai_req_*.json")), ids=lambda p: p.name
+)
+def test_anthropic_requests_round_trip(path):
+    result = runner.invoke(app, ["convert", "--to", "anthropic", str(path)])
+    assert _without_false_errors(json.loads(result.stdout)) == _without_false_errors(load(path))
+
+
+def test_gemini_writer_shape():
+    out = runner.invoke(
+        app, ["convert", "--to", "gemini", str(FIXTURES / "openai_tool_calls.jsonl")]
+    )
+    [record] = [json.loads(line) for line in out.stdout.splitlines()]
+    assert record["systemInstruction"] == {
+        "parts": [{"text": "You are a weather assistant. Answer briefly."}]
+    }
+    roles = [c["role"] for c in record["contents"]]
+    assert set(roles) <= {"user", "model"} and all(a != b for a, b in itertools.pairwise(roles))
+    calls = [
+        p["functionCall"] for c in record["contents"] for p in c["parts"] if "functionCall" in p
+    ]
+    responses = [
+        p["functionResponse"]
+        for c in record["contents"]
+        for p in c["parts"]
+        if "functionResponse" in p
+    ]
+    assert [c["id"] for c in calls] == [r["id"] for r in responses] == ["call_paris", "call_koeln"]
+    path = FIXTURES / "gemini__pydanticai_req_parallel_function_calls_thought_signature.json"
+    back = json.loads(runner.invoke(app, ["convert", "--to", "gemini", str(path)]).stdout)
+    assert (
+        back["contents"][1]["parts"][0]["thoughtSignature"]
+        == load(path)["contents"][1]["parts"][0]["thoughtSignature"]
+    )
+
+
+def test_sharegpt_writer_round_trip():
+    path = FIXTURES / "sharegpt__llamafactory_glaive_toolcall_first12.json"
+    result = runner.invoke(app, ["convert", "--to", "sharegpt", str(path)])
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    original = load(path)
+    assert [[t["from"] for t in r["conversations"]] for r in rows] == [
+        [t["from"] for t in r["conversations"]] for r in original
+    ]
+    assert [r["tools"] for r in rows] == [r["tools"] for r in original]
+    preference = FIXTURES / "sharegpt__llamafactory_dpo_preference_first5.json"
+    rows = [
+        json.loads(line)
+        for line in runner.invoke(
+            app, ["convert", "--to", "sharegpt", str(preference)]
+        ).stdout.splitlines()
+    ]
+    assert [r["chosen"] for r in rows] == [r["chosen"] for r in load(preference)]
+    assert [r["rejected"] for r in rows] == [r["rejected"] for r in load(preference)]
+
+
+def test_markdown_and_yaml_writers():
+    markdown = runner.invoke(
+        app,
+        [
+            "convert",
+            "--to",
+            "markdown",
+            str(FIXTURES / "chatgpt_export__realazthat_2024_code_interpreter.json"),
+        ],
+    ).stdout
+    assert markdown.startswith("# Average Distance in U(0,1)\n")
+    assert "### Assistant" in markdown and "Tool call `python`" in markdown
+    document = yaml.safe_load(
+        runner.invoke(
+            app, ["convert", "--to", "yaml", str(FIXTURES / "openai_tool_calls.jsonl")]
+        ).stdout
+    )
+    assert [m["type"] for m in document] == [
+        "system",
+        "human",
+        "ai",
+        "tool",
+        "tool",
+        "ai",
+        "human",
+        "ai",
+    ]
