@@ -340,3 +340,40 @@ def test_markdown_and_yaml_writers():
         "human",
         "ai",
     ]
+
+
+def test_what_a_target_cannot_hold_is_said_once_per_kind():
+    result = runner.invoke(
+        app, ["convert", "--to", "sharegpt", str(FIXTURES / "openai_tool_calls.jsonl")]
+    )
+    assert result.exit_code == 0
+    assert result.stderr.splitlines() == [
+        "chatpipe: warning: sharegpt cannot hold tool call ids (ShareGPT pairs calls and results by order): left out of 1 message (-v lists them)",
+        "chatpipe: warning: sharegpt cannot hold content other than text (images, files, reasoning, ...): left out of 1 message (-v lists them)",
+    ]
+    verbose = runner.invoke(
+        app, ["convert", "-v", "--to", "sharegpt", str(FIXTURES / "openai_tool_calls.jsonl")]
+    )
+    assert "chatpipe:   conversation 0, message 6" in verbose.stderr.splitlines()
+    clean = runner.invoke(
+        app, ["convert", "--to", "anthropic", str(FIXTURES / "openai_tool_calls.jsonl")]
+    )
+    assert clean.stderr == ""
+
+
+def test_a_thousand_conversation_export_is_read_in_one_pass(tmp_path):
+    """Element positions are found only when an error needs one (no per-record scans)."""
+    from chatpipe.io import Source, read_records
+
+    export = [
+        {"mapping": {"r": {"id": "r", "message": None, "parent": None}}, "title": str(i)}
+        for i in range(1000)
+    ]
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(export))
+    records = list(read_records(Source(str(path))))
+    assert all(r.location._resolve is not None for r in records)  # nothing worked out yet
+    assert (records[999].location.line, records[999].location.col) == (
+        1,
+        len(json.dumps(export[:999])) + 2,
+    )

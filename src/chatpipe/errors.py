@@ -9,9 +9,13 @@ from __future__ import annotations
 
 
 class Location:
-    """Where a record (or a message inside it) came from: ``file:line:col``."""
+    """Where a record (or a message inside it) came from: ``file:line:col``.
 
-    __slots__ = ("col", "file", "line", "message_index")
+    Line and column may be worked out only when first asked for (``resolve`` gives them),
+    so that records of a large JSON document cost nothing until an error names one.
+    """
+
+    __slots__ = ("_col", "_line", "_resolve", "file", "message_index")
 
     def __init__(
         self,
@@ -19,14 +23,31 @@ class Location:
         line: int | None = None,
         col: int | None = None,
         message_index: int | None = None,
+        resolve: object = None,
     ) -> None:
         self.file = file
-        self.line = line
-        self.col = col
+        self._line = line
+        self._col = col
         self.message_index = message_index
+        self._resolve = resolve
+
+    def _resolved(self) -> None:
+        if self._resolve is not None:
+            self._line, self._col = self._resolve()  # type: ignore[operator]
+            self._resolve = None
+
+    @property
+    def line(self) -> int | None:
+        self._resolved()
+        return self._line
+
+    @property
+    def col(self) -> int | None:
+        self._resolved()
+        return self._col
 
     def at_message(self, index: int) -> Location:
-        return Location(self.file, self.line, self.col, index)
+        return Location(self.file, self._line, self._col, index, self._resolve)
 
     def __str__(self) -> str:
         text = self.file

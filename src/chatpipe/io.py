@@ -28,20 +28,13 @@ MAX_YAML_NODES = 2_000_000
 
 
 class Record:
-    """One parsed value and where it starts; the location may be worked out lazily."""
+    """One parsed value and where it starts (a location that may resolve lazily)."""
 
-    __slots__ = ("_locate", "_location", "value")
+    __slots__ = ("location", "value")
 
-    def __init__(self, value: Any, location: Location | None = None, locate: Any = None):
+    def __init__(self, value: Any, location: Location) -> None:
         self.value = value
-        self._location = location
-        self._locate = locate
-
-    @property
-    def location(self) -> Location:
-        if self._location is None:
-            self._location = self._locate()
-        return self._location
+        self.location = location
 
 
 class Source:
@@ -253,30 +246,34 @@ def _document_records(
     if not isinstance(value, list):
         yield Record(value, Location(source.name, first_lineno, _col(data)))
         return
-    finder = _ElementFinder(source.name, data, first_lineno)
+    finder = _ElementFinder(data, first_lineno)
+    name = source.name
     for index, item in enumerate(value):
-        yield Record(item, locate=lambda i=index: finder.location(i))
+        yield Record(item, Location(name, resolve=lambda i=index: finder.position(i)))
 
 
 class _ElementFinder:
-    """Finds where each element of a top-level JSON array starts, on first request."""
+    """Finds (line, column) of each element of a top-level JSON array, on first request."""
 
-    def __init__(self, name: str, data: bytes, first_lineno: int) -> None:
-        self.name = name
+    def __init__(self, data: bytes, first_lineno: int) -> None:
         self.data = data
         self.first_lineno = first_lineno
         self.offsets: list[int] | None = None
+        self.line_starts: list[int] | None = None
 
-    def location(self, index: int) -> Location:
+    def position(self, index: int) -> tuple[int, int | None]:
+        import bisect
+
         if self.offsets is None:
             self.offsets = _array_element_offsets(self.data)
+            self.line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.data)]
         if index >= len(self.offsets):
-            return Location(self.name, self.first_lineno)
+            return self.first_lineno, None
         offset = self.offsets[index]
-        line_start = self.data.rfind(b"\n", 0, offset) + 1
-        line = self.first_lineno + self.data.count(b"\n", 0, offset)
-        col = len(self.data[line_start:offset].decode("utf-8", "replace")) + 1
-        return Location(self.name, line, col)
+        line = bisect.bisect_right(self.line_starts, offset) - 1
+        start = self.line_starts[line]
+        col = len(self.data[start:offset].decode("utf-8", "replace")) + 1
+        return self.first_lineno + line, col
 
 
 _JSON_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{},]|[^\s\[\]{},"]+', re.S)

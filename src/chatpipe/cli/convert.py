@@ -9,6 +9,7 @@ import typer
 
 from ..errors import UsageError
 from ..formats import WRITABLE, get_dialect
+from ..formats.losses import LossReport
 from ..formats.write import write_records
 from .options import (
     AsJson,
@@ -21,7 +22,7 @@ from .options import (
     Output,
     Verbose,
 )
-from .runtime import Inputs, run, write_lines, write_text
+from .runtime import Inputs, run, warn, write_lines, write_text
 
 HELP = """Convert a chat log to another dialect (canonical JSONL by default).
 
@@ -59,26 +60,36 @@ def convert(
         if not target.writable:
             raise UsageError(f"cannot write {to} yet", hint="--to takes " + ", ".join(WRITABLE))
         inputs = Inputs(files, from_, on_error, group_by, verbose, branch, include_hidden)
-        if hasattr(target, "render"):
-            conversations = inputs.conversations()
-            first = next(conversations, None)
-            chunks = (
-                []
-                if first is None
-                else target.render(itertools.chain([first], conversations), inputs.message_stream())
-            )
-            write_text(inputs, output, chunks)
-            return
-        lines = write_records(
-            inputs.conversations(),
-            target.write_messages,
-            inputs.message_stream,
-            as_json,
-            getattr(target, "write_conversation", None),
-        )
-        write_lines(inputs, output, lines)
+        losses = LossReport(target.name)
+        try:
+            _write(target, inputs, losses, output, as_json)
+        finally:
+            for line in losses.lines(bool(verbose)):
+                warn(line)
 
     run(body)
+
+
+def _write(target, inputs: Inputs, losses: LossReport, output, as_json: bool) -> None:
+    """Conversations to the target: a document (markdown, yaml) or JSON records."""
+    conversations = losses.watch(inputs.conversations())
+    if hasattr(target, "render"):
+        first = next(conversations, None)
+        chunks = (
+            []
+            if first is None
+            else target.render(itertools.chain([first], conversations), inputs.message_stream())
+        )
+        write_text(inputs, output, chunks)
+        return
+    lines = write_records(
+        conversations,
+        target.write_messages,
+        inputs.message_stream,
+        as_json,
+        getattr(target, "write_conversation", None),
+    )
+    write_lines(inputs, output, lines)
 
 
 convert.__doc__ = HELP

@@ -1,0 +1,109 @@
+"""What a target dialect cannot hold, noticed as messages pass on their way to the writer,
+so that nothing is left out silently: one warning per kind, each case with ``-v``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+from ..messages import AnyMessage
+from .base import Conversation
+
+_MEDIA = ("image", "image_url", "audio", "video", "file", "input_audio", "document", "text-plain")
+
+
+def _blocks(message: AnyMessage) -> list[dict]:
+    content = message.content
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def _sharegpt(message: AnyMessage) -> list[str]:
+    found = []
+    if any(b.get("type") != "text" for b in _blocks(message)):
+        found.append("content other than text (images, files, reasoning, ...)")
+    if message.name:
+        found.append("message names")
+    if getattr(message, "tool_calls", None) and any(c["id"] for c in message.tool_calls):
+        found.append("tool call ids (ShareGPT pairs calls and results by order)")
+    if getattr(message, "invalid_tool_calls", None):
+        found.append("invalid tool calls")
+    return found
+
+
+def _anthropic(message: AnyMessage) -> list[str]:
+    found = []
+    if message.type in ("chat", "function"):
+        found.append("chat and function roles (written as user turns)")
+    if message.name:
+        found.append("message names")
+    if getattr(message, "invalid_tool_calls", None):
+        found.append("invalid tool calls")
+    return found
+
+
+def _gemini(message: AnyMessage) -> list[str]:
+    known = {"text", "reasoning", "image", "audio", "video", "file", "image_url", "non_standard"}
+    found = []
+    if any(b.get("type") not in known for b in _blocks(message)):
+        found.append("blocks with no Gemini part (written as JSON text)")
+    if message.type in ("chat", "function"):
+        found.append("chat and function roles (written as user turns)")
+    if getattr(message, "invalid_tool_calls", None):
+        found.append("invalid tool calls")
+    return found
+
+
+def _markdown(message: AnyMessage) -> list[str]:
+    inline = [
+        b
+        for b in _blocks(message)
+        if b.get("type") in _MEDIA
+        and (b.get("base64") or str(b.get("url", "")).startswith("data:"))
+    ]
+    return ["inline media data (shown as a placeholder)"] if inline else []
+
+
+CHECKS: dict[str, Callable[[AnyMessage], list[str]]] = {
+    "sharegpt": _sharegpt,
+    "anthropic": _anthropic,
+    "gemini": _gemini,
+    "markdown": _markdown,
+}
+
+
+class LossReport:
+    """Kinds of things left out, and where (conversation and message numbers)."""
+
+    def __init__(self, target: str) -> None:
+        self.check = CHECKS.get(target)
+        self.target = target
+        self.cases: dict[str, list[tuple[int, int]]] = {}
+
+    def watch(self, conversations: Iterable[Conversation]) -> Iterator[Conversation]:
+        if self.check is None:
+            yield from conversations
+            return
+        for number, conversation in enumerate(conversations):
+            yield Conversation(
+                self._messages(number, conversation.messages),
+                conversation.meta,
+                conversation.location,
+                conversation.messages_key,
+            )
+
+    def _messages(self, number: int, messages: Iterable[AnyMessage]) -> Iterator[AnyMessage]:
+        for index, message in enumerate(messages):
+            for kind in self.check(message):
+                self.cases.setdefault(kind, []).append((number, index))
+            yield message
+
+    def lines(self, verbose: bool) -> list[str]:
+        out = []
+        for kind, cases in self.cases.items():
+            out.append(
+                f"warning: {self.target} cannot hold {kind}: left out of "
+                f"{len(cases)} message{'s' * (len(cases) != 1)}"
+                + ("" if verbose else " (-v lists them)")
+            )
+            if verbose:
+                out.extend(f"  conversation {c}, message {m}" for c, m in cases)
+        return out
