@@ -9,12 +9,12 @@ import sys
 
 from conftest import ROOT
 
-BLOCK = re.compile(r"```console\n(.*?)```", re.S)
+BLOCK = re.compile(r"(`{3,})console\n(.*?)\1\n", re.S)
 
 
 def examples():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    for block in BLOCK.findall(text):
+    for _, block in BLOCK.findall(text):
         command, _, output = block.partition("\n")
         assert command.startswith("$ ")
         yield command[2:], output
