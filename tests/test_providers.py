@@ -377,3 +377,11 @@ def test_a_thousand_conversation_export_is_read_in_one_pass(tmp_path):
         1,
         len(json.dumps(export[:999])) + 2,
     )
+
+
+def test_verbose_says_how_many_branches_were_left_out():
+    path = FIXTURES / "chatgpt_export__mitkury_handmade_user_edit_branch.json"
+    result = runner.invoke(app, ["convert", "-v", str(path)])
+    assert result.stderr.splitlines()[-1] == (
+        f"chatpipe: {path}:1:1: wrote the active branch; 1 other branch left out "
+        "(--branch all writes them)")

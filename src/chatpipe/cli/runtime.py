@@ -110,6 +110,13 @@ class Inputs:
                     )
                     warn(f"read {source.name}: {dialect.name} ({source.container}, {per})")
                 reported = len(self.reading.found)
+                branch = conversation.meta.get("branch")
+                if isinstance(branch, dict) and branch.get("left_out"):
+                    where = conversation.location or ""
+                    warn(
+                        f"{where}: wrote the active branch; {branch['left_out']} other branch"
+                        f"{'es' * (branch['left_out'] != 1)} left out (--branch all writes them)"
+                    )
             yield conversation
 
     def message_stream(self) -> bool:
