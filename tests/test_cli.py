@@ -199,3 +199,34 @@ def test_python_m_chatpipe_and_version():
     )
     assert proc.returncode == 0
     assert proc.stdout.startswith("chatpipe ")
+
+
+def test_every_command_teaches_itself():
+    """A one-line summary and a worked example in every command's --help."""
+    names = sorted(c.name for c in app.registered_commands)
+    assert names == [
+        "buffer",
+        "convert",
+        "count",
+        "filter",
+        "merge",
+        "openai",
+        "show",
+        "stats",
+        "trim",
+        "validate",
+    ]
+    for name in names:
+        result = runner.invoke(app, [name, "-h"], env={"COLUMNS": "120"})
+        assert result.exit_code == 0, name
+        text = result.stdout
+        assert "Example" in text and f"chatpipe {name}" in text, name
+        for flag in ("-v", "-q", "--help"):
+            assert flag in text, (name, flag)
+
+
+def test_version_and_root_help():
+    assert runner.invoke(app, ["--version"]).stdout.startswith("chatpipe ")
+    root = runner.invoke(app, ["--help"], env={"COLUMNS": "120"}).stdout
+    for name in ("buffer", "convert", "trim", "show"):
+        assert name in root

@@ -384,4 +384,5 @@ def test_verbose_says_how_many_branches_were_left_out():
     result = runner.invoke(app, ["convert", "-v", str(path)])
     assert result.stderr.splitlines()[-1] == (
         f"chatpipe: {path}:2:3: wrote the active branch; 1 other branch left out "
-        "(--branch all writes them)")
+        "(--branch all writes them)"
+    )

@@ -12,6 +12,7 @@ from .buffer import buffer
 from .convert import convert
 from .filter import filter_, merge
 from .openai import openai
+from .show import show
 from .stats import stats
 from .trim import count, trim
 from .validate import validate
@@ -33,6 +34,7 @@ app.command("filter")(filter_)
 app.command("merge")(merge)
 app.command("validate")(validate)
 app.command("stats")(stats)
+app.command("show")(show)
 
 
 def _version(value: bool) -> None:

@@ -16,6 +16,7 @@ from .options import (
     InputFiles,
     OnError,
     Output,
+    Quiet,
     Verbose,
     unescape,
 )
@@ -86,6 +87,7 @@ def buffer(
     branch: Branch = "active",
     include_hidden: IncludeHidden = False,
     verbose: Verbose = 0,
+    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         if format not in FORMATS:
@@ -133,7 +135,7 @@ def buffer(
             sink.close(ok)
         inputs.report()
 
-    run(body)
+    run(body, quiet)
 
 
 def _render(renderer, conversation, joiner, check):

@@ -20,6 +20,7 @@ from .options import (
     InputFiles,
     OnError,
     Output,
+    Quiet,
     Verbose,
 )
 from .runtime import Inputs, run, warn, write_lines, write_text
@@ -54,6 +55,7 @@ def convert(
     branch: Branch = "active",
     include_hidden: IncludeHidden = False,
     verbose: Verbose = 0,
+    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         target = get_dialect(to)
@@ -67,7 +69,7 @@ def convert(
             for line in losses.lines(bool(verbose)):
                 warn(line)
 
-    run(body)
+    run(body, quiet)
 
 
 def _write(target, inputs: Inputs, losses: LossReport, output, as_json: bool) -> None:

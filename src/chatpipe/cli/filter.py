@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ..ops.filter import iter_filter, iter_merge
-from .options import FromDialect, InputFiles, OnError, Output, To, Verbose, unescape
+from .options import FromDialect, InputFiles, OnError, Output, Quiet, To, Verbose, unescape
 from .runtime import Inputs, check_target, run, write_operation
 
 FILTER_HELP = """Keep or drop messages by type, name, id or tool call (langchain's filter_messages).
@@ -64,6 +64,7 @@ def filter_(
     on_error: OnError = "fail",
     output: Output = None,
     verbose: Verbose = 0,
+    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         from ..errors import UsageError
@@ -88,7 +89,7 @@ def filter_(
 
         write_operation(inputs, output, target, transform)
 
-    run(body)
+    run(body, quiet)
 
 
 def merge(
@@ -104,6 +105,7 @@ def merge(
     on_error: OnError = "fail",
     output: Output = None,
     verbose: Verbose = 0,
+    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         target = check_target(to)
@@ -113,7 +115,7 @@ def merge(
             inputs, output, target, lambda c: iter_merge(c.messages, chunk_separator=separator)
         )
 
-    run(body)
+    run(body, quiet)
 
 
 filter_.__doc__ = FILTER_HELP

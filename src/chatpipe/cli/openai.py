@@ -9,7 +9,7 @@ import typer
 from ..errors import UsageError
 from ..formats.openai_writer import TEXT_FORMATS, OpenAIWriter
 from ..formats.write import write_records
-from .options import AsJson, FromDialect, InputFiles, OnError, Output, Verbose
+from .options import AsJson, FromDialect, InputFiles, OnError, Output, Quiet, Verbose
 from .runtime import Inputs, run, write_lines
 
 HELP = """Write a chat log as OpenAI chat messages, as langchain's convert_to_openai_messages.
@@ -62,6 +62,7 @@ def openai(
     output: Output = None,
     as_json: AsJson = False,
     verbose: Verbose = 0,
+    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         if text_format not in TEXT_FORMATS:
@@ -71,7 +72,7 @@ def openai(
         lines = write_records(inputs.conversations(), writer.write, inputs.message_stream, as_json)
         write_lines(inputs, output, lines)
 
-    run(body)
+    run(body, quiet)
 
 
 openai.__doc__ = HELP

@@ -78,6 +78,10 @@ IncludeHidden = Annotated[
         help="ChatGPT exports: keep hidden system, memory and custom-instruction messages.",
     ),
 ]
+Quiet = Annotated[
+    bool,
+    typer.Option("-q", "--quiet", help="Say nothing on stderr but errors."),
+]
 Verbose = Annotated[
     int,
     typer.Option("-v", "--verbose", count=True, help="Say more on stderr (what was detected)."),

@@ -21,8 +21,18 @@ PROG = "chatpipe"
 _BLOCK = 1 << 16
 
 
+_quiet = False  # -q: no warnings or notes on stderr, only errors
+
+
 def warn(text: str) -> None:
-    sys.stderr.write(f"{PROG}: {text}\n")
+    """A note or warning for people on stderr (silenced by -q)."""
+    if not _quiet:
+        sys.stderr.write(f"{PROG}: {text}\n")
+
+
+def error(text: str) -> None:
+    """An error line on stderr: always shown."""
+    sys.stderr.write(f"{PROG}: error: {text}\n")
 
 
 class Sink:
@@ -138,12 +148,14 @@ class Inputs:
             warn(f"warning: skipped {len(skipped)} bad record{'s' if len(skipped) != 1 else ''}")
 
 
-def run(body: Callable[[], Any]) -> None:
+def run(body: Callable[[], Any], quiet: bool = False) -> None:
     """Run a command body; turn core errors into one stderr line and an exit code."""
+    global _quiet
+    _quiet = quiet
     try:
         body()
     except ChatpipeError as exc:
-        warn(f"error: {exc}")
+        error(str(exc))
         raise typer.Exit(exc.exit_code) from None
     except (KeyboardInterrupt, BrokenPipeError, typer.Exit):
         raise
@@ -151,8 +163,8 @@ def run(body: Callable[[], Any]) -> None:
         # a bug of ours, not bad input: still one line, and the details on request
         if os.environ.get("CHATPIPE_DEBUG"):
             raise
-        warn(
-            f"error: internal error: {type(exc).__name__}: {exc} "
+        error(
+            f"internal error: {type(exc).__name__}: {exc} "
             "(please report it; CHATPIPE_DEBUG=1 shows the traceback)"
         )
         raise typer.Exit(1) from None

@@ -13,7 +13,7 @@ import typer
 from ..errors import UsageError
 from ..ops.count import resolve_counter
 from ..ops.stats import conversation_stats, overall_stats
-from .options import AsJson, FromDialect, InputFiles, OnError, Output, Verbose
+from .options import AsJson, FromDialect, InputFiles, OnError, Output, Quiet, Verbose
 from .runtime import Inputs, run, write_lines
 from .trim import TokenCounterOption
 
@@ -45,6 +45,7 @@ def stats(
     on_error: OnError = "fail",
     output: Output = None,
     verbose: Verbose = 0,
+    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         if as_json and as_table:
@@ -77,7 +78,7 @@ def stats(
         else:
             write_lines(inputs, output, rows())
 
-    run(body)
+    run(body, quiet)
 
 
 def _progress(inputs: Inputs):

@@ -19,7 +19,7 @@ from ..ops.trim import (
     trim_last_stream,
     trim_messages,
 )
-from .options import AsJson, FromDialect, InputFiles, OnError, Output, To, Verbose
+from .options import AsJson, FromDialect, InputFiles, OnError, Output, Quiet, To, Verbose
 from .runtime import Inputs, check_target, run, warn, write_lines, write_operation
 
 TokenCounterOption = Annotated[
@@ -122,6 +122,7 @@ def trim(
     on_error: OnError = "fail",
     output: Output = None,
     verbose: Verbose = 0,
+    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         if strategy not in ("last", "first"):
@@ -166,7 +167,7 @@ def trim(
 
         write_operation(inputs, output, target, trimmed)
 
-    run(body)
+    run(body, quiet)
 
 
 def count(
@@ -200,6 +201,7 @@ def count(
     on_error: OnError = "fail",
     output: Output = None,
     verbose: Verbose = 0,
+    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         options = {}
@@ -238,7 +240,7 @@ def count(
 
         write_lines(inputs, output, lines())
 
-    run(body)
+    run(body, quiet)
 
 
 trim.__doc__ = TRIM_HELP

@@ -12,7 +12,7 @@ import typer
 from ..errors import UsageError
 from ..ops.count import resolve_counter
 from ..ops.validate import RULES, validate_files
-from .options import AsJson, FromDialect, InputFiles, Output
+from .options import AsJson, FromDialect, InputFiles, Output, Quiet, Verbose
 from .runtime import Sink, run, warn
 from .trim import TokenCounterOption
 
@@ -52,12 +52,16 @@ def validate(
     as_json: AsJson = False,
     from_: FromDialect = "auto",
     output: Output = None,
+    verbose: Verbose = 0,
+    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         if rules not in RULES:
             raise UsageError(f"--rules must be one of {', '.join(RULES)}, got {rules!r}")
         counter = resolve_counter(token_counter) if max_tokens is not None else None
         specs = files or ["-"]
+        if verbose:
+            warn(f"checking {', '.join(specs)} with the {rules} rules")
         kinds: Counter[str] = Counter()
         sink = Sink(output, specs)
         ok = False
@@ -74,7 +78,7 @@ def validate(
         if kinds:
             raise typer.Exit(1)
 
-    run(body)
+    run(body, quiet)
 
 
 def _summary(kinds: Counter[str]) -> None:

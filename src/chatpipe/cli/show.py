@@ -1,0 +1,232 @@
+"""``chatpipe show``: a conversation for people, in the terminal, with rich."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from ..messages import AIMessage, AnyMessage, ToolMessage
+from .options import (
+    Branch,
+    FromDialect,
+    IncludeHidden,
+    InputFiles,
+    OnError,
+    Quiet,
+    Verbose,
+)
+from .runtime import Inputs, run
+
+HELP = """Show a conversation for people: one panel per message, coloured by role.
+
+Tool calls and JSON tool results are highlighted; images and files appear as labelled
+placeholders; long messages are folded (--full shows them whole). On a terminal, a long
+transcript opens in a pager.
+
+Examples:
+
+  chatpipe show fixtures/agent_session.jsonl
+
+  chatpipe show --full --branch all conversations.json
+"""
+
+STYLES = {
+    "human": "cyan",
+    "ai": "green",
+    "system": "magenta",
+    "tool": "yellow",
+    "function": "yellow",
+    "chat": "blue",
+    "remove": "red",
+}
+LABELS = {
+    "human": "User",
+    "ai": "Assistant",
+    "system": "System",
+    "tool": "Tool",
+    "function": "Function",
+    "remove": "Remove",
+}
+FOLD_LINES = 12
+
+
+def show(
+    files: InputFiles = None,
+    full: Annotated[bool, typer.Option("--full", help="Do not fold long messages.")] = False,
+    pager: Annotated[
+        bool, typer.Option("--pager/--no-pager", help="Page long output on a terminal.")
+    ] = True,
+    from_: FromDialect = "auto",
+    on_error: OnError = "fail",
+    branch: Branch = "active",
+    include_hidden: IncludeHidden = False,
+    verbose: Verbose = 0,
+    quiet: Quiet = False,
+) -> None:
+    def body() -> None:
+        from rich.console import Console
+
+        inputs = Inputs(
+            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
+        )
+        console = Console()
+        renderables = []
+        for number, conversation in enumerate(inputs.conversations()):
+            renderables.extend(_conversation(conversation, number, full))
+        use_pager = pager and sys.stdout.isatty() and _height(console, renderables) > console.height
+        if use_pager:
+            with console.pager(styles=True):
+                for item in renderables:
+                    console.print(item)
+        else:
+            for item in renderables:
+                console.print(item)
+        inputs.report()
+
+    run(body, quiet)
+
+
+def _height(console: Any, renderables: list[Any]) -> int:
+    options = console.options
+    return sum(len(console.render_lines(r, options, pad=False)) for r in renderables)
+
+
+def _conversation(conversation: Any, number: int, full: bool) -> list[Any]:
+    from rich.rule import Rule
+
+    meta = conversation.meta
+    title = meta.get("title") or meta.get("name") or f"conversation {number + 1}"
+    out: list[Any] = [Rule(str(title), style="bold")]
+    for index, message in enumerate(conversation.messages):
+        out.append(_panel(message, index, full))
+    return out
+
+
+def _panel(message: AnyMessage, index: int, full: bool) -> Any:
+    from rich.console import Group
+    from rich.panel import Panel
+
+    label = LABELS.get(message.type) or getattr(message, "role", message.type)
+    title = f"[bold]{label}[/bold]"
+    if message.name:
+        title += f" · {message.name}"
+    if isinstance(message, ToolMessage):
+        title += f" · result of {message.tool_call_id}"
+        if message.status == "error":
+            title += " · [red]error[/red]"
+    parts: list[Any] = []
+    content = message.content
+    if isinstance(content, str):
+        if content:
+            parts.append(_text(content, full, as_json=isinstance(message, ToolMessage)))
+    else:
+        parts.extend(_block(b, full) for b in content)
+    if isinstance(message, AIMessage):
+        for call in message.tool_calls:
+            parts.append(_heading(f"→ {call['name']}", call["id"]))
+            parts.append(_json(call["args"]))
+        for call in message.invalid_tool_calls:
+            parts.append(
+                _json(
+                    {
+                        "invalid tool call": call["name"],
+                        "args": call["args"],
+                        "error": call["error"],
+                    }
+                )
+            )
+    if not parts:
+        parts.append(_dim("(empty)"))
+    return Panel(
+        Group(*parts),
+        title=title,
+        title_align="left",
+        subtitle=f"#{index}",
+        subtitle_align="right",
+        border_style=STYLES.get(message.type, "white"),
+    )
+
+
+def _heading(name: str, call_id: Any) -> Any:
+    from rich.text import Text
+
+    text = Text(name, style="bold")
+    if call_id:
+        text.append(f"  ({call_id})", style="dim")
+    return text
+
+
+def _dim(text: str) -> Any:
+    from rich.text import Text
+
+    return Text(text, style="dim")
+
+
+def _json(value: Any) -> Any:
+    from rich.syntax import Syntax
+
+    return Syntax(
+        json.dumps(value, ensure_ascii=False, indent=2),
+        "json",
+        word_wrap=True,
+        background_color="default",
+    )
+
+
+def _text(text: str, full: bool, as_json: bool = False) -> Any:
+    from rich.console import Group
+    from rich.text import Text
+
+    if as_json and text[:1] in "[{":
+        try:
+            return _json(json.loads(text))
+        except ValueError:
+            pass
+    lines = text.splitlines()
+    if full or len(lines) <= FOLD_LINES:
+        return Text(text)
+    shown = Text("\n".join(lines[:FOLD_LINES]))
+    return Group(shown, _dim(f"… {len(lines) - FOLD_LINES} more lines (--full shows them)"))
+
+
+def _block(block: Any, full: bool) -> Any:
+    if isinstance(block, str):
+        return _text(block, full)
+    kind = block.get("type")
+    if kind == "text":
+        return _text(str(block.get("text") or ""), full)
+    if kind in ("reasoning", "thinking"):
+        from rich.text import Text
+
+        text = str(block.get("reasoning") or block.get("thinking") or "")
+        return Text(
+            "thinking: " + text if full or len(text) < 400 else "thinking: " + text[:400] + " …",
+            style="italic dim",
+        )
+    if kind in (
+        "image",
+        "image_url",
+        "audio",
+        "video",
+        "file",
+        "input_audio",
+        "document",
+        "text-plain",
+        "input_image",
+        "input_file",
+    ):
+        url = block.get("url") or block.get("file_id")
+        if kind == "image_url":
+            image = block.get("image_url")
+            url = image.get("url") if isinstance(image, dict) else image
+        if isinstance(url, str) and url.startswith("data:"):
+            url = "inline data"
+        name = (block.get("extras") or {}).get("file_name") or url or block.get("mime_type") or ""
+        return _dim(f"[{kind.replace('_url', '').replace('input_', '')}: {name}]")
+    return _json(block)
+
+
+show.__doc__ = HELP
