@@ -8,6 +8,7 @@ with ``on_error="skip"``, are counted and skipped.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -184,22 +185,46 @@ def _read_source(
                 errors.handle(record.error)
                 continue
             try:
-                if hasattr(dialect, "read_conversations"):
-                    yield from dialect.read_conversations(record.value, record.location, options)
-                else:
-                    yield dialect.read_conversation(record.value, record.location)
+                yield from conversations_of(dialect, record, options)
             except ChatpipeError as exc:
                 errors.handle(exc.located(record.location))
         return
     if shape == STREAM:
         values = (r.value for r in rest if not isinstance(r, BadRecord) or errors.handle(r.error))
-        yield from dialect.read_stream(values, first.location)
+        with _shape_errors(dialect, first.location):
+            yield from dialect.read_stream(values, first.location)
         return
     location = first.location
     if group_by:
         yield from _grouped(rest, dialect, errors, group_by, location)
         return
     yield Conversation(dialect.finish(_messages(rest, dialect, errors)), {}, location)
+
+
+# what malformed records make readers raise, below the checks they make themselves
+_SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+
+
+@contextlib.contextmanager
+def _shape_errors(dialect: Dialect, location: Location) -> Iterator[None]:
+    """A record of an unexpected shape is bad input: a located DataError, not a crash."""
+    try:
+        yield
+    except ChatpipeError:
+        raise
+    except _SHAPE_ERRORS as exc:
+        raise DataError(
+            f"cannot read this record as {dialect.name}: {type(exc).__name__}: {exc}",
+            location,
+        ) from None
+
+
+def conversations_of(dialect: Dialect, record: Record, options: ReadOptions) -> list[Conversation]:
+    """The conversations one record holds (several for ``--branch all``)."""
+    with _shape_errors(dialect, record.location):
+        if hasattr(dialect, "read_conversations"):
+            return list(dialect.read_conversations(record.value, record.location, options))
+        return [dialect.read_conversation(record.value, record.location)]
 
 
 def open_records(
@@ -249,9 +274,12 @@ def _messages(
             errors.handle(record.error)
             continue
         try:
-            yield dialect.read_message(record.value)
+            with _shape_errors(dialect, record.location):
+                message = dialect.read_message(record.value)
         except ChatpipeError as exc:
             errors.handle(exc.located(record.location))
+        else:
+            yield message
 
 
 def _grouped(

@@ -321,7 +321,15 @@ def validate_files(
 ) -> Iterator[Problem]:
     """Every problem in the files, in file order; unreadable records are problems too."""
 
-    from ..formats import CONVERSATIONS, ErrorLog, get_dialect, open_records
+    from ..formats import (
+        CONVERSATIONS,
+        STREAM,
+        ErrorLog,
+        ReadOptions,
+        conversations_of,
+        get_dialect,
+        open_records,
+    )
     from ..io import BadRecord, Source
 
     finetune = rules in ("all", "openai-finetune")
@@ -335,6 +343,9 @@ def validate_files(
             continue
         found, shape, first, records = opened
         raw_checks = finetune and found.name == "openai"
+        if shape == STREAM:
+            yield from _validate_streamed(found, first, records, structure, max_tokens, counter)
+            continue
         if shape == CONVERSATIONS:
             for record in records:
                 if isinstance(record, BadRecord):
@@ -347,16 +358,47 @@ def validate_files(
                 if not structure or unusable:
                     continue
                 try:
-                    conversation = found.read_conversation(record.value, location)
+                    conversations = conversations_of(found, record, ReadOptions())
                 except ChatpipeError as exc:
                     yield unreadable(exc.located(location))
                     continue
-                located = ((m, location.at_message(i)) for i, m in enumerate(conversation.messages))
-                yield from check_messages(located, location, max_tokens, counter)
+                for conversation in conversations:
+                    located = (
+                        (m, location.at_message(i)) for i, m in enumerate(conversation.messages)
+                    )
+                    yield from check_messages(located, location, max_tokens, counter)
             continue
         yield from _validate_stream(
             found, first, records, raw_checks, structure, max_tokens, counter
         )
+
+
+def _validate_streamed(dialect, first, records, structure, max_tokens, counter):
+    """A captured stream: the structure of the messages it spells."""
+    from ..io import BadRecord
+
+    values = []
+    for record in records:
+        if isinstance(record, BadRecord):
+            yield unreadable(record.error)
+        else:
+            values.append(record.value)
+    try:
+        with _shape_errors(dialect, first.location):
+            conversations = list(dialect.read_stream(values, first.location))
+    except ChatpipeError as exc:
+        yield unreadable(exc.located(first.location))
+        return
+    if structure:
+        for conversation in conversations:
+            located = ((m, first.location) for m in conversation.messages)
+            yield from check_messages(located, first.location, max_tokens, counter)
+
+
+def _shape_errors(dialect: Any, location: Any) -> Any:
+    from ..formats import _shape_errors as guard
+
+    return guard(dialect, location)
 
 
 class _StreamReading:
@@ -384,7 +426,8 @@ class _StreamReading:
                 self.problems.extend(finetune_message_problems(value, record.location))
                 self.assistant_seen |= isinstance(value, dict) and value.get("role") == "assistant"
             try:
-                message = self.dialect.read_message(value)
+                with _shape_errors(self.dialect, record.location):
+                    message = self.dialect.read_message(value)
             except ChatpipeError as exc:
                 self.problems.append(unreadable(exc.located(record.location)))
                 continue
