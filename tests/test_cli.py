@@ -230,3 +230,51 @@ def test_version_and_root_help():
     root = runner.invoke(app, ["--help"], env={"COLUMNS": "120"}).stdout
     for name in ("buffer", "convert", "trim", "show"):
         assert name in root
+
+
+def test_limits_have_clear_errors_and_options_to_raise_them(tmp_path):
+    big = tmp_path / "big.jsonl"
+    big.write_text(
+        '{"role":"user","content":"' + "x" * 500 + '"}\n{"role":"user","content":"ok"}\n'
+    )
+    result = runner.invoke(app, ["--max-record-bytes", "100", "convert", str(big)])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"chatpipe: error: {big}:1:1: a record larger than 100 bytes "
+        "(raise the limit with chatpipe --max-record-bytes N)\n"
+    )
+    skipped = runner.invoke(
+        app, ["--max-record-bytes", "100", "convert", "--on-error", "skip", str(big)]
+    )
+    assert skipped.stdout == '{"type":"human","content":"ok"}\n'
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"role":"user","content":[' + '{"k":' * 300 + "1" + "}" * 300 + "]}\n")
+    result = runner.invoke(app, ["convert", str(deep)])
+    assert result.stderr == (
+        f"chatpipe: error: {deep}:1:1: a record nested deeper than 200 levels "
+        "(raise the limit with chatpipe --max-depth N)\n"
+    )
+    raised = runner.invoke(app, ["--max-depth", "400", "convert", str(deep)])
+    assert raised.exit_code == 0 and raised.stdout.count('{"k":') == 300
+    from chatpipe.limits import LIMITS
+
+    LIMITS.depth, LIMITS.record_bytes = 200, 256 << 20  # the root options set them for the run
+
+
+def test_deep_tool_arguments_become_invalid_calls_not_crashes():
+    args = '{"k":' * 900 + "1" + "}" * 900
+    line = json.dumps(
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": "c", "type": "function", "function": {"name": "f", "arguments": args}}
+            ],
+        }
+    )
+    result = runner.invoke(app, ["convert"], input=line + "\n")
+    assert result.exit_code == 0
+    assert (
+        json.loads(result.stdout)["invalid_tool_calls"][0]["error"]
+        == "arguments nest deeper than 200 levels"
+    )

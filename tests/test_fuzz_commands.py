@@ -7,18 +7,29 @@ import json
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import json_values
-from test_robustness import message_like_junk
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
+from strategies import json_values
+from test_robustness import message_like_junk
 
 runner = CliRunner()
 COMMANDS = [
-    ["convert"], ["convert", "--to", "anthropic"], ["convert", "--to", "gemini"],
-    ["convert", "--to", "sharegpt"], ["convert", "--to", "markdown"], ["convert", "--to", "yaml"],
-    ["buffer"], ["buffer", "--format", "xml"], ["openai"], ["trim", "--max-tokens", "20"],
-    ["count"], ["filter", "--exclude-all-tool-calls"], ["merge"], ["validate"], ["stats"],
+    ["convert"],
+    ["convert", "--to", "anthropic"],
+    ["convert", "--to", "gemini"],
+    ["convert", "--to", "sharegpt"],
+    ["convert", "--to", "markdown"],
+    ["convert", "--to", "yaml"],
+    ["buffer"],
+    ["buffer", "--format", "xml"],
+    ["openai"],
+    ["trim", "--max-tokens", "20"],
+    ["count"],
+    ["filter", "--exclude-all-tool-calls"],
+    ["merge"],
+    ["validate"],
+    ["stats"],
     ["show", "--no-pager"],
 ]
 
@@ -26,15 +37,31 @@ provider_like = st.fixed_dictionaries(
     {},
     optional={
         "messages": st.lists(message_like_junk, max_size=3),
-        "contents": st.lists(st.dictionaries(st.sampled_from(["role", "parts"]), json_values), max_size=2),
-        "mapping": st.dictionaries(st.sampled_from(["a", "b"]), st.dictionaries(
-            st.sampled_from(["parent", "message", "id"]), json_values), max_size=2),
+        "contents": st.lists(
+            st.dictionaries(st.sampled_from(["role", "parts"]), json_values), max_size=2
+        ),
+        "mapping": st.dictionaries(
+            st.sampled_from(["a", "b"]),
+            st.dictionaries(st.sampled_from(["parent", "message", "id"]), json_values),
+            max_size=2,
+        ),
         "current_node": st.sampled_from(["a", "b", None]),
-        "chat_messages": st.lists(st.dictionaries(st.sampled_from(["sender", "text", "content", "uuid",
-                                                                    "parent_message_uuid"]), json_values), max_size=2),
-        "conversations": st.lists(st.dictionaries(st.sampled_from(["from", "value"]), json_values), max_size=2),
-        "type": st.sampled_from(["message_start", "response.completed", "message", "content_block_delta"]),
-        "choices": st.lists(st.dictionaries(st.sampled_from(["delta", "message", "index"]), json_values), max_size=2),
+        "chat_messages": st.lists(
+            st.dictionaries(
+                st.sampled_from(["sender", "text", "content", "uuid", "parent_message_uuid"]),
+                json_values,
+            ),
+            max_size=2,
+        ),
+        "conversations": st.lists(
+            st.dictionaries(st.sampled_from(["from", "value"]), json_values), max_size=2
+        ),
+        "type": st.sampled_from(
+            ["message_start", "response.completed", "message", "content_block_delta"]
+        ),
+        "choices": st.lists(
+            st.dictionaries(st.sampled_from(["delta", "message", "index"]), json_values), max_size=2
+        ),
         "candidates": st.lists(json_values, max_size=2),
         "input": json_values,
         "system": json_values,
@@ -45,11 +72,13 @@ records = st.one_of(json_values, message_like_junk, provider_like)
 
 def text_inputs():
     as_jsonl = st.lists(records, min_size=1, max_size=3).map(
-        lambda rs: "".join(json.dumps(r) + "\n" for r in rs).encode())
+        lambda rs: "".join(json.dumps(r) + "\n" for r in rs).encode()
+    )
     as_json = st.lists(records, max_size=3).map(lambda rs: json.dumps(rs, indent=1).encode())
     as_yaml = st.lists(records, max_size=3).map(lambda rs: yaml.safe_dump(rs).encode())
     as_sse = st.lists(records, min_size=1, max_size=3).map(
-        lambda rs: "".join(f"data: {json.dumps(r)}\n\n" for r in rs).encode() + b"data: [DONE]\n\n")
+        lambda rs: "".join(f"data: {json.dumps(r)}\n\n" for r in rs).encode() + b"data: [DONE]\n\n"
+    )
     return st.one_of(st.binary(max_size=200), as_jsonl, as_json, as_yaml, as_sse)
 
 
@@ -58,7 +87,9 @@ def text_inputs():
 def test_every_command_ends_cleanly_on_any_input(command, data):
     result = runner.invoke(app, command, input=data)
     assert result.exit_code in (0, 1, 2), (command, result.exit_code)
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(
+        result.exception
+    )
     assert "internal error" not in result.stderr, (command, data, result.stderr)
     assert "Traceback" not in result.stderr
     if result.exit_code and not (command == ["validate"] and result.exit_code == 1):

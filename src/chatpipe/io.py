@@ -19,12 +19,11 @@ from typing import IO, Any
 import orjson
 
 from .errors import DataError, Location, UsageError
+from .limits import LIMITS, bytes_may_be_too_deep, too_deep
 
 BOM = b"\xef\xbb\xbf"
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
 YAML_SUFFIXES = (".yaml", ".yml")
-# "billion laughs": a YAML document whose aliases expand past this many nodes is refused
-MAX_YAML_NODES = 2_000_000
 
 
 class Record:
@@ -130,7 +129,7 @@ def _read_all(stream: IO[bytes], prefix: bytes) -> bytes:
 def _first_line(stream: IO[bytes], lineno: int = 1) -> tuple[bytes, int]:
     """The first non-blank line from here (BOM removed) and its line number."""
     while True:
-        line = stream.readline()
+        line = stream.readline(LIMITS.record_bytes + 1)
         if lineno == 1 and line.startswith(BOM):
             line = line[3:]
         if not line or line.strip():
@@ -142,13 +141,48 @@ def _col(line: bytes) -> int:
     return len(line) - len(line.lstrip()) + 1
 
 
+def _oversized(source: Source, stream: IO[bytes], line: bytes, lineno: int) -> BadRecord | None:
+    """A line longer than the record limit: skipped to its end, reported, never kept whole."""
+    limit = LIMITS.record_bytes
+    if len(line) <= limit or line.endswith(b"\n"):
+        return None
+    rest = line
+    while rest and not rest.endswith(b"\n"):
+        rest = stream.readline(1 << 20)
+    return BadRecord(
+        DataError(
+            f"a record larger than {limit:,} bytes",
+            Location(source.name, lineno, 1),
+            "raise the limit with chatpipe --max-record-bytes N",
+        )
+    )
+
+
+def _too_deep_record(
+    source: Source, value: Any, data: bytes, location: Location
+) -> BadRecord | None:
+    if bytes_may_be_too_deep(data) and too_deep(value):
+        return BadRecord(
+            DataError(
+                f"a record nested deeper than {LIMITS.depth} levels",
+                location,
+                "raise the limit with chatpipe --max-depth N",
+            )
+        )
+    return None
+
+
 def _jsonl_records(
     source: Source, stream: IO[bytes], first: bytes, lineno: int
 ) -> Iterator[Record]:
     name = source.name
     line = first
+    limit = LIMITS.record_bytes + 1
     while line:
-        if line.strip():
+        big = _oversized(source, stream, line, lineno)
+        if big is not None:
+            yield big
+        elif line.strip():
             try:
                 value = orjson.loads(line)
             except orjson.JSONDecodeError:
@@ -159,8 +193,9 @@ def _jsonl_records(
                 except orjson.JSONDecodeError as exc:
                     yield BadRecord(_json_error(exc, source, bare, lineno - 1))
             else:
-                yield Record(value, Location(name, lineno, _col(line)))
-        line = stream.readline()
+                location = Location(name, lineno, _col(line))
+                yield _too_deep_record(source, value, line, location) or Record(value, location)
+        line = stream.readline(limit)
         lineno += 1
 
 
@@ -244,12 +279,15 @@ def _document_records(
 ) -> Iterator[Record]:
     """A JSON document's records: its list's elements, or the document itself."""
     if not isinstance(value, list):
-        yield Record(value, Location(source.name, first_lineno, _col(data)))
+        location = Location(source.name, first_lineno, _col(data))
+        yield _too_deep_record(source, value, data, location) or Record(value, location)
         return
     finder = _ElementFinder(data, first_lineno)
     name = source.name
+    deep = bytes_may_be_too_deep(data)
     for index, item in enumerate(value):
-        yield Record(item, Location(name, resolve=lambda i=index: finder.position(i)))
+        location = Location(name, resolve=lambda i=index: finder.position(i))
+        yield (deep and _too_deep_record(source, item, data, location)) or Record(item, location)
 
 
 class _ElementFinder:
@@ -358,33 +396,51 @@ def _yaml_records(source: Source, data: bytes, line_offset: int = 0) -> Iterator
 
 
 def _check_yaml_size(root: Any, source: Source) -> None:
-    """Refuse documents whose aliases expand to more nodes than we will build."""
-    sizes: dict[int, int] = {}
+    """Refuse documents whose aliases expand past the value limit, or that nest too deep.
 
-    def size(node: Any) -> int:
-        known = sizes.get(id(node))
-        if known is not None:
-            return known
-        sizes[id(node)] = 1  # guards against recursive aliases
-        total = 1
-        children = node.value if isinstance(node.value, list) else ()
-        for child in children:
-            if isinstance(child, tuple):
-                total += size(child[0]) + size(child[1])
-            else:
-                total += size(child)
-            if total > MAX_YAML_NODES:
-                break
-        sizes[id(node)] = total
-        return total
-
-    if size(root) > MAX_YAML_NODES:
+    Each distinct node is measured once (aliases share nodes), without recursion and
+    without building anything: a "billion laughs" file ends here at once.
+    """
+    limit, depth_limit = LIMITS.yaml_values, LIMITS.depth
+    measured: dict[int, tuple[int, int]] = {}  # node -> (expanded values, nesting depth)
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        kids = _yaml_children(node)
+        if not children_done:
+            if key in measured:
+                continue
+            measured[key] = (0, 0)  # a node on its own path (a recursive alias) counts as 0
+            stack.append((node, True))
+            stack.extend((child, False) for child in kids if id(child) not in measured)
+            continue
+        size = 1 + sum(measured[id(c)][0] for c in kids)
+        depth = 1 + max((measured[id(c)][1] for c in kids), default=0)
+        measured[key] = (size, depth)
         mark = root.start_mark
-        raise DataError(
-            f"YAML aliases expand to more than {MAX_YAML_NODES:,} values",
-            Location(source.name, mark.line + 1, mark.column + 1),
-            "refusing to build it",
-        )
+        where = Location(source.name, mark.line + 1, mark.column + 1)
+        if size > limit:
+            raise DataError(
+                f"YAML aliases expand to more than {limit:,} values",
+                where,
+                "raise the limit with chatpipe --max-yaml-values N",
+            )
+        if depth > depth_limit:
+            raise DataError(
+                f"a record nested deeper than {depth_limit} levels",
+                where,
+                "raise the limit with chatpipe --max-depth N",
+            )
+
+
+def _yaml_children(node: Any) -> list[Any]:
+    if not isinstance(node.value, list):
+        return []
+    kids = []
+    for child in node.value:
+        kids.extend(child if isinstance(child, tuple) else (child,))
+    return kids
 
 
 # -- output ---------------------------------------------------------------------------

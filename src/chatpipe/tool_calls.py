@@ -264,7 +264,7 @@ def tool_calls_from_chunks(
         raw = chunk["args"]
         try:
             args = parse_partial_json(raw) if raw else {}
-        except Exception:
+        except Exception:  # RecursionError included: too deep is not a valid call
             args = None
         if isinstance(args, dict):
             calls.append(tool_call(name=chunk["name"] or "", args=args, id=chunk["id"]))

@@ -8,6 +8,7 @@ import sys
 import typer
 
 from .. import __version__
+from ..limits import LIMITS
 from .buffer import buffer
 from .convert import convert
 from .filter import filter_, merge
@@ -48,8 +49,33 @@ def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    max_record_bytes: int = typer.Option(
+        LIMITS.record_bytes,
+        "--max-record-bytes",
+        metavar="N",
+        help="Refuse JSONL lines and stream events larger than this.",
+    ),
+    max_depth: int = typer.Option(
+        LIMITS.depth, "--max-depth", metavar="N", help="Refuse records nested deeper than this."
+    ),
+    max_yaml_values: int = typer.Option(
+        LIMITS.yaml_values,
+        "--max-yaml-values",
+        metavar="N",
+        help="Refuse YAML documents whose aliases expand past this many values.",
+    ),
 ) -> None:
-    """Convert, trim and render LLM chat transcripts in shell pipelines."""
+    """Convert, trim and render LLM chat transcripts in shell pipelines.
+
+    Example:
+
+      chatpipe trim --max-tokens 4000 session.jsonl | chatpipe buffer --format xml
+    """
+    LIMITS.record_bytes = max_record_bytes
+    LIMITS.depth = max_depth
+    LIMITS.yaml_values = max_yaml_values
+    # deep records need a deeper Python stack (repr, json and orjson recurse)
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), max_depth * 4 + 1000))
 
 
 def main() -> None:

@@ -159,6 +159,9 @@ def run(body: Callable[[], Any], quiet: bool = False) -> None:
         raise typer.Exit(exc.exit_code) from None
     except (KeyboardInterrupt, BrokenPipeError, typer.Exit):
         raise
+    except RecursionError:
+        error("a record nests too deeply to process (see chatpipe --max-depth)")
+        raise typer.Exit(1) from None
     except Exception as exc:
         # a bug of ours, not bad input: still one line, and the details on request
         if os.environ.get("CHATPIPE_DEBUG"):

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, Location, ValidationError
+from ..limits import LIMITS, too_deep
 from ..messages import (
     AIMessage,
     AnyMessage,
@@ -230,6 +231,10 @@ def parse_arguments(arguments: Any) -> tuple[Any, str | None]:
             value = json.loads(value, strict=False)
     except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON: {exc.msg} (char {exc.pos})"
+    except RecursionError:
+        value = None
+    if value is None or too_deep(value):
+        return None, f"arguments nest deeper than {LIMITS.depth} levels"
     if not isinstance(value, dict):
         return None, f"arguments must be a JSON object, got {type(value).__name__}"
     return value, None
