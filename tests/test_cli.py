@@ -278,3 +278,32 @@ def test_deep_tool_arguments_become_invalid_calls_not_crashes():
         json.loads(result.stdout)["invalid_tool_calls"][0]["error"]
         == "arguments nest deeper than 200 levels"
     )
+
+
+def test_progress_bar_on_a_terminal_passes_conversations_through(monkeypatch, capsys):
+    import chatpipe.cli.runtime as runtime
+
+    monkeypatch.setattr(runtime, "_PROGRESS_FROM", 1)
+    monkeypatch.setattr(runtime.sys.stderr, "isatty", lambda: True, raising=False)
+    inputs = runtime.Inputs([str(FIXTURES / "agent_session.jsonl")], "auto", "fail")
+    [conversation] = list(inputs.conversations())
+    assert len(list(conversation.messages)) == 26
+    monkeypatch.setattr(runtime, "_quiet", True)  # -q: no bar at all
+    assert len(list(runtime.Inputs([TOOL_LOG], "auto", "fail").conversations())) == 1
+
+
+def test_sharegpt_to_openai_fine_tuning_rows():
+    path = FIXTURES / "sharegpt__llamafactory_glaive_toolcall_first12.json"
+    rows = [
+        json.loads(line)
+        for line in runner.invoke(app, ["convert", "--to", "openai", str(path)]).stdout.splitlines()
+    ]
+    assert len(rows) == 12
+    assert all(list(row)[:2] == ["messages", "tools"] for row in rows)
+    assert rows[0]["tools"][0]["type"] == "function"
+    assert rows[0]["messages"][3]["tool_calls"][0]["function"]["name"] == "search_recipes"
+    assert rows[0]["messages"][4] == {
+        "role": "tool",
+        "tool_call_id": "call_3_0",
+        "content": rows[0]["messages"][4]["content"],
+    }

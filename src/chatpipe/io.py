@@ -44,8 +44,13 @@ class Source:
         self.is_stdin = spec == "-"
         self.name = "<stdin>" if self.is_stdin else spec
         self.container: str | None = None  # set once read: jsonl, json, yaml
+        self.stream: IO[bytes] | None = None  # while being read (for progress)
 
     def open(self) -> IO[bytes]:
+        self.stream = self._open()
+        return self.stream
+
+    def _open(self) -> IO[bytes]:
         if self.is_stdin:
             return sys.stdin.buffer
         try:

@@ -90,6 +90,7 @@ def _write(target, inputs: Inputs, losses: LossReport, output, as_json: bool) ->
         inputs.message_stream,
         as_json,
         getattr(target, "write_conversation", None),
+        target.record_meta,
     )
     write_lines(inputs, output, lines)
 

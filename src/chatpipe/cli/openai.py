@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from ..errors import UsageError
+from ..formats import get_dialect
 from ..formats.openai_writer import TEXT_FORMATS, OpenAIWriter
 from ..formats.write import write_records
 from .options import AsJson, FromDialect, InputFiles, OnError, Output, Quiet, Verbose
@@ -69,7 +70,13 @@ def openai(
             raise UsageError(f"--text-format must be string, block or keep, got {text_format!r}")
         writer = OpenAIWriter(text_format, include_id, pass_through_unknown_blocks, keep_fields)
         inputs = Inputs(files, from_, on_error, verbose=verbose)
-        lines = write_records(inputs.conversations(), writer.write, inputs.message_stream, as_json)
+        lines = write_records(
+            inputs.conversations(),
+            writer.write,
+            inputs.message_stream,
+            as_json,
+            record_meta=get_dialect("openai").record_meta,
+        )
         write_lines(inputs, output, lines)
 
     run(body, quiet)

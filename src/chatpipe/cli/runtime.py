@@ -104,6 +104,15 @@ class Inputs:
         self.verbose = verbose
 
     def conversations(self) -> Iterator[Conversation]:
+        """The conversations, behind a progress bar on stderr for large inputs on a terminal."""
+        sizes = {f: os.path.getsize(f) for f in self.files if f != "-" and os.path.isfile(f)}
+        total = sum(sizes.values())
+        if _quiet or not sys.stderr.isatty() or total < _PROGRESS_FROM:
+            yield from self._conversations()
+            return
+        yield from _with_progress(self._conversations(), self.reading, sizes, total)
+
+    def _conversations(self) -> Iterator[Conversation]:
         reported = 0
         for conversation in read(
             self.files,
@@ -146,6 +155,51 @@ class Inputs:
             warn(f"... and {len(skipped) - 20} more")
         if skipped:
             warn(f"warning: skipped {len(skipped)} bad record{'s' if len(skipped) != 1 else ''}")
+
+
+_PROGRESS_FROM = 32 << 20  # bytes of input worth a progress bar
+
+
+def _with_progress(
+    conversations: Iterator[Conversation], reading: Reading, sizes: dict[str, int], total: int
+) -> Iterator[Conversation]:
+    """Bytes read and MB/s on stderr, polled from the open file, never from the data path."""
+    import threading
+
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
+
+    done_before = {"bytes": 0, "spec": None}
+    stop = threading.Event()
+
+    def position() -> int:
+        source = reading.current
+        if source is None or source.stream is None:
+            return done_before["bytes"]
+        if source.spec != done_before["spec"]:
+            finished = [s for s, _, _ in reading.found if s is not source]
+            done_before["bytes"] = sum(sizes.get(s.spec, 0) for s in finished)
+            done_before["spec"] = source.spec
+        try:
+            return done_before["bytes"] + source.stream.tell()
+        except (OSError, ValueError):
+            return done_before["bytes"]
+
+    columns = (BarColumn(), DownloadColumn(), TransferSpeedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("reading", total=total)
+
+        def poll() -> None:
+            while not stop.wait(0.2):
+                progress.update(task, completed=position())
+
+        thread = threading.Thread(target=poll, daemon=True)
+        thread.start()
+        try:
+            yield from conversations
+        finally:
+            stop.set()
+            thread.join()
 
 
 def run(body: Callable[[], Any], quiet: bool = False) -> None:

@@ -3,7 +3,6 @@ machines."""
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Annotated
 
@@ -30,7 +29,6 @@ Examples:
   chatpipe stats --json --token-counter tiktoken:cl100k_base train.jsonl | jq .overall
 """
 
-_LARGE = 20 << 20  # inputs above this many bytes get a progress bar on a terminal
 _ROWS = 30  # conversations shown in the table
 
 
@@ -56,7 +54,7 @@ def stats(
         each: list[dict] = []
 
         def rows():
-            for index, conversation in enumerate(_progress(inputs)):
+            for index, conversation in enumerate(inputs.conversations()):
                 figures = conversation_stats(conversation.messages, counter)
                 ident = conversation.meta.get("id")
                 row = {
@@ -79,28 +77,6 @@ def stats(
             write_lines(inputs, output, rows())
 
     run(body, quiet)
-
-
-def _progress(inputs: Inputs):
-    """The conversations, behind a progress line on stderr for large inputs on a terminal."""
-    size = sum(os.path.getsize(f) for f in inputs.files if f != "-" and os.path.isfile(f))
-    if not (sys.stderr.isatty() and size > _LARGE):
-        yield from inputs.conversations()
-        return
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    columns = (SpinnerColumn(), TextColumn("{task.completed} conversations"), TimeElapsedColumn())
-    with Progress(*columns, transient=True, console=_stderr_console()) as progress:
-        task = progress.add_task("stats", total=None)
-        for conversation in inputs.conversations():
-            yield conversation
-            progress.advance(task)
-
-
-def _stderr_console():
-    from rich.console import Console
-
-    return Console(stderr=True)
 
 
 def _print_table(each: list[dict], overall: dict) -> None:

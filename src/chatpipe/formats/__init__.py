@@ -141,6 +141,7 @@ class Reading:
 
     def __init__(self) -> None:
         self.found: list[tuple[Source, Dialect, str]] = []
+        self.current: Source | None = None  # the source being read
 
 
 def read(
@@ -158,6 +159,8 @@ def read(
     options = options or ReadOptions()
     for spec in specs:
         source = Source(spec)
+        if reading is not None:
+            reading.current = source
         yield from _read_source(source, forced, errors, group_by, reading, options)
 
 

@@ -36,12 +36,16 @@ class Conversation:
         self.location = location
         self.messages_key = messages_key
 
-    def to_record(self, messages: list[Any]) -> dict[str, Any]:
-        """The conversation as one record, the written messages where they stood."""
+    def to_record(self, messages: list[Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The conversation as one record, ``{"messages": [...]}`` with the other fields
+        where they stood (a source's ``contents`` or ``conversations`` becomes ``messages``)."""
+        meta = self.meta if meta is None else meta
         key = self.messages_key
-        if key is None or key not in self.meta:
-            return {"messages": messages, **self.meta}
-        return {k: (messages if k == key else v) for k, v in self.meta.items()}
+        if key is None or key not in meta:
+            return {"messages": messages, **meta}
+        return {
+            ("messages" if k == key else k): (messages if k == key else v) for k, v in meta.items()
+        }
 
 
 class Dialect:
@@ -92,6 +96,10 @@ class Dialect:
 
     def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
         raise DataError(f"cannot write {self.name}")
+
+    def record_meta(self, meta: dict[str, Any]) -> dict[str, Any]:
+        """A conversation's fields as this dialect's records hold them."""
+        return meta
 
 
 class StreamDialect(Dialect):

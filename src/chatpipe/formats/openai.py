@@ -307,6 +307,20 @@ class OpenAIDialect(Dialect):
     def finish(self, messages: Iterable[AnyMessage]) -> Iterable[AnyMessage]:
         return link_tool_results(messages)
 
+    def record_meta(self, meta: dict[str, Any]) -> dict[str, Any]:
+        """Fine-tuning rows hold tools as a list of ``{"type": "function", ...}``; other
+        datasets give them as JSON text or bare function schemas."""
+        tools = meta.get("tools")
+        if isinstance(tools, str):
+            try:
+                tools = json.loads(tools)
+            except ValueError:
+                return meta
+        if isinstance(tools, list) and all(isinstance(t, dict) for t in tools):
+            tools = [t if "type" in t else {"type": "function", "function": t} for t in tools]
+            return {**meta, "tools": tools}
+        return meta
+
     def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
         """Lossless: the OpenAI fields a reader kept in additional_kwargs go back."""
         from .openai_writer import OpenAIWriter

@@ -31,6 +31,7 @@ def write_records(
     message_per_line: Callable[[], bool],
     as_json: bool = False,
     write_conversation: Callable[[Conversation], Any] | None = None,
+    record_meta: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> Iterator[bytes]:
     """Encoded JSON lines (or one document when ``as_json``) for the conversations.
 
@@ -60,7 +61,8 @@ def write_records(
                     yield dumps(record)
         else:
             messages = list(_located(conversation, write_messages(conversation.messages)))
-            record = conversation.to_record(messages)
+            meta = record_meta(conversation.meta) if record_meta is not None else None
+            record = conversation.to_record(messages, meta)
             if as_json:
                 document.append(record)
             else:
