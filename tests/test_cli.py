@@ -307,3 +307,29 @@ def test_sharegpt_to_openai_fine_tuning_rows():
         "tool_call_id": "call_3_0",
         "content": rows[0]["messages"][4]["content"],
     }
+
+
+def test_ctrl_c_exits_130_without_a_traceback():
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "chatpipe", "convert"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdin.write(b'{"role":"user","content":"waiting for more"}\n')
+    proc.stdin.flush()
+    time.sleep(1.0)  # chatpipe is now blocked reading stdin
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=20)
+    assert proc.returncode == 130
+    assert stderr == b"chatpipe: interrupted\n"
+
+
+def test_colour_only_on_a_terminal():
+    result = runner.invoke(
+        app, ["stats", "--table", str(FIXTURES / "openai_tool_calls.jsonl")], env={"COLUMNS": "100"}
+    )
+    assert "\x1b[" not in result.stdout

@@ -211,7 +211,10 @@ def run(body: Callable[[], Any], quiet: bool = False) -> None:
     except ChatpipeError as exc:
         error(str(exc))
         raise typer.Exit(exc.exit_code) from None
-    except (KeyboardInterrupt, BrokenPipeError, typer.Exit):
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        raise typer.Exit(130) from None
+    except (BrokenPipeError, typer.Exit):
         raise
     except RecursionError:
         error("a record nests too deeply to process (see chatpipe --max-depth)")
