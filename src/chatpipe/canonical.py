@@ -109,7 +109,7 @@ def dumps(value: Any) -> bytes:
     except TypeError:
         # integers past 64 bits: the standard library writes them exactly
         data = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
-    if b"\xe2\x80" in data or b"\xc2\x85" in data:
-        for raw, escaped in _LINE_BREAKS:
+    for raw, escaped in _LINE_BREAKS:
+        if raw in data:
             data = data.replace(raw, escaped)
     return data

@@ -143,6 +143,8 @@ def _first_line(stream: IO[bytes], lineno: int = 1) -> tuple[bytes, int]:
 
 
 def _col(line: bytes) -> int:
+    if line[:1] not in b" \t":
+        return 1
     return len(line) - len(line.lstrip()) + 1
 
 
@@ -183,8 +185,9 @@ def _jsonl_records(
     name = source.name
     line = first
     limit = LIMITS.record_bytes + 1
+    depth = LIMITS.depth
     while line:
-        big = _oversized(source, stream, line, lineno)
+        big = _oversized(source, stream, line, lineno) if len(line) >= limit else None
         if big is not None:
             yield big
         elif line.strip():
@@ -199,7 +202,10 @@ def _jsonl_records(
                     yield BadRecord(_json_error(exc, source, bare, lineno - 1))
             else:
                 location = Location(name, lineno, _col(line))
-                yield _too_deep_record(source, value, line, location) or Record(value, location)
+                if line.count(b"{") + line.count(b"[") > depth:  # only then can it be too deep
+                    yield _too_deep_record(source, value, line, location) or Record(value, location)
+                else:
+                    yield Record(value, location)
         line = stream.readline(limit)
         lineno += 1
 

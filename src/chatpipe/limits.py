@@ -21,6 +21,8 @@ LIMITS = Limits()
 def too_deep(value: Any, limit: int | None = None) -> bool:
     """Whether a JSON value nests deeper than the limit (walked without recursion)."""
     limit = LIMITS.depth if limit is None else limit
+    if not isinstance(value, (dict, list)):
+        return False
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()

@@ -102,6 +102,23 @@ class BaseMessage:
     def _init_fields(self, kwargs: dict[str, Any]) -> None:
         """Pop and check the class-specific fields out of ``kwargs``."""
 
+    @classmethod
+    def _plain(cls, content: Any, **fields: Any) -> BaseMessage:
+        """A message from values a reader has already checked: no validation, for the hot
+        path. Class fields take their defaults unless given."""
+        self = object.__new__(cls)
+        self.content = content
+        self.additional_kwargs = {}
+        self.response_metadata = {}
+        self.name = None
+        self.id = None
+        self.extra = {}
+        for field, default in cls._fields:
+            setattr(self, field, [] if isinstance(default, list) else default)
+        for field, value in fields.items():
+            setattr(self, field, value)
+        return self
+
     # -- values ---------------------------------------------------------------------
 
     def fields(self) -> Iterator[tuple[str, Any]]:

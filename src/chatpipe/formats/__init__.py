@@ -216,10 +216,13 @@ def _shape_errors(dialect: Dialect, location: Location) -> Iterator[None]:
     except ChatpipeError:
         raise
     except _SHAPE_ERRORS as exc:
-        raise DataError(
-            f"cannot read this record as {dialect.name}: {type(exc).__name__}: {exc}",
-            location,
-        ) from None
+        raise _shape_error(dialect, exc, location) from None
+
+
+def _shape_error(dialect: Dialect, exc: Exception, location: Location) -> DataError:
+    return DataError(
+        f"cannot read this record as {dialect.name}: {type(exc).__name__}: {exc}", location
+    )
 
 
 def conversations_of(dialect: Dialect, record: Record, options: ReadOptions) -> list[Conversation]:
@@ -277,10 +280,11 @@ def _messages(
             errors.handle(record.error)
             continue
         try:
-            with _shape_errors(dialect, record.location):
-                message = dialect.read_message(record.value)
+            message = dialect.read_message(record.value)
         except ChatpipeError as exc:
             errors.handle(exc.located(record.location))
+        except _SHAPE_ERRORS as exc:
+            errors.handle(_shape_error(dialect, exc, record.location))
         else:
             yield message
 

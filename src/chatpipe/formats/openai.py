@@ -91,7 +91,32 @@ def message_from_like(value: Any) -> AnyMessage:
     raise ValidationError(f"cannot read a message from a {type(value).__name__}")
 
 
+_PLAIN_ROLES: dict[str, type[AnyMessage]] = {
+    "user": HumanMessage,
+    "human": HumanMessage,
+    "assistant": AIMessage,
+    "ai": AIMessage,
+    "system": SystemMessage,
+}
+
+
+def _plain_content(content: Any) -> bool:
+    kind = type(content)
+    return kind is str or (kind is list and all(type(x) in (str, dict) for x in content))
+
+
 def message_from_dict(value: dict[str, Any]) -> AnyMessage:
+    # the hot path: {"role", "content"} (and tool results) make most lines of most logs
+    if len(value) == 2:
+        role = value.get("role")
+        cls = _PLAIN_ROLES.get(role) if type(role) is str else None
+        content = value.get("content")
+        if cls is not None and content and _plain_content(content):
+            return cls._plain(content)
+    elif len(value) == 3 and value.get("role") == "tool":
+        content, call_id = value.get("content"), value.get("tool_call_id")
+        if type(call_id) is str and content and _plain_content(content):
+            return ToolMessage._plain(content, tool_call_id=call_id)
     if is_envelope(value):
         kind = _ENVELOPE_TYPES.get(value["id"][-1])
         if kind is not None:
@@ -300,7 +325,9 @@ class OpenAIDialect(Dialect):
         return super().is_conversation(value) or is_openai_response(value)
 
     def read_message(self, value: Any) -> AnyMessage:
-        if isinstance(value, AnyMessage) or not (is_openai_message(value) or is_envelope(value)):
+        if type(value) is dict:
+            return message_from_dict(value)  # which says what is wrong with a dict
+        if isinstance(value, AnyMessage) or not is_openai_message(value):
             raise not_a_message(self.name, value)
         return message_from_like(value)
 

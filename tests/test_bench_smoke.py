@@ -1,0 +1,43 @@
+"""A smoke run of the benchmark on a tiny corpus: the corpus generator and the runner work.
+(The benchmark itself is not a test; its table is in the README.)"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def test_benchmark_runs_on_a_tiny_corpus(tmp_path):
+    corpus = tmp_path / "log.jsonl"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "corpus.py"), "300", str(corpus)], check=True
+    )
+    lines = corpus.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 300
+    assert any(json.loads(line).get("tool_calls") for line in lines)
+    rows = tmp_path / "rows.jsonl"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "corpus.py"), "300", str(rows), "--rows"], check=True
+    )
+    assert all(
+        "messages" in json.loads(line) for line in rows.read_text(encoding="utf-8").splitlines()
+    )
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "run.py"), str(corpus), "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    table = done.stdout
+    for job in (
+        "buffer",
+        "buffer --format xml",
+        "openai",
+        "convert --to canonical",
+        "trim --max-tokens 4000",
+    ):
+        assert f"| {job} |" in table
+    assert "start-up:" in table
