@@ -76,7 +76,8 @@ def main() -> None:
         rss = {k: peak_rss(argv, args.corpus) for k, argv in commands.items()}
         rows.append((name, medians, rss))
     size = os.path.getsize(args.corpus) / 1e6
-    lines = sum(1 for _ in open(args.corpus, "rb"))
+    with open(args.corpus, "rb") as corpus:
+        lines = sum(1 for _ in corpus)
     print(
         f"corpus: {args.corpus}, {lines:,} messages, {size:.1f} MB; medians of {args.repeat} runs\n"
     )
