@@ -7,7 +7,6 @@ is given). Provider fields with no standard home go under ``extras``.
 
 from __future__ import annotations
 
-import uuid
 from typing import Any, Literal, TypedDict
 
 from .tool_calls import NotRequired
@@ -173,7 +172,11 @@ class NonStandardContentBlock(TypedDict):
 
 def ensure_id(value: str | None) -> str:
     """The id itself when it is a non-empty string, else a fresh ``lc_<uuid4>``."""
-    return value if value else f"lc_{uuid.uuid4()}"
+    if value:
+        return value
+    import uuid  # only when an id is made up
+
+    return f"lc_{uuid.uuid4()}"
 
 
 def _finish(block: dict[str, Any], index: Any, extras: dict[str, Any]) -> Any:

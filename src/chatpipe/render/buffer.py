@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
 
 from ..messages import (
     AIMessage,
@@ -20,6 +19,22 @@ from ..messages import (
     SystemMessage,
     ToolMessage,
 )
+
+
+def escape(text: str) -> str:
+    """``&``, ``<`` and ``>`` as entities (what xml.sax.saxutils.escape does)."""
+    return text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+
+
+def quoteattr(text: str) -> str:
+    """A quoted attribute value, with xml.sax.saxutils.quoteattr's quote switching."""
+    text = escape(text).replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
+    if '"' in text:
+        if "'" in text:
+            return '"' + text.replace('"', "&quot;") + '"'
+        return "'" + text + "'"
+    return '"' + text + '"'
+
 
 FORMATS = ("prefix", "xml")
 TOOL_CALL_FORMATS = ("repr", "json")
