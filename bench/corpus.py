@@ -11,7 +11,35 @@ import argparse
 import json
 import random
 
-WORDS = ["the", "weather", "in", "Paris", "Köln", "東京", "is", "nice", "today", "and", "the", "model", "answers", "with", "care", "about", "tools,", "files,", "images", "and", "code", "🚀", "—", "données,", "straße,", "naïve", "café"]
+WORDS = [
+    "the",
+    "weather",
+    "in",
+    "Paris",
+    "Köln",
+    "東京",
+    "is",
+    "nice",
+    "today",
+    "and",
+    "the",
+    "model",
+    "answers",
+    "with",
+    "care",
+    "about",
+    "tools,",
+    "files,",
+    "images",
+    "and",
+    "code",
+    "🚀",
+    "—",
+    "données,",
+    "straße,",
+    "naïve",
+    "café",
+]
 
 
 def text(rng: random.Random, low: int, high: int) -> str:

@@ -333,3 +333,22 @@ def test_colour_only_on_a_terminal():
         app, ["stats", "--table", str(FIXTURES / "openai_tool_calls.jsonl")], env={"COLUMNS": "100"}
     )
     assert "\x1b[" not in result.stdout
+
+
+def test_empty_input_is_an_empty_result():
+    for command in (
+        ["convert"],
+        ["buffer"],
+        ["openai"],
+        ["count"],
+        ["stats"],
+        ["trim", "--max-tokens", "9"],
+    ):
+        result = runner.invoke(app, command, input="")
+        assert result.exit_code == 0, command
+        assert result.stderr == "", command
+    assert runner.invoke(app, ["convert"], input="\n\n  \n").stdout == ""
+
+
+def test_shell_completion_is_offered():
+    assert "--install-completion" in runner.invoke(app, ["--help"], env={"COLUMNS": "120"}).stdout
