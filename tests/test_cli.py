@@ -352,3 +352,37 @@ def test_empty_input_is_an_empty_result():
 
 def test_shell_completion_is_offered():
     assert "--install-completion" in runner.invoke(app, ["--help"], env={"COLUMNS": "120"}).stdout
+
+
+def test_jobs_gives_the_serial_output_in_order(tmp_path):
+    rows = FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"
+    big = tmp_path / "rows.jsonl"
+    big.write_bytes(rows.read_bytes() * 40)
+    serial = runner.invoke(app, ["convert", str(big)]).stdout
+    parallel = runner.invoke(app, ["convert", "--jobs", "2", str(big)])
+    assert parallel.exit_code == 0
+    assert parallel.stdout == serial
+    to_sharegpt = runner.invoke(app, ["convert", "--jobs", "2", "--to", "sharegpt", str(big)])
+    assert (
+        to_sharegpt.stdout == runner.invoke(app, ["convert", "--to", "sharegpt", str(big)]).stdout
+    )
+
+
+def test_jobs_reports_bad_lines_with_their_place(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    good = '{"messages":[{"role":"user","content":"a"}]}\n'
+    path.write_text(good * 30 + "not json\n" + good * 30)
+    result = runner.invoke(app, ["convert", "--jobs", "2", "--on-error", "skip", str(path)])
+    assert result.exit_code == 0
+    assert len(result.stdout.splitlines()) == 60
+    assert result.stderr.splitlines()[0] == (
+        f"chatpipe: skipped: {path}:31:1: invalid JSON: invalid literal, expected 'null'"
+    )
+    failed = runner.invoke(app, ["convert", "--jobs", "2", str(path)])
+    assert failed.exit_code == 1 and failed.stderr.startswith(f"chatpipe: error: {path}:31:")
+
+
+def test_jobs_on_a_message_stream_falls_back_to_one_process():
+    result = runner.invoke(app, ["convert", "--jobs", "2", TOOL_LOG])
+    assert result.stdout == runner.invoke(app, ["convert", TOOL_LOG]).stdout
+    assert "converting in one process" in result.stderr

@@ -23,7 +23,7 @@ from .options import (
     Quiet,
     Verbose,
 )
-from .runtime import Inputs, run, warn, write_lines, write_text
+from .runtime import Inputs, Sink, run, warn, write_lines, write_text
 
 HELP = """Convert a chat log to another dialect (canonical JSONL by default).
 
@@ -54,6 +54,15 @@ def convert(
     as_json: AsJson = False,
     branch: Branch = "active",
     include_hidden: IncludeHidden = False,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            metavar="N",
+            help="Worker processes for conversation-per-line JSONL files.",
+        ),
+    ] = 1,
     verbose: Verbose = 0,
     quiet: Quiet = False,
 ) -> None:
@@ -61,15 +70,63 @@ def convert(
         target = get_dialect(to)
         if not target.writable:
             raise UsageError(f"cannot write {to} yet", hint="--to takes " + ", ".join(WRITABLE))
+        if jobs < 1:
+            raise UsageError(f"--jobs must be at least 1, got {jobs}")
         inputs = Inputs(files, from_, on_error, group_by, verbose, branch, include_hidden)
         losses = LossReport(target.name)
         try:
+            if jobs > 1 and _parallel(target, inputs, losses, output, as_json, jobs, group_by):
+                return
             _write(target, inputs, losses, output, as_json)
         finally:
             for line in losses.lines(bool(verbose)):
                 warn(line)
 
     run(body, quiet)
+
+
+def _parallel(target, inputs: Inputs, losses: LossReport, output, as_json, jobs, group_by) -> bool:
+    """Convert with worker processes when every input is conversation-per-line JSONL;
+    False (and nothing done) when the inputs need the serial path."""
+    from ..formats import get_dialect as dialect_named
+    from ..formats.parallel import can_run_in_parallel, convert_lines
+
+    forced = dialect_named(inputs.dialect) if inputs.dialect != "auto" else None
+    if (
+        hasattr(target, "render")
+        or as_json
+        or group_by
+        or not all(can_run_in_parallel(spec, forced, inputs.errors) for spec in inputs.files)
+    ):
+        warn("--jobs works on conversation-per-line JSONL files; converting in one process")
+        return False
+    from ..formats import open_records
+    from ..io import Source
+
+    sink = Sink(output, inputs.files)
+    ok = False
+    try:
+        for spec in inputs.files:
+            found = forced or open_records(Source(spec), None, inputs.errors)[0]
+            for kind, payload in convert_lines(
+                spec,
+                found.name,
+                target.name,
+                inputs.options.branch,
+                inputs.options.include_hidden,
+                jobs,
+            ):
+                if kind == "block":
+                    sink.raw(payload)
+                elif kind == "loss":
+                    losses.cases.setdefault(payload[0], []).append(payload[1:])
+                else:
+                    inputs.errors.handle(payload)
+        ok = True
+    finally:
+        sink.close(ok)
+    inputs.report()
+    return True
 
 
 def _write(target, inputs: Inputs, losses: LossReport, output, as_json: bool) -> None:
