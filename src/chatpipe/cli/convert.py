@@ -28,11 +28,16 @@ from .runtime import Inputs, Sink, run, warn, write_lines, write_text
 HELP = """Convert a chat log to another dialect (canonical JSONL by default).
 
 The input dialect and shape are detected; a message-per-line log stays message per
-line, a conversation-per-record file stays one conversation per line.
+line, a conversation-per-record file stays one conversation per line. Exports that
+branch (ChatGPT, Claude.ai) give their active branch; --branch all gives every path.
 
-Example:
+Examples:
 
   chatpipe convert --to canonical fixtures/openai_tool_calls.jsonl
+
+  chatpipe convert --to markdown --branch all conversations.json > chats.md
+
+  chatpipe convert --to openai --jobs 2 sharegpt_rows.jsonl > train.jsonl
 """
 
 
