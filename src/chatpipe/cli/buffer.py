@@ -148,11 +148,9 @@ def _render(renderer, conversation, joiner, check):
                 f"cannot render a {message.type} message in a buffer string",
                 conversation.location.at_message(index) if conversation.location else None,
             ) from None
-        if check is not None:
+        if check is not None and not check.warned:
             check(message, index, conversation)
-        if index:
-            yield joiner
-        yield text
+        yield joiner + text if index else text
 
 
 class _AmbiguityCheck:
@@ -165,10 +163,12 @@ class _AmbiguityCheck:
     def __call__(self, message, index, conversation) -> None:
         if self.warned:
             return
+        content = message.content
+        if "\n" not in (content if isinstance(content, str) else message.text):
+            return  # one line: nothing in it can start a line
         labels = self.labels
-        role = getattr(message, "role", None)
-        if isinstance(role, str):
-            labels.add(role)
+        if message.type == "chat" and isinstance(message.role, str):
+            labels.add(message.role)
         found = ambiguous_line(message.text, labels)
         if found is not None:
             self.warned = True

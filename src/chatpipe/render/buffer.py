@@ -69,13 +69,19 @@ class BufferRenderer:
             (FunctionMessage, function_prefix),
             (ToolMessage, tool_prefix),
         )
+        self._by_class: dict[type, str] = {}  # label of each class met so far
         self.xml = format == "xml"
         self.calls_as_json = tool_calls == "json"
         self.render = self._xml if self.xml else self._prefix
 
     def label(self, message: AnyMessage) -> str:
+        kind = type(message)
+        label = self._by_class.get(kind)
+        if label is not None:
+            return label
         for cls, label in self.labels:
             if isinstance(message, cls):
+                self._by_class[kind] = label
                 return label
         if isinstance(message, ChatMessage):
             return message.role
