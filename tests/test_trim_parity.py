@@ -12,7 +12,8 @@ import chatpipe as cp
 from chatpipe.errors import ChatpipeError
 from chatpipe.messages import BaseMessage
 from chatpipe.ops.count import MessagesCounter, count_tokens_approximately, resolve_counter
-from chatpipe.ops.trim import keep_tool_pairs, trim_last_stream, trim_messages
+from chatpipe.ops.trim import trim_messages
+from chatpipe.ops.trim_stream import keep_tool_pairs, trim_last_stream
 from conftest import outcome
 from strategies import json_objects, message_kwargs
 from test_model_parity import build

@@ -12,13 +12,8 @@ from ..errors import UsageError
 from ..formats.base import Conversation
 from ..messages import MESSAGE_CLASSES
 from ..ops.count import COUNTER_NAMES, resolve_counter
-from ..ops.trim import (
-    _answered_after,
-    default_text_splitter,
-    keep_tool_pairs,
-    trim_last_stream,
-    trim_messages,
-)
+from ..ops.trim import default_text_splitter, trim_messages
+from ..ops.trim_stream import answered_after, keep_tool_pairs, trim_last_stream
 from .options import AsJson, FromDialect, InputFiles, OnError, Output, Quiet, To, Verbose
 from .runtime import Inputs, check_target, run, warn, write_lines, write_operation
 
@@ -156,7 +151,7 @@ def trim(
                     allow_partial=allow_partial,
                     end_on=ends,
                 )
-                after = _answered_after(every, kept)
+                after = answered_after(every, kept)
             if keep_tool_pairs_:
                 kept, dropped = keep_tool_pairs(kept, after, start_on=starts, end_on=ends)
                 if verbose:

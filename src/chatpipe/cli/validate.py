@@ -11,7 +11,8 @@ import typer
 
 from ..errors import UsageError
 from ..ops.count import resolve_counter
-from ..ops.validate import RULES, validate_files
+from ..ops.validate import RULES
+from ..ops.validate_files import validate_files
 from .options import AsJson, FromDialect, InputFiles, Output, Quiet, Verbose
 from .runtime import Sink, run, warn
 from .trim import TokenCounterOption

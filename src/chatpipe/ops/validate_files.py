@@ -1,0 +1,175 @@
+"""Validating whole files: records read as they come, raw OpenAI fine-tuning checks on
+each record, structure checks on the messages read from them, unreadable records reported
+as problems (validate never stops at the first)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..errors import ChatpipeError
+from ..messages import AnyMessage
+from .validate import (
+    Problem,
+    StructureCheck,
+    check_messages,
+    finetune_message_problems,
+    finetune_row_problems,
+    unreadable,
+)
+
+
+def validate_files(
+    specs: Iterable[str],
+    *,
+    dialect: str | None = None,
+    rules: str = "all",
+    max_tokens: int | None = None,
+    counter: Any = None,
+) -> Iterator[Problem]:
+    """Every problem in the files, in file order; unreadable records are problems too."""
+
+    from ..formats import (
+        CONVERSATIONS,
+        STREAM,
+        ErrorLog,
+        ReadOptions,
+        conversations_of,
+        get_dialect,
+        open_records,
+    )
+    from ..io import BadRecord, Source
+
+    finetune = rules in ("all", "openai-finetune")
+    structure = rules in ("all", "structure")
+    forced = get_dialect(dialect) if dialect and dialect != "auto" else None
+    for spec in specs:
+        errors = ErrorLog("skip")
+        opened = open_records(Source(spec), forced, errors)
+        yield from map(unreadable, errors.skipped)
+        if opened is None:
+            continue
+        found, shape, first, records = opened
+        raw_checks = finetune and found.name == "openai"
+        if shape == STREAM:
+            yield from _validate_streamed(found, first, records, structure, max_tokens, counter)
+            continue
+        if shape == CONVERSATIONS:
+            for record in records:
+                if isinstance(record, BadRecord):
+                    yield unreadable(record.error)
+                    continue
+                location = record.location
+                raw = finetune_row_problems(record.value, location) if raw_checks else []
+                yield from raw
+                unusable = any(p.kind in ("data_type", "missing_messages_list") for p in raw)
+                if not structure or unusable:
+                    continue
+                try:
+                    conversations = conversations_of(found, record, ReadOptions())
+                except ChatpipeError as exc:
+                    yield unreadable(exc.located(location))
+                    continue
+                for conversation in conversations:
+                    located = (
+                        (m, location.at_message(i)) for i, m in enumerate(conversation.messages)
+                    )
+                    yield from check_messages(located, location, max_tokens, counter)
+            continue
+        yield from _validate_stream(
+            found, first, records, raw_checks, structure, max_tokens, counter
+        )
+
+
+def _validate_streamed(dialect, first, records, structure, max_tokens, counter):
+    """A captured stream: the structure of the messages it spells."""
+    from ..io import BadRecord
+
+    values = []
+    for record in records:
+        if isinstance(record, BadRecord):
+            yield unreadable(record.error)
+        else:
+            values.append(record.value)
+    try:
+        with _shape_errors(dialect, first.location):
+            conversations = list(dialect.read_stream(values, first.location))
+    except ChatpipeError as exc:
+        yield unreadable(exc.located(first.location))
+        return
+    if structure:
+        for conversation in conversations:
+            located = ((m, first.location) for m in conversation.messages)
+            yield from check_messages(located, first.location, max_tokens, counter)
+
+
+def _shape_errors(dialect: Any, location: Any) -> Any:
+    from ..formats import _shape_errors as guard
+
+    return guard(dialect, location)
+
+
+class _StreamReading:
+    """A message-per-record log read for validation: raw problems found on the way."""
+
+    def __init__(self, dialect: Any, records: Iterable[Any], raw_checks: bool) -> None:
+        from collections import deque
+
+        self.dialect = dialect
+        self.records = records
+        self.raw_checks = raw_checks
+        self.places: deque = deque()
+        self.problems: list[Problem] = []
+        self.assistant_seen = False
+
+    def messages(self) -> Iterator[AnyMessage]:
+        from ..io import BadRecord
+
+        for record in self.records:
+            if isinstance(record, BadRecord):
+                self.problems.append(unreadable(record.error))
+                continue
+            value = record.value
+            if self.raw_checks:
+                self.problems.extend(finetune_message_problems(value, record.location))
+                self.assistant_seen |= isinstance(value, dict) and value.get("role") == "assistant"
+            try:
+                with _shape_errors(self.dialect, record.location):
+                    message = self.dialect.read_message(value)
+            except ChatpipeError as exc:
+                self.problems.append(unreadable(exc.located(record.location)))
+                continue
+            self.places.append(record.location)
+            yield message
+
+    def drain(self) -> list[Problem]:
+        problems, self.problems = self.problems, []
+        return problems
+
+
+def _validate_stream(
+    dialect: Any,
+    first: Any,
+    records: Iterable[Any],
+    raw_checks: bool,
+    structure: bool,
+    max_tokens: int | None,
+    counter: Any,
+) -> Iterator[Problem]:
+    reading = _StreamReading(dialect, records, raw_checks)
+    check = StructureCheck(max_tokens, counter)
+    for message in dialect.finish(reading.messages()):
+        location = reading.places.popleft()
+        yield from reading.drain()
+        if structure:
+            yield from check.add(message, location)
+    yield from reading.drain()
+    if structure:
+        yield from check.finish(first.location)
+    if raw_checks and not reading.assistant_seen:
+        yield Problem(
+            "example_missing_assistant_message",
+            "no assistant message",
+            first.location,
+            "an example teaches the assistant's reply: add one",
+        )
