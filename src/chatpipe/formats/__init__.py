@@ -19,7 +19,8 @@ from ..messages import AnyMessage
 from .anthropic import AnthropicDialect, AnthropicStreamDialect, is_anthropic_response
 from .base import Conversation, Dialect, _keys_hint
 from .exports import ChatGPTExportDialect, ClaudeExportDialect, ReadOptions
-from .gemini import GeminiDialect, GeminiStreamDialect, is_gemini_response
+from .gemini import GeminiDialect, is_gemini_response
+from .gemini_stream import GeminiStreamDialect
 from .hf import LlamaFactoryDialect
 from .langchain import CanonicalDialect, LangchainDialect
 from .mellea import MelleaDialect
