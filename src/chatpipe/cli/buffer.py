@@ -20,7 +20,7 @@ from .options import (
     Verbose,
     unescape,
 )
-from .runtime import Inputs, Sink, run, warn
+from .runtime import Inputs, output_sink, run, warn
 
 HELP = """Render a chat log as one prompt string, exactly as langchain's get_buffer_string.
 
@@ -111,9 +111,7 @@ def buffer(
         joiner = unescape(message_separator)
         between = unescape(separator) if separator is not None else None
         check = _AmbiguityCheck(renderer) if format == "prefix" else None
-        sink = Sink(output, inputs.files)
-        ok = False
-        try:
+        with output_sink(output, inputs.files) as sink:
             raw = None  # decided at the first conversation
             for number, conversation in enumerate(inputs.conversations()):
                 if raw is None:
@@ -130,9 +128,6 @@ def buffer(
                     sink.raw(b"\0")
             if raw and not null:
                 sink.raw(b"\n")
-            ok = True
-        finally:
-            sink.close(ok)
         inputs.report()
 
     run(body, quiet)

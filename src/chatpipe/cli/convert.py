@@ -23,7 +23,7 @@ from .options import (
     Quiet,
     Verbose,
 )
-from .runtime import Inputs, Sink, run, warn, write_lines, write_text
+from .runtime import Inputs, output_sink, run, warn, write_lines, write_text
 
 HELP = """Convert a chat log to another dialect (canonical JSONL by default).
 
@@ -94,32 +94,22 @@ def _parallel(target, inputs: Inputs, losses: LossReport, output, as_json, jobs,
     """Convert with worker processes when every input is conversation-per-line JSONL;
     False (and nothing done) when the inputs need the serial path."""
     from ..formats import get_dialect as dialect_named
-    from ..formats.parallel import can_run_in_parallel, convert_lines
+    from ..formats.parallel import convert_lines, parallel_dialect
 
     forced = dialect_named(inputs.dialect) if inputs.dialect != "auto" else None
-    if (
-        hasattr(target, "render")
-        or as_json
-        or group_by
-        or not all(can_run_in_parallel(spec, forced, inputs.errors) for spec in inputs.files)
-    ):
+    found = (
+        []
+        if hasattr(target, "render") or as_json or group_by
+        else [parallel_dialect(spec, forced, inputs.errors) for spec in inputs.files]
+    )
+    if not found or None in found:
         warn("--jobs works on conversation-per-line JSONL files; converting in one process")
         return False
-    from ..formats import open_records
-    from ..io import Source
-
-    sink = Sink(output, inputs.files)
-    ok = False
-    try:
-        for spec in inputs.files:
-            found = forced or open_records(Source(spec), None, inputs.errors)[0]
+    options = inputs.options
+    with output_sink(output, inputs.files) as sink:
+        for spec, dialect in zip(inputs.files, found, strict=True):
             for kind, payload in convert_lines(
-                spec,
-                found.name,
-                target.name,
-                inputs.options.branch,
-                inputs.options.include_hidden,
-                jobs,
+                spec, dialect.name, target.name, options.branch, options.include_hidden, jobs
             ):
                 if kind == "block":
                     sink.raw(payload)
@@ -127,9 +117,6 @@ def _parallel(target, inputs: Inputs, losses: LossReport, output, as_json, jobs,
                     losses.cases.setdefault(payload[0], []).append(payload[1:])
                 else:
                     inputs.errors.handle(payload)
-        ok = True
-    finally:
-        sink.close(ok)
     inputs.report()
     return True
 

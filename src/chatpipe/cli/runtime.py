@@ -6,6 +6,7 @@ exit code; stdout only ever carries data, written in large blocks.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -283,27 +284,29 @@ def _whole(dialect, conversation: Conversation):
     return None
 
 
-def write_lines(inputs: Inputs, output: str | None, lines) -> None:
-    """Lines to stdout or ``-o``, then the skipped-records report."""
-    sink = Sink(output, inputs.files)
+@contextlib.contextmanager
+def output_sink(output: str | None, inputs: list[str]) -> Iterator[Sink]:
+    """stdout or an atomic ``-o`` file for one run: kept only when the run succeeds."""
+    sink = Sink(output, inputs)
     ok = False
     try:
-        for line in lines:
-            sink.line(line)
+        yield sink
         ok = True
     finally:
         sink.close(ok)
+
+
+def write_lines(inputs: Inputs, output: str | None, lines) -> None:
+    """Lines to stdout or ``-o``, then the skipped-records report."""
+    with output_sink(output, inputs.files) as sink:
+        for line in lines:
+            sink.line(line)
     inputs.report()
 
 
 def write_text(inputs: Inputs, output: str | None, chunks) -> None:
     """Text documents (Markdown, YAML) to stdout or ``-o``, then the report."""
-    sink = Sink(output, inputs.files)
-    ok = False
-    try:
+    with output_sink(output, inputs.files) as sink:
         for chunk in chunks:
             sink.raw(chunk.encode())
-        ok = True
-    finally:
-        sink.close(ok)
     inputs.report()

@@ -14,7 +14,7 @@ from ..ops.count import resolve_counter
 from ..ops.validate import RULES
 from ..ops.validate_files import validate_files
 from .options import AsJson, FromDialect, InputFiles, Output, Quiet, Verbose
-from .runtime import Sink, run, warn
+from .runtime import output_sink, run, warn
 from .trim import TokenCounterOption
 
 HELP = """Check chat logs and fine-tuning files; exit 1 if any problem is found, 0 if clean.
@@ -64,17 +64,12 @@ def validate(
         if verbose:
             warn(f"checking {', '.join(specs)} with the {rules} rules")
         kinds: Counter[str] = Counter()
-        sink = Sink(output, specs)
-        ok = False
-        try:
+        with output_sink(output, specs) as sink:
             for problem in validate_files(
                 specs, dialect=from_, rules=rules, max_tokens=max_tokens, counter=counter
             ):
                 kinds[problem.kind] += 1
                 sink.line(orjson.dumps(problem.to_dict()) if as_json else str(problem).encode())
-            ok = True
-        finally:
-            sink.close(ok)
         _summary(kinds)
         if kinds:
             raise typer.Exit(1)

@@ -195,7 +195,7 @@ def _read_source(
         return
     if shape == STREAM:
         values = (r.value for r in rest if not isinstance(r, BadRecord) or errors.handle(r.error))
-        with _shape_errors(dialect, first.location):
+        with shape_errors(dialect, first.location):
             yield from dialect.read_stream(values, first.location)
         return
     location = first.location
@@ -210,7 +210,7 @@ _SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 
 
 @contextlib.contextmanager
-def _shape_errors(dialect: Dialect, location: Location) -> Iterator[None]:
+def shape_errors(dialect: Dialect, location: Location) -> Iterator[None]:
     """A record of an unexpected shape is bad input: a located DataError, not a crash."""
     try:
         yield
@@ -226,9 +226,19 @@ def _shape_error(dialect: Dialect, exc: Exception, location: Location) -> DataEr
     )
 
 
+def message_of(dialect: Dialect, value: Any, location: Location) -> AnyMessage:
+    """One message record read by a dialect; every failure a DataError at its place."""
+    try:
+        return dialect.read_message(value)
+    except ChatpipeError as exc:
+        raise exc.located(location) from None
+    except _SHAPE_ERRORS as exc:
+        raise _shape_error(dialect, exc, location) from None
+
+
 def conversations_of(dialect: Dialect, record: Record, options: ReadOptions) -> list[Conversation]:
     """The conversations one record holds (several for ``--branch all``)."""
-    with _shape_errors(dialect, record.location):
+    with shape_errors(dialect, record.location):
         if hasattr(dialect, "read_conversations"):
             return list(dialect.read_conversations(record.value, record.location, options))
         return [dialect.read_conversation(record.value, record.location)]
@@ -281,11 +291,9 @@ def _messages(
             errors.handle(record.error)
             continue
         try:
-            message = dialect.read_message(record.value)
+            message = message_of(dialect, record.value, record.location)
         except ChatpipeError as exc:
-            errors.handle(exc.located(record.location))
-        except _SHAPE_ERRORS as exc:
-            errors.handle(_shape_error(dialect, exc, record.location))
+            errors.handle(exc)
         else:
             yield message
 
@@ -303,12 +311,12 @@ def _grouped(
         group = value.get(key) if isinstance(value, dict) else None
         if isinstance(group, (dict, list)):
             group = repr(group)
+        if isinstance(value, dict) and key in value:
+            value = {k: v for k, v in value.items() if k != key}
         try:
-            if isinstance(value, dict) and key in value:
-                value = {k: v for k, v in value.items() if k != key}
-            message = dialect.read_message(value)
+            message = message_of(dialect, value, record.location)
         except ChatpipeError as exc:
-            errors.handle(exc.located(record.location))
+            errors.handle(exc)
             continue
         groups.setdefault(group, []).append(message)
     for group, messages in groups.items():

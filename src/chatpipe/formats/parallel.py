@@ -18,15 +18,18 @@ _CHUNK = 256  # lines handed to a worker at a time
 _SETTINGS: tuple = ()  # what every line of one run shares, set once per worker
 
 
-def can_run_in_parallel(spec: str, forced: Any, errors: Any) -> bool:
-    """Whether a file is conversation-per-line JSONL (what --jobs splits by line)."""
+def parallel_dialect(spec: str, forced: Any, errors: Any) -> Any:
+    """The dialect of a conversation-per-line JSONL file (what --jobs splits by line), or
+    None when the file is something else."""
     from . import CONVERSATIONS, open_records
 
     if spec == "-":
-        return False
+        return None
     source = Source(spec)
     opened = open_records(source, forced, errors)
-    return opened is not None and opened[1] == CONVERSATIONS and source.container == "jsonl"
+    if opened is None or opened[1] != CONVERSATIONS or source.container != "jsonl":
+        return None
+    return opened[0]
 
 
 def convert_lines(

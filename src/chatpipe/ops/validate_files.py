@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError
+from ..formats import message_of, shape_errors
 from ..messages import AnyMessage
 from .validate import (
     Problem,
@@ -92,7 +93,7 @@ def _validate_streamed(dialect, first, records, structure, max_tokens, counter):
         else:
             values.append(record.value)
     try:
-        with _shape_errors(dialect, first.location):
+        with shape_errors(dialect, first.location):
             conversations = list(dialect.read_stream(values, first.location))
     except ChatpipeError as exc:
         yield unreadable(exc.located(first.location))
@@ -101,12 +102,6 @@ def _validate_streamed(dialect, first, records, structure, max_tokens, counter):
         for conversation in conversations:
             located = ((m, first.location) for m in conversation.messages)
             yield from check_messages(located, first.location, max_tokens, counter)
-
-
-def _shape_errors(dialect: Any, location: Any) -> Any:
-    from ..formats import _shape_errors as guard
-
-    return guard(dialect, location)
 
 
 class _StreamReading:
@@ -134,10 +129,9 @@ class _StreamReading:
                 self.problems.extend(finetune_message_problems(value, record.location))
                 self.assistant_seen |= isinstance(value, dict) and value.get("role") == "assistant"
             try:
-                with _shape_errors(self.dialect, record.location):
-                    message = self.dialect.read_message(value)
+                message = message_of(self.dialect, value, record.location)
             except ChatpipeError as exc:
-                self.problems.append(unreadable(exc.located(record.location)))
+                self.problems.append(unreadable(exc))
                 continue
             self.places.append(record.location)
             yield message
