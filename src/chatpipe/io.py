@@ -12,7 +12,6 @@ import contextlib
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -363,6 +362,8 @@ class AtomicOutput:
                 raise UsageError(f"-o {path} is also an input file; refusing to overwrite it")
         self.path = path
         directory = os.path.dirname(os.path.abspath(path))
+        import tempfile  # only with -o: it costs 5 ms of start-up
+
         fd, self.tmp = tempfile.mkstemp(prefix=".chatpipe-", dir=directory)
         self.stream = os.fdopen(fd, "wb")
 

@@ -7,18 +7,28 @@ import sys
 
 import typer
 
+from importlib import import_module
+
 from .. import __version__
 from ..limits import LIMITS
-from .buffer import buffer
-from .convert import convert
-from .filter import filter_, merge
-from .openai import openai
-from .show import show
-from .stats import stats
-from .trim import count, trim
-from .validate import validate
 
-app = typer.Typer(
+# command name -> (module, function); a run imports and builds only the command it names
+COMMANDS = {
+    "convert": ("convert", "convert"),
+    "buffer": ("buffer", "buffer"),
+    "openai": ("openai", "openai"),
+    "trim": ("trim", "trim"),
+    "count": ("trim", "count"),
+    "filter": ("filter", "filter_"),
+    "merge": ("filter", "merge"),
+    "validate": ("validate", "validate"),
+    "stats": ("stats", "stats"),
+    "show": ("show", "show"),
+}
+# root options that take a value, so the value is not mistaken for a command name
+_ROOT_VALUED = ("--max-record-bytes", "--max-depth", "--max-yaml-values")
+
+_app = typer.Typer(
     name="chatpipe",
     help="Convert, trim and render LLM chat transcripts in shell pipelines.",
     no_args_is_help=True,
@@ -26,16 +36,35 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.command("convert")(convert)
-app.command("buffer")(buffer)
-app.command("openai")(openai)
-app.command("trim")(trim)
-app.command("count")(count)
-app.command("filter")(filter_)
-app.command("merge")(merge)
-app.command("validate")(validate)
-app.command("stats")(stats)
-app.command("show")(show)
+
+
+def register(names: list[str] | tuple[str, ...] = tuple(COMMANDS)) -> None:
+    """Add the named commands to the app (building a Typer command imports its module)."""
+    done = {info.name for info in _app.registered_commands}
+    for name in names:
+        if name not in done:
+            module, function = COMMANDS[name]
+            command = getattr(import_module(f".{module}", __name__), function)
+            _app.command(name)(command)
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``chatpipe.cli.app``: the app with every command, for tests and embedding."""
+    if name == "app":
+        register()
+        return _app
+    raise AttributeError(name)
+
+
+def invoked_command(argv: list[str]) -> str | None:
+    """The command an argument list names, past the root options; None for help and typos."""
+    args = iter(argv)
+    for arg in args:
+        if arg in _ROOT_VALUED:
+            next(args, None)
+        elif not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
 
 
 def _version(value: bool) -> None:
@@ -44,7 +73,7 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
+@_app.callback()
 def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
@@ -80,8 +109,12 @@ def _root(
 
 def main() -> None:
     """Console entry point: no traceback for any input, quiet on a closed pipe."""
+    # completion scripts and help list every command; a run builds only its own
+    completing = any(key.startswith("_CHATPIPE_COMPLETE") for key in os.environ)
+    command = None if completing else invoked_command(sys.argv[1:])
+    register([command] if command else tuple(COMMANDS))
     try:
-        app(prog_name="chatpipe")
+        _app(prog_name="chatpipe")
     except KeyboardInterrupt:
         sys.stderr.write("chatpipe: interrupted\n")
         sys.exit(130)
