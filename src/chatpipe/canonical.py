@@ -72,6 +72,13 @@ def message_to_canonical(message: AnyMessage) -> dict[str, Any]:
     return out
 
 
+def message_from_plain(item: dict[str, Any]) -> AnyMessage:
+    """The message of a plain canonical dict from the fast lane (formats.lane), whose
+    values the lane has checked already."""
+    fields = {k: v for k, v in item.items() if k != "type" and k != "content"}
+    return CANONICAL_TYPES[item["type"]]._plain(item["content"], **fields)
+
+
 def message_from_canonical(record: dict[str, Any]) -> AnyMessage:
     """Build the message a canonical (or langchain flat ``model_dump``) dict describes."""
     kind = record.get("type")
@@ -109,6 +116,18 @@ def dumps(value: Any) -> bytes:
     except TypeError:
         # integers past 64 bits: the standard library writes them exactly
         data = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    for raw, escaped in _LINE_BREAKS:
+        if raw in data:
+            data = data.replace(raw, escaped)
+    return data
+
+
+def dumps_lines(records: list[Any]) -> bytes:
+    """Records as JSON lines, each as ``dumps`` writes it, joined by newlines."""
+    try:
+        data = b"\n".join(map(orjson.dumps, records))
+    except TypeError:
+        return b"\n".join(map(dumps, records))
     for raw, escaped in _LINE_BREAKS:
         if raw in data:
             data = data.replace(raw, escaped)

@@ -22,6 +22,8 @@ from .limits import LIMITS, bytes_may_be_too_deep, too_deep
 from .yaml_io import yaml_records
 
 BOM = b"\xef\xbb\xbf"
+# bytes read at a time by batch readers: 64 KiB measured fastest (cache-sized batches)
+BATCH_BYTES = 1 << 16
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -45,6 +47,7 @@ class Source:
         self.name = "<stdin>" if self.is_stdin else spec
         self.container: str | None = None  # set once read: jsonl, json, yaml
         self.stream: IO[bytes] | None = None  # while being read (for progress)
+        self.jsonl: JsonlReader | None = None  # a JSONL source's reader, once known
 
     def open(self) -> IO[bytes]:
         self.stream = self._open()
@@ -80,7 +83,8 @@ def read_records(source: Source) -> Iterator[Record]:
         first, lineno = _first_line(stream)
         if suffix in JSONL_SUFFIXES:
             source.container = "jsonl"
-            yield from _jsonl_records(source, stream, first, lineno)
+            source.jsonl = JsonlReader(source, stream, first, lineno)
+            yield from source.jsonl.records()
             return
         head = first.lstrip()
         if not head:
@@ -100,7 +104,8 @@ def read_records(source: Source) -> Iterator[Record]:
                 if nxt.strip():
                     source.container = "jsonl"
                     yield Record(value, Location(source.name, lineno, _col(first)))
-                    yield from _jsonl_records(source, stream, nxt, nxt_lineno)
+                    source.jsonl = JsonlReader(source, stream, nxt, nxt_lineno)
+                    yield from source.jsonl.records()
                     return
                 source.container = "json"
                 yield from _document_records(source, value, first, lineno)
@@ -156,9 +161,13 @@ def _oversized(source: Source, stream: IO[bytes], line: bytes, lineno: int) -> B
     rest = line
     while rest and not rest.endswith(b"\n"):
         rest = stream.readline(1 << 20)
+    return _too_long(source, lineno)
+
+
+def _too_long(source: Source, lineno: int) -> BadRecord:
     return BadRecord(
         DataError(
-            f"a record larger than {limit:,} bytes",
+            f"a record larger than {LIMITS.record_bytes:,} bytes",
             Location(source.name, lineno, 1),
             "raise the limit with chatpipe --max-record-bytes N",
         )
@@ -179,35 +188,90 @@ def _too_deep_record(
     return None
 
 
-def _jsonl_records(
-    source: Source, stream: IO[bytes], first: bytes, lineno: int
-) -> Iterator[Record]:
-    name = source.name
-    line = first
-    limit = LIMITS.record_bytes + 1
-    depth = LIMITS.depth
-    while line:
-        big = _oversized(source, stream, line, lineno) if len(line) >= limit else None
-        if big is not None:
-            yield big
-        elif line.strip():
-            try:
-                value = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                # parsed again without the line break, so an early end is on this line
-                bare = line.rstrip(b"\r\n")
+class JsonlReader:
+    """A JSONL stream read record by record (dialect detection looks at the first few),
+    then, if its reader takes over, line by line in large batches (``line_batches``)."""
+
+    def __init__(self, source: Source, stream: IO[bytes], first: bytes, lineno: int) -> None:
+        self.source = source
+        self.stream = stream
+        self.pending = first  # a line read but not yet handed out
+        self.lineno = lineno  # the number of the next line
+        self.done = False
+
+    def records(self) -> Iterator[Record]:
+        source, stream = self.source, self.stream
+        name = source.name
+        line, lineno = self.pending, self.lineno
+        limit = LIMITS.record_bytes + 1
+        depth = LIMITS.depth
+        while line:
+            self.pending, self.lineno = b"", lineno + 1
+            big = _oversized(source, stream, line, lineno) if len(line) >= limit else None
+            if big is not None:
+                yield big
+            elif line.strip():
                 try:
-                    orjson.loads(bare)
-                except orjson.JSONDecodeError as exc:
-                    yield BadRecord(_json_error(exc, source, bare, lineno - 1))
-            else:
-                location = Location(name, lineno, _col(line))
-                if line.count(b"{") + line.count(b"[") > depth:  # only then can it be too deep
-                    yield _too_deep_record(source, value, line, location) or Record(value, location)
+                    value = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    # parsed again without the line break, so an early end is on this line
+                    bare = line.rstrip(b"\r\n")
+                    try:
+                        orjson.loads(bare)
+                    except orjson.JSONDecodeError as exc:
+                        yield BadRecord(_json_error(exc, source, bare, lineno - 1))
                 else:
-                    yield Record(value, location)
-        line = stream.readline(limit)
-        lineno += 1
+                    location = Location(name, lineno, _col(line))
+                    if line.count(b"{") + line.count(b"[") > depth:  # only then can it be too deep
+                        yield _too_deep_record(source, value, line, location) or Record(
+                            value, location
+                        )
+                    else:
+                        yield Record(value, location)
+            line = stream.readline(limit)
+            lineno += 1
+        self.done = True
+
+    def line_batches(self) -> Iterator[tuple[int, list[bytes | BadRecord]]]:
+        """The lines not yet read, in batches of about ``BATCH_BYTES``: (number of the first
+        line, the lines without their breaks). A line past the record limit comes as a
+        BadRecord, skipped to its end without being held."""
+        if self.done:
+            return
+        stream, limit, size = self.stream, LIMITS.record_bytes, BATCH_BYTES
+        read = getattr(stream, "read1", stream.read)
+        carry, lineno = self.pending, self.lineno
+        self.pending = b""
+        while True:
+            chunk = read(size)
+            if not chunk:
+                break
+            lines = (carry + chunk if carry else chunk).split(b"\n")
+            carry = lines.pop()
+            if lines:
+                if max(map(len, lines)) > limit:
+                    lines = [
+                        line if len(line) <= limit else _too_long(self.source, lineno + i)
+                        for i, line in enumerate(lines)
+                    ]
+                yield lineno, lines
+                lineno += len(lines)
+            if len(carry) > limit:
+                yield lineno, [_too_long(self.source, lineno)]
+                lineno += 1
+                carry = self._skip_line(read, size)
+        if carry:
+            yield lineno, [carry]
+        self.done = True
+
+    @staticmethod
+    def _skip_line(read: Any, size: int) -> bytes:
+        """Read past the end of the current line; what follows it."""
+        while True:
+            chunk = read(size)
+            at = chunk.find(b"\n")
+            if not chunk or at >= 0:
+                return chunk[at + 1 :] if chunk else b""
 
 
 def _sse_records(source: Source, stream: IO[bytes], first: bytes, lineno: int) -> Iterator[Record]:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from importlib import import_module
 
 import typer
-
-from importlib import import_module
 
 from .. import __version__
 from ..limits import LIMITS

@@ -140,6 +140,7 @@ def _write(target, inputs: Inputs, losses: LossReport, output, as_json: bool) ->
         as_json,
         getattr(target, "write_conversation", None),
         target.record_meta,
+        target.lane_writer(),
     )
     write_lines(inputs, output, lines)
 

@@ -76,6 +76,7 @@ def openai(
             inputs.message_stream,
             as_json,
             record_meta=get_dialect("openai").record_meta,
+            lane=writer.lane(),
         )
         write_lines(inputs, output, lines)
 

@@ -54,6 +54,8 @@ DIALECTS: dict[str, Dialect] = {
 }
 WRITABLE = [name for name, d in DIALECTS.items() if d.writable]
 
+# message-per-line OpenAI JSONL goes through formats.lane; tests turn it off to compare
+FAST_LANE = True
 _DETECT_WINDOW = 20  # records looked at before choosing a dialect
 MESSAGES = "messages"  # the records are the messages of one conversation
 CONVERSATIONS = "conversations"  # each record is a conversation
@@ -202,7 +204,23 @@ def _read_source(
     if group_by:
         yield from _grouped(rest, dialect, errors, group_by, location)
         return
+    reader = source.jsonl
+    if FAST_LANE and type(dialect) is OpenAIDialect and reader is not None:
+        from .lane import Lane
+
+        lane = Lane(dialect, rest, reader, errors)
+        yield Conversation(_messages_of(lane.batches()), {}, location, batches=lane.batches)
+        return
     yield Conversation(dialect.finish(_messages(rest, dialect, errors)), {}, location)
+
+
+def _messages_of(batches: Iterator[list[Any]]) -> Iterator[AnyMessage]:
+    """The messages of lane batches (formats.lane): plain dicts made messages."""
+    from ..canonical import message_from_plain
+
+    for batch in batches:
+        for item in batch:
+            yield message_from_plain(item) if type(item) is dict else item
 
 
 # what malformed records make readers raise, below the checks they make themselves
@@ -260,7 +278,20 @@ def open_records(
     first = next((r for r in good if forced or detect(r.value) is not None), good[0])
     more = [r.value for r in good if r is not first]
     dialect, shape = _choose(first, more, forced)
-    return dialect, shape, first, itertools.chain(window, records)
+    return dialect, shape, first, Records(window, records)
+
+
+class Records:
+    """A source's records: the window read for detection, then the rest of the stream."""
+
+    __slots__ = ("rest", "window")
+
+    def __init__(self, window: list[Record], rest: Iterator[Record]) -> None:
+        self.window = window
+        self.rest = rest
+
+    def __iter__(self) -> Iterator[Record]:
+        return itertools.chain(self.window, self.rest)
 
 
 def _choose(first: Record, more: list[Any], forced: Dialect | None) -> tuple[Dialect, str]:

@@ -7,7 +7,7 @@ reading of ``{"messages": [...], ...}`` conversation records lives here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, ValidationError
@@ -22,7 +22,7 @@ class Conversation:
     their order; ``messages_key`` is where the messages stood among them.
     """
 
-    __slots__ = ("location", "messages", "messages_key", "meta")
+    __slots__ = ("batches", "location", "messages", "messages_key", "meta")
 
     def __init__(
         self,
@@ -30,7 +30,11 @@ class Conversation:
         meta: dict[str, Any] | None = None,
         location: Location | None = None,
         messages_key: str | None = None,
+        batches: Callable[[], Iterator[list[Any]]] | None = None,
     ) -> None:
+        # a message stream from the fast lane (formats.lane) can be taken instead as
+        # batches of plain canonical dicts and messages: use one or the other, not both
+        self.batches = batches
         self.messages = messages
         self.meta = meta if meta is not None else {}
         self.location = location
@@ -96,6 +100,10 @@ class Dialect:
 
     def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
         raise DataError(f"cannot write {self.name}")
+
+    def lane_writer(self) -> Any:
+        """A ``write.LaneWriter`` for the fast lane's batches, or None: messages only."""
+        return None
 
     def record_meta(self, meta: dict[str, Any]) -> dict[str, Any]:
         """A conversation's fields as this dialect's records hold them."""

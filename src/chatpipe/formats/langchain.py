@@ -11,6 +11,7 @@ from ..errors import ValidationError
 from ..messages import MESSAGE_CLASSES, AnyMessage
 from .base import Dialect, not_a_message
 from .openai import is_envelope
+from .write import LaneWriter
 
 _ENVELOPE_CLASSES = {cls.__name__: cls for cls in MESSAGE_CLASSES.values()}
 
@@ -51,6 +52,10 @@ def is_langchain_message(value: Any) -> bool:
     )
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
 class CanonicalDialect(Dialect):
     name = "canonical"
     writable = True
@@ -66,6 +71,10 @@ class CanonicalDialect(Dialect):
 
     def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
         return map(message_to_canonical, messages)
+
+    def lane_writer(self) -> LaneWriter:
+        """Plain dicts from the fast lane are canonical already."""
+        return LaneWriter(_same, lambda _, message: [message_to_canonical(message)])
 
 
 class LangchainDialect(Dialect):

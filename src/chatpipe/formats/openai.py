@@ -13,6 +13,8 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import orjson
+
 from ..errors import ChatpipeError, Location, ValidationError
 from ..limits import LIMITS, too_deep
 from ..messages import (
@@ -251,14 +253,21 @@ def parse_arguments(arguments: Any) -> tuple[Any, str | None]:
     if not isinstance(arguments, str):
         return None, f"arguments must be JSON text or an object, got {type(arguments).__name__}"
     try:
-        value = json.loads(arguments, strict=False)
+        try:
+            # orjson gives what json.loads gives, faster; what it refuses, json decides
+            value = orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            value = json.loads(arguments, strict=False)
         if isinstance(value, str):
             value = json.loads(value, strict=False)
     except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON: {exc.msg} (char {exc.pos})"
     except RecursionError:
         value = None
-    if value is None or too_deep(value):
+    # nesting needs brackets: text with no more of them than the limit cannot be too deep
+    if value is None or (
+        arguments.count("{") + arguments.count("[") > LIMITS.depth and too_deep(value)
+    ):
         return None, f"arguments nest deeper than {LIMITS.depth} levels"
     if not isinstance(value, dict):
         return None, f"arguments must be a JSON object, got {type(value).__name__}"
@@ -273,12 +282,33 @@ def link_tool_results(messages: Iterable[AnyMessage]) -> Iterator[AnyMessage]:
     gets a stable synthetic one, ``call_<message index>_<call index>``. Holds one AI
     turn's call ids at a time.
     """
-    pending: list[str] = []
-    answered: set[str] = set()
+    links = ToolLinks()
     for index, message in enumerate(messages):
-        if isinstance(message, AIMessage):
-            answered = set()
-            pending = []
+        links.step(message, index)
+        yield message
+
+
+class ToolLinks:
+    """The pairing state of ``link_tool_results``: the latest AI turn's call ids and the
+    ids answered since. Steps take messages or plain canonical dicts (formats.lane)."""
+
+    __slots__ = ("answered", "pending")
+
+    def __init__(self) -> None:
+        self.pending: list[str] = []
+        self.answered: set[str] = set()
+
+    def step(self, message: Any, index: int) -> None:
+        if type(message) is dict:  # a plain canonical message: its ids are all given
+            kind = message["type"]
+            if kind == "ai":
+                self.answered = set()
+                self.pending = [c["id"] for c in message.get("tool_calls", ()) if c["id"]]
+            elif kind == "tool":
+                self.answered.add(message["tool_call_id"])
+        elif isinstance(message, AIMessage):
+            self.answered = set()
+            self.pending = pending = []
             for n, call in enumerate([*message.tool_calls, *message.invalid_tool_calls]):
                 if call["id"] == _UNLINKED:
                     call["id"] = f"call_{index}_{n}"
@@ -286,10 +316,31 @@ def link_tool_results(messages: Iterable[AnyMessage]) -> Iterator[AnyMessage]:
                     pending.append(call["id"])
         elif isinstance(message, ToolMessage):
             if message.tool_call_id == _UNLINKED:
-                unanswered = [c for c in pending if c not in answered]
+                unanswered = [c for c in self.pending if c not in self.answered]
                 message.tool_call_id = unanswered[0] if unanswered else ""
-            answered.add(message.tool_call_id)
-        yield message
+            self.answered.add(message.tool_call_id)
+
+    def skip(self, items: list[Any]) -> None:
+        """The state after ``items`` when none of them needs linking: only the last AI
+        message and the results after it matter, so only those are looked at."""
+        for k in range(len(items) - 1, -1, -1):
+            item = items[k]
+            if (item["type"] == "ai") if type(item) is dict else isinstance(item, AIMessage):
+                self.step(item, 0)  # no id of it is missing: the index is not used
+                for after in items[k + 1 :]:
+                    self.step(after, 0)
+                return
+        for item in items:
+            self.step(item, 0)
+
+
+def needs_link(message: AnyMessage) -> bool:
+    """Whether a message lacks an id that linking gives (a result or call with none)."""
+    if isinstance(message, ToolMessage):
+        return message.tool_call_id == _UNLINKED
+    if isinstance(message, AIMessage):
+        return any(c["id"] == _UNLINKED for c in (*message.tool_calls, *message.invalid_tool_calls))
+    return False
 
 
 # -- the dialect ----------------------------------------------------------------------
@@ -353,6 +404,11 @@ class OpenAIDialect(Dialect):
         from .openai_writer import OpenAIWriter
 
         return OpenAIWriter("keep", keep_fields=True).write(messages)
+
+    def lane_writer(self):
+        from .openai_writer import OpenAIWriter
+
+        return OpenAIWriter("keep", keep_fields=True).lane()
 
     def read_conversation(self, value: Any, location: Location) -> Conversation:
         if is_openai_response(value):

@@ -10,12 +10,44 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..canonical import dumps
+from ..canonical import dumps, dumps_lines
 from ..errors import ChatpipeError
 from ..messages import AnyMessage
 from .base import Conversation
 
 MessageWriter = Callable[[Iterable[AnyMessage]], Iterator[Any]]
+
+
+class LaneWriter:
+    """A writer for the fast lane's batches (formats.lane): ``plain`` writes a plain
+    canonical dict, ``one`` writes the message at an index; each gives its records."""
+
+    __slots__ = ("one", "plain")
+
+    def __init__(
+        self,
+        plain: Callable[[dict[str, Any]], Any],
+        one: Callable[[int, AnyMessage], Iterable[Any]],
+    ) -> None:
+        self.plain = plain
+        self.one = one
+
+    def records(self, batches: Iterator[list[Any]]) -> Iterator[list[Any]]:
+        """The records of each batch, in order."""
+        plain, one = self.plain, self.one
+        index = 0
+        for batch in batches:
+            if batch.plain:
+                yield list(map(plain, batch))
+            else:
+                records: list[Any] = []
+                for k, item in enumerate(batch, index):
+                    if type(item) is dict:
+                        records.append(plain(item))
+                    else:
+                        records.extend(one(k, item))
+                yield records
+            index += len(batch)
 
 
 def _located(conversation: Conversation, records: Iterator[Any]) -> Iterator[Any]:
@@ -32,13 +64,15 @@ def write_records(
     as_json: bool = False,
     write_conversation: Callable[[Conversation], Any] | None = None,
     record_meta: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    lane: LaneWriter | None = None,
 ) -> Iterator[bytes]:
     """Encoded JSON lines (or one document when ``as_json``) for the conversations.
 
     ``write_messages`` turns messages into the target dialect's records.
     ``message_per_line`` is asked once the first conversation has been read, when the
     input's shape is known. ``write_conversation``, when it gives a record, writes a
-    whole conversation instead. Errors name the conversation they happened in.
+    whole conversation instead. Errors name the conversation they happened in. ``lane``
+    writes a message stream from the fast lane in blocks of lines.
     """
     per_message: bool | None = None
     document: list = []
@@ -53,7 +87,13 @@ def write_records(
             continue
         if per_message is None:
             per_message = message_per_line()
-        if per_message:
+        if per_message and lane is not None and conversation.batches is not None:
+            for records in _located(conversation, lane.records(conversation.batches())):
+                if as_json:
+                    document.extend(records)
+                elif records:
+                    yield dumps_lines(records)
+        elif per_message:
             for record in _located(conversation, write_messages(conversation.messages)):
                 if as_json:
                     document.append(record)

@@ -73,6 +73,16 @@ class BufferRenderer:
         self.xml = format == "xml"
         self.calls_as_json = tool_calls == "json"
         self.render = self._xml if self.xml else self._prefix
+        # plain canonical dicts from the fast lane (formats.lane), rendered without messages
+        by_type = {
+            "human": human_prefix,
+            "ai": ai_prefix,
+            "system": system_prefix,
+            "tool": tool_prefix,
+        }
+        self._plain_labels = {k: f"{label}: " for k, label in by_type.items()}
+        self._plain_kinds = {k: quoteattr(label.lower()) for k, label in by_type.items()}
+        self.plain = self._plain_xml if self.xml else self._plain_prefix
 
     def label(self, message: AnyMessage) -> str:
         kind = type(message)
@@ -98,6 +108,12 @@ class BufferRenderer:
                 text += self._calls(message.additional_kwargs["function_call"])
         return text
 
+    def _plain_prefix(self, item: dict[str, Any]) -> str:
+        calls = item.get("tool_calls")
+        if calls:
+            return self._plain_labels[item["type"]] + item["content"] + self._calls(calls)
+        return self._plain_labels[item["type"]] + item["content"]
+
     def _calls(self, value: Any) -> str:
         if self.calls_as_json:
             return json.dumps(value, ensure_ascii=False)
@@ -121,12 +137,7 @@ class BufferRenderer:
         if parts:
             lines.append(f"  <content>{' '.join(parts)}</content>")
         if calls:
-            for call in calls:
-                lines.append(
-                    f"  <tool_call id={quoteattr(_short_id(call['id']))} "
-                    f"name={quoteattr(str(call['name'] or ''))}>"
-                    f"{escape(_json(call['args']))}</tool_call>"
-                )
+            lines.extend(map(_tool_call_xml, calls))
         else:
             name = function_call.get("name")
             arguments = function_call.get("arguments")
@@ -136,6 +147,21 @@ class BufferRenderer:
             )
         lines.append("</message>")
         return "\n".join(lines)
+
+    def _plain_xml(self, item: dict[str, Any]) -> str:
+        kind = self._plain_kinds[item["type"]]
+        calls = item.get("tool_calls")
+        if calls:  # a plain turn of calls has no content
+            return "\n".join([f"<message type={kind}>", *map(_tool_call_xml, calls), "</message>"])
+        return f"<message type={kind}>{escape(item['content'])}</message>"
+
+
+def _tool_call_xml(call: dict[str, Any]) -> str:
+    return (
+        f"  <tool_call id={quoteattr(_short_id(call['id']))} "
+        f"name={quoteattr(str(call['name'] or ''))}>"
+        f"{escape(_json(call['args']))}</tool_call>"
+    )
 
 
 _MISSING: Any = object()

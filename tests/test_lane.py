@@ -1,0 +1,275 @@
+"""The fast lane (formats.lane) against the ordinary message path, output for output.
+
+Generated message-per-line OpenAI logs mix plain lines with every kind of line the lane
+must hand to the ordinary reader (extra keys, list content, unlinked tool results, calls
+without ids, bad arguments, bad JSON, blank lines, deep records, non-dict lines); each
+command runs on them with the lane on and off, in batches of a few bytes and of the
+real size, and must write the same bytes and report the same errors.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import chatpipe.formats
+import chatpipe.io
+from chatpipe.canonical import message_to_canonical
+from chatpipe.cli import app
+from chatpipe.formats.lane import plain_canonical
+from chatpipe.formats.openai import message_from_dict
+
+runner = CliRunner()
+
+TEXT = st.lists(
+    st.sampled_from([*"ab <>&\"'\n\t\\é東🚀\u2028\x85", "Human: ", "AI: "]),
+    max_size=12,
+).map("".join)
+CALL_ID = st.sampled_from(["call_1", "call_2", "c", ""])
+
+
+@st.composite
+def arguments(draw):
+    choice = draw(st.integers(0, 5))
+    if choice == 0:
+        return "{not json"
+    if choice == 1:
+        return "[1, 2]"
+    if choice == 2:
+        return ""
+    if choice == 3:
+        return json.dumps(json.dumps({"q": draw(TEXT)}))  # double-encoded
+    if choice == 4:
+        return '{"a": NaN, "b": 1}'
+    return json.dumps(
+        {"q": draw(TEXT), "n": draw(st.integers(-5, 5))}, ensure_ascii=draw(st.booleans())
+    )
+
+
+@st.composite
+def tool_call(draw):
+    call = {
+        "id": draw(CALL_ID),
+        "type": "function",
+        "function": {
+            "name": draw(st.sampled_from(["search", "get"])),
+            "arguments": draw(arguments()),
+        },
+    }
+    if draw(st.integers(0, 6)) == 0:
+        del call["id"]
+    if draw(st.integers(0, 8)) == 0:
+        call["extra"] = 1
+    return call
+
+
+@st.composite
+def message(draw):
+    role = draw(
+        st.sampled_from(
+            ["user", "assistant", "system", "tool", "human", "ai", "developer", "critic"]
+        )
+    )
+    content = draw(
+        st.one_of(
+            TEXT,
+            st.none(),
+            st.lists(
+                st.one_of(
+                    TEXT,
+                    st.builds(lambda t: {"type": "text", "text": t}, TEXT),
+                    st.just({"type": "image_url", "image_url": {"url": "https://x/y.png"}}),
+                ),
+                max_size=3,
+            ),
+        )
+    )
+    value = {"role": role, "content": content}
+    if role == "tool" and draw(st.integers(0, 4)):
+        value["tool_call_id"] = draw(CALL_ID)
+    if role == "assistant" and draw(st.booleans()):
+        value["tool_calls"] = draw(st.lists(tool_call(), max_size=3))
+        if draw(st.booleans()):
+            value["content"] = None
+    if draw(st.integers(0, 8)) == 0:
+        value["name"] = "bob"
+    if draw(st.integers(0, 10)) == 0:
+        del value["content"]
+    return value
+
+
+@st.composite
+def line(draw):
+    kind = draw(st.integers(0, 30))
+    if kind == 0:
+        return "{bad json"
+    if kind == 1:
+        return draw(st.sampled_from(["", "   ", "\r"]))
+    if kind == 2:
+        return json.dumps(["user", draw(TEXT)])
+    if kind == 3:
+        return json.dumps(draw(TEXT))
+    if kind == 4:
+        return json.dumps({"role": "user", "content": [[[[[[["deep"]]]]]]]})
+    if kind == 5:
+        return "7"
+    value = draw(message())
+    text = json.dumps(value, ensure_ascii=draw(st.booleans()))
+    return text + ("\r" if draw(st.integers(0, 10)) == 0 else "")
+
+
+@st.composite
+def turn(draw):
+    """An assistant turn of calls and its results, some paired by id and some by order."""
+    count = draw(st.integers(1, 3))
+    ids = [f"t{draw(st.integers(0, 3))}" for _ in range(count)]
+    calls = [
+        {"id": i, "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+        for i in ids
+    ]
+    if draw(st.integers(0, 3)) == 0:
+        del calls[0]["id"]
+    lines = [json.dumps({"role": "assistant", "content": None, "tool_calls": calls})]
+    for i in ids[: draw(st.integers(0, count + 1))]:
+        result = {"role": "tool", "content": "r"}
+        if draw(st.booleans()):
+            result["tool_call_id"] = i
+        lines.append(json.dumps(result))
+    return lines
+
+
+# the first 20 records are read for detection before the lane takes over: a prefix of
+# plain lines puts the generated ones in the lane's own batches
+FILLER = [json.dumps({"role": "user", "content": f"filler {i}"}) for i in range(20)]
+LOGS = st.tuples(
+    st.sampled_from([[], FILLER]),
+    st.lists(st.one_of(line().map(lambda x: [x]), turn()), min_size=1, max_size=20),
+).map(lambda drawn: drawn[0] + [x for group in drawn[1] for x in group])
+
+COMMANDS = [
+    ["convert"],
+    ["convert", "--to", "openai"],
+    ["openai"],
+    ["openai", "--text-format", "keep"],
+    ["openai", "--text-format", "block"],
+    ["buffer"],
+    ["buffer", "--format", "xml"],
+    ["buffer", "--tool-calls", "json"],
+    ["count"],
+    ["trim", "--max-tokens", "40"],
+    ["trim", "--max-tokens", "40", "--strategy", "first"],
+    ["stats"],
+]
+
+
+def _run(monkeypatch, args, data, lane, batch_bytes):
+    monkeypatch.setattr(chatpipe.formats, "FAST_LANE", lane)
+    monkeypatch.setattr(chatpipe.io, "BATCH_BYTES", batch_bytes)
+    result = runner.invoke(app, ["--max-depth", "6", *args, "--on-error", "skip", "-"], input=data)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(logs=LOGS, batch=st.sampled_from([1, 7, 64, 1 << 16]), command=st.sampled_from(COMMANDS))
+def test_the_lane_writes_what_the_message_path_writes(monkeypatch, logs, batch, command):
+    data = "\n".join(logs) + random.choice(["", "\n"])
+    expected = _run(monkeypatch, command, data, False, batch)
+    assert _run(monkeypatch, command, data, True, batch) == expected
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(logs=LOGS, batch=st.sampled_from([1, 64]))
+def test_a_bad_line_stops_the_lane_where_it_stops_the_message_path(monkeypatch, logs, batch):
+    """With --on-error fail, the same lines are written before the same error."""
+    data = "\n".join(logs)
+    outcomes = []
+    for lane in (False, True):
+        monkeypatch.setattr(chatpipe.formats, "FAST_LANE", lane)
+        monkeypatch.setattr(chatpipe.io, "BATCH_BYTES", batch)
+        result = runner.invoke(app, ["--max-depth", "6", "convert", "-"], input=data)
+        outcomes.append((result.exit_code, result.stdout, result.stderr))
+    assert outcomes[0] == outcomes[1]
+
+
+@given(value=message())
+def test_plain_lines_give_the_canonical_dict_of_their_message(value):
+    plain = plain_canonical(value)
+    if plain is not None:
+        assert plain == message_to_canonical(message_from_dict(value))
+        assert list(plain) == list(message_to_canonical(message_from_dict(value)))
+
+
+def test_the_common_shapes_are_plain():
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+    assert plain_canonical({"role": "user", "content": "hi"}) == {"type": "human", "content": "hi"}
+    assert plain_canonical({"role": "tool", "content": "r", "tool_call_id": "c1"})["type"] == "tool"
+    assert plain_canonical({"role": "assistant", "content": None, "tool_calls": [call]}) == {
+        "type": "ai",
+        "content": "",
+        "tool_calls": [{"name": "f", "args": {"a": 1}, "id": "c1", "type": "tool_call"}],
+    }
+    for other in (
+        {"role": "user", "content": "hi", "name": "x"},
+        {"role": "user", "content": ""},
+        {"role": "developer", "content": "x"},
+        {"role": "tool", "content": "r"},
+        {"role": ["user"], "content": "x"},
+        {"role": "assistant", "content": None, "tool_calls": []},
+    ):
+        assert plain_canonical(other) is None
+
+
+def test_an_oversized_line_is_reported_in_its_place(monkeypatch, tmp_path):
+    log = tmp_path / "log.jsonl"
+    lines = [json.dumps({"role": "user", "content": f"m{i}"}) for i in range(30)]
+    lines[25] = json.dumps({"role": "user", "content": "x" * 500})
+    log.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(chatpipe.io, "BATCH_BYTES", 64)
+    result = runner.invoke(
+        app, ["--max-record-bytes", "200", "convert", "--on-error", "skip", str(log)]
+    )
+    assert result.exit_code == 0
+    assert len(result.stdout.splitlines()) == 29
+    assert f"{log}:26:1: a record larger than 200 bytes" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["buffer"], ["convert"], ["openai"]])
+def test_the_lane_keeps_memory_and_order_on_a_large_log(command, tmp_path):
+    """Many batches, in order, and the same output as the message path."""
+    log = tmp_path / "big.jsonl"
+    rows = []
+    for i in range(5000):
+        rows.append({"role": "user", "content": f"question {i}"})
+        rows.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"c{i}",
+                        "type": "function",
+                        "function": {"name": "f", "arguments": json.dumps({"i": i})},
+                    }
+                ],
+            }
+        )
+        rows.append({"role": "tool", "content": f"result {i}", "tool_call_id": f"c{i}"})
+    log.write_text("\n".join(map(json.dumps, rows)) + "\n")
+    lane = runner.invoke(app, [*command, str(log)])
+    chatpipe.formats.FAST_LANE = False
+    try:
+        slow = runner.invoke(app, [*command, str(log)])
+    finally:
+        chatpipe.formats.FAST_LANE = True
+    assert lane.exit_code == slow.exit_code == 0
+    assert lane.stdout == slow.stdout
+    assert "question 4999" in lane.stdout
