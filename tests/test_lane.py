@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+import chatpipe.errors
 import chatpipe.formats
 import chatpipe.io
 from chatpipe.canonical import message_to_canonical
@@ -162,6 +163,10 @@ COMMANDS = [
     ["buffer", "--tool-calls", "json"],
     ["count"],
     ["trim", "--max-tokens", "40"],
+    ["trim", "--max-tokens", "25", "--allow-partial"],
+    ["trim", "--max-tokens", "30", "--start-on", "human", "--keep-tool-pairs"],
+    ["trim", "--max-tokens", "0"],
+    ["trim", "--max-tokens", "30", "--include-system", "--end-on", "ai"],
     ["trim", "--max-tokens", "40", "--strategy", "first"],
     ["stats"],
 ]
@@ -273,3 +278,60 @@ def test_the_lane_keeps_memory_and_order_on_a_large_log(command, tmp_path):
     assert lane.exit_code == slow.exit_code == 0
     assert lane.stdout == slow.stdout
     assert "question 4999" in lane.stdout
+
+
+@st.composite
+def batches(draw):
+    """Plain items and messages, cut into batches at random places."""
+    from chatpipe.formats.lane import Batch
+
+    values = draw(st.lists(message(), min_size=1, max_size=40))
+    items = []
+    for value in values:
+        plain = plain_canonical(value)
+        if plain is not None:
+            items.append(plain)
+        else:
+            try:
+                items.append(message_from_dict(value))
+            except chatpipe.errors.ChatpipeError:
+                continue
+    cuts = sorted(draw(st.lists(st.integers(0, len(items)), max_size=8)))
+    out, start = [], 0
+    for cut in [*cuts, len(items)]:
+        if cut > start:
+            part = items[start:cut]
+            out.append(Batch(part, all(type(i) is dict for i in part)))
+            start = cut
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    parts=batches(),
+    budget=st.integers(0, 120),
+    partial=st.booleans(),
+    start_on=st.sampled_from([None, "human", "ai"]),
+)
+def test_the_budget_suffix_holds_what_trimming_keeps(parts, budget, partial, start_on):
+    from chatpipe.canonical import message_from_plain
+    from chatpipe.ops.count import resolve_counter
+    from chatpipe.ops.trim_stream import budget_suffix, trim_last_stream
+
+    counter = resolve_counter("approximate")
+    every = [message_from_plain(i) if type(i) is dict else i for part in parts for i in part]
+    options = {
+        "max_tokens": budget,
+        "counter": counter,
+        "allow_partial": partial,
+        "start_on": start_on,
+    }
+    try:
+        expected = trim_last_stream(every, **options)
+    except chatpipe.errors.ChatpipeError as exc:
+        expected = str(exc)
+    try:
+        got = trim_last_stream(list(budget_suffix(parts, counter, budget)), **options)
+    except chatpipe.errors.ChatpipeError as exc:
+        got = str(exc)
+    assert got == expected

@@ -13,7 +13,12 @@ from ..formats.base import Conversation
 from ..messages import MESSAGE_CLASSES
 from ..ops.count import COUNTER_NAMES, resolve_counter
 from ..ops.trim import default_text_splitter, trim_messages
-from ..ops.trim_stream import answered_after, keep_tool_pairs, trim_last_stream
+from ..ops.trim_stream import (
+    answered_after,
+    budget_suffix,
+    keep_tool_pairs,
+    trim_last_stream,
+)
 from .options import AsJson, FromDialect, InputFiles, OnError, Output, Quiet, To, Verbose
 from .runtime import Inputs, check_target, run, warn, write_lines, write_operation
 
@@ -131,8 +136,17 @@ def trim(
 
         def trimmed(conversation: Conversation) -> list:
             if strategy == "last":
+                messages = conversation.messages
+                if (
+                    conversation.batches is not None
+                    and not end_on
+                    and not include_system
+                    and getattr(counter, "additive", False)
+                    and hasattr(counter, "plain_cost")
+                ):
+                    messages = budget_suffix(conversation.batches(), counter, max_tokens)
                 kept, after = trim_last_stream(
-                    conversation.messages,
+                    messages,
                     max_tokens=max_tokens,
                     counter=counter,
                     allow_partial=allow_partial,
