@@ -46,6 +46,11 @@ class Sink:
         self.size = 0
 
     def line(self, data: bytes) -> None:
+        if len(data) >= _BLOCK:  # a block of lines already: written without a copy
+            self._write(data)
+            self.parts.append(b"\n")
+            self.size += 1
+            return
         self.parts.append(data)
         self.parts.append(b"\n")
         self.size += len(data) + 1
@@ -53,10 +58,20 @@ class Sink:
             self.flush()
 
     def raw(self, data: bytes) -> None:
+        if len(data) >= _BLOCK:
+            self._write(data)
+            return
         self.parts.append(data)
         self.size += len(data)
         if self.size >= _BLOCK:
             self.flush()
+
+    def _write(self, data: bytes) -> None:
+        if self.parts:
+            self.stream.write(b"".join(self.parts))
+            self.parts.clear()
+            self.size = 0
+        self.stream.write(data)
 
     def flush(self) -> None:
         if self.parts:
