@@ -23,7 +23,8 @@ from ..errors import ChatpipeError, Location
 from ..io import BadRecord, JsonlReader, Record, _col, _json_error, _too_deep_record
 from ..messages import AnyMessage
 from .base import Dialect
-from .openai import ToolLinks, needs_link, parse_arguments
+from .links import ToolLinks, needs_link
+from .openai import parse_arguments
 
 # OpenAI roles whose {role, content} lines are plain, and their canonical types
 _PLAIN_TYPES = {

@@ -15,7 +15,8 @@ from typing import Any
 from ..errors import ChatpipeError, Location, ValidationError
 from ..messages import AIMessage, AnyMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 from .base import Conversation, Dialect
-from .openai import _UNLINKED, link_tool_results, parse_arguments
+from .links import _UNLINKED, link_tool_results
+from .openai import parse_arguments
 
 HUMAN = ("human", "user")
 AI = ("gpt", "assistant", "chatgpt", "bing", "bard", "model")

@@ -1,0 +1,80 @@
+"""Pairing tool results with the calls they answer, when the log pairs them by order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..messages import AIMessage, AnyMessage, ToolMessage
+
+# marks a tool message whose tool_call_id the log did not give
+_UNLINKED = "\x00unlinked"
+
+
+def link_tool_results(messages: Iterable[AnyMessage]) -> Iterator[AnyMessage]:
+    """Give tool results that name no ``tool_call_id`` the id of the call they answer.
+
+    HF datasets and Mellea logs pair a result with a call by order only. Each such result
+    takes the oldest unanswered call of the latest AI message; a call the log gave no id
+    gets a stable synthetic one, ``call_<message index>_<call index>``. Holds one AI
+    turn's call ids at a time.
+    """
+    links = ToolLinks()
+    for index, message in enumerate(messages):
+        links.step(message, index)
+        yield message
+
+
+class ToolLinks:
+    """The pairing state of ``link_tool_results``: the latest AI turn's call ids and the
+    ids answered since. Steps take messages or plain canonical dicts (formats.lane)."""
+
+    __slots__ = ("answered", "pending")
+
+    def __init__(self) -> None:
+        self.pending: list[str] = []
+        self.answered: set[str] = set()
+
+    def step(self, message: Any, index: int) -> None:
+        if type(message) is dict:  # a plain canonical message: its ids are all given
+            kind = message["type"]
+            if kind == "ai":
+                self.answered = set()
+                self.pending = [c["id"] for c in message.get("tool_calls", ()) if c["id"]]
+            elif kind == "tool":
+                self.answered.add(message["tool_call_id"])
+        elif isinstance(message, AIMessage):
+            self.answered = set()
+            self.pending = pending = []
+            for n, call in enumerate([*message.tool_calls, *message.invalid_tool_calls]):
+                if call["id"] == _UNLINKED:
+                    call["id"] = f"call_{index}_{n}"
+                if call["id"]:
+                    pending.append(call["id"])
+        elif isinstance(message, ToolMessage):
+            if message.tool_call_id == _UNLINKED:
+                unanswered = [c for c in self.pending if c not in self.answered]
+                message.tool_call_id = unanswered[0] if unanswered else ""
+            self.answered.add(message.tool_call_id)
+
+    def skip(self, items: list[Any]) -> None:
+        """The state after ``items`` when none of them needs linking: only the last AI
+        message and the results after it matter, so only those are looked at."""
+        for k in range(len(items) - 1, -1, -1):
+            item = items[k]
+            if (item["type"] == "ai") if type(item) is dict else isinstance(item, AIMessage):
+                self.step(item, 0)  # no id of it is missing: the index is not used
+                for after in items[k + 1 :]:
+                    self.step(after, 0)
+                return
+        for item in items:
+            self.step(item, 0)
+
+
+def needs_link(message: AnyMessage) -> bool:
+    """Whether a message lacks an id that linking gives (a result or call with none)."""
+    if isinstance(message, ToolMessage):
+        return message.tool_call_id == _UNLINKED
+    if isinstance(message, AIMessage):
+        return any(c["id"] == _UNLINKED for c in (*message.tool_calls, *message.invalid_tool_calls))
+    return False
