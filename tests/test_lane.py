@@ -169,6 +169,8 @@ COMMANDS = [
     ["trim", "--max-tokens", "30", "--include-system", "--end-on", "ai"],
     ["trim", "--max-tokens", "40", "--strategy", "first"],
     ["stats"],
+    ["filter", "--exclude-types", "tool"],
+    ["merge"],
 ]
 
 
