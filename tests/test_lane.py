@@ -337,3 +337,12 @@ def test_the_budget_suffix_holds_what_trimming_keeps(parts, budget, partial, sta
     except chatpipe.errors.ChatpipeError as exc:
         got = str(exc)
     assert got == expected
+
+
+def test_a_lane_stream_is_read_once(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"role": "user", "content": "hi"}\n')
+    (conversation,) = chatpipe.formats.read([str(log)])
+    assert [m.content for m in conversation.messages] == ["hi"]
+    with pytest.raises(RuntimeError, match="read once"):
+        next(iter(conversation.batches()))

@@ -120,8 +120,13 @@ class Lane:
         self.errors = errors
         self.links = ToolLinks()
         self.index = 0  # messages handed out so far
+        self.started = False
 
     def batches(self) -> Iterator[list[Any]]:
+        # a conversation offers its stream as messages or as batches: one read, not two
+        if self.started:
+            raise RuntimeError("a lane's stream is read once: as messages or as batches")
+        self.started = True
         first = [self._record_item(record) for record in self.records.window]
         yield from self._finish(first, False)
         name = self.reader.source.name
