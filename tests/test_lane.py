@@ -24,6 +24,7 @@ from chatpipe.canonical import message_to_canonical
 from chatpipe.cli import app
 from chatpipe.formats.lane import plain_canonical
 from chatpipe.formats.openai import message_from_dict
+from chatpipe.formats.write import LaneWriter
 
 runner = CliRunner()
 
@@ -174,21 +175,27 @@ COMMANDS = [
 ]
 
 
-def _run(monkeypatch, args, data, lane, batch_bytes):
+def _run(monkeypatch, args, data, lane, batch_bytes, depth=6):
     monkeypatch.setattr(chatpipe.formats, "FAST_LANE", lane)
     monkeypatch.setattr(chatpipe.io, "BATCH_BYTES", batch_bytes)
-    result = runner.invoke(app, ["--max-depth", "6", *args, "--on-error", "skip", "-"], input=data)
+    root = ["--max-depth", str(depth)]
+    result = runner.invoke(app, [*root, *args, "--on-error", "skip", "-"], input=data)
     return result.exit_code, result.stdout, result.stderr
 
 
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(logs=LOGS, batch=st.sampled_from([1, 7, 64, 1 << 16]), command=st.sampled_from(COMMANDS))
-def test_the_lane_writes_what_the_message_path_writes(monkeypatch, logs, batch, command):
+@given(
+    logs=LOGS,
+    batch=st.sampled_from([1, 7, 64, 1 << 16]),
+    command=st.sampled_from(COMMANDS),
+    depth=st.sampled_from([6, 6, 4, 3]),  # a turn of calls nests 4 deep
+)
+def test_the_lane_writes_what_the_message_path_writes(monkeypatch, logs, batch, command, depth):
     data = "\n".join(logs) + random.choice(["", "\n"])
-    expected = _run(monkeypatch, command, data, False, batch)
-    assert _run(monkeypatch, command, data, True, batch) == expected
+    expected = _run(monkeypatch, command, data, False, batch, depth)
+    assert _run(monkeypatch, command, data, True, batch, depth) == expected
 
 
 @settings(
@@ -345,4 +352,6 @@ def test_a_lane_stream_is_read_once(tmp_path):
     (conversation,) = chatpipe.formats.read([str(log)])
     assert [m.content for m in conversation.messages] == ["hi"]
     with pytest.raises(RuntimeError, match="read once"):
-        next(iter(conversation.batches()))
+        next(iter(conversation.lane.batches()))
+    with pytest.raises(RuntimeError, match="read once"):
+        next(iter(conversation.lane.write(LaneWriter(dict, lambda _, message: [message]))))

@@ -7,8 +7,9 @@ from typing import Annotated
 import orjson
 import typer
 
-from ..canonical import message_from_plain
 from ..errors import DataError, UsageError
+from ..formats.lane import ROLE_TYPES
+from ..formats.write import LaneWriter
 from ..render.buffer import FORMATS, TOOL_CALL_FORMATS, BufferRenderer, ambiguous_line
 from .options import (
     Branch,
@@ -136,8 +137,8 @@ def buffer(
 
 def _render(renderer, conversation, joiner, check):
     """The conversation's pieces (renderings and separators), one message at a time."""
-    if conversation.batches is not None:
-        yield from _render_batches(renderer, conversation, joiner, check)
+    if conversation.lane is not None:
+        yield from _render_lane(renderer, conversation, joiner, check)
         return
     for index, message in enumerate(conversation.messages):
         text = _rendered(renderer, message, index, conversation)
@@ -156,30 +157,26 @@ def _rendered(renderer, message, index, conversation) -> str:
         ) from None
 
 
-def _render_batches(renderer, conversation, joiner, check):
+def _render_lane(renderer, conversation, joiner, check):
     """The same pieces from the fast lane, a batch of messages at a time."""
-    plain = renderer.plain
+    chats = {}  # chat messages by index: the ambiguity check takes their roles as labels
+
+    def one(index, message):
+        if check is not None and message.type == "chat":
+            chats[index] = message
+        return [_rendered(renderer, message, index, conversation)]
+
+    writer = LaneWriter(renderer.plain, one, renderer.lane_fast(ROLE_TYPES))
     breaks = joiner.count("\n")
     index = 0
-    for batch in conversation.batches():
-        if batch.plain:
-            texts = list(map(plain, batch))
-        else:
-            texts = [
-                plain(item)
-                if type(item) is dict
-                else _rendered(renderer, item, index + k, conversation)
-                for k, item in enumerate(batch)
-            ]
+    for texts in conversation.lane.write(writer):
         text = joiner.join(texts)
         # only a message with a line break can hold a line that reads as a turn
         if check is not None and not check.warned and text.count("\n") > breaks * (len(texts) - 1):
-            for k, item in enumerate(batch):
-                if type(item) is dict:
-                    item = message_from_plain(item)
-                check(item, index + k, conversation)
+            check.texts(texts, index, chats, conversation)
+        chats.clear()
         yield joiner + text if index else text
-        index += len(batch)
+        index += len(texts)
 
 
 class _AmbiguityCheck:
@@ -188,6 +185,22 @@ class _AmbiguityCheck:
     def __init__(self, renderer: BufferRenderer) -> None:
         self.labels = {label for _, label in renderer.labels}
         self.warned = False
+
+    def texts(self, texts, index, chats, conversation) -> None:
+        """The check on rendered texts, the messages at ``index`` on; ``chats``: the chat
+        messages among them by index, checked as messages (their roles become labels).
+
+        A rendering is its label, ': ', the text, and tool calls as one line: a line it
+        starts with a label is a line the text starts with it.
+        """
+        for k, text in enumerate(texts, index):
+            if self.warned:
+                return
+            message = chats.get(k)
+            if message is not None:
+                self(message, k, conversation)
+            elif "\n" in text:
+                self._found(ambiguous_line(text, self.labels), k, conversation)
 
     def __call__(self, message, index, conversation) -> None:
         if self.warned:
@@ -198,7 +211,9 @@ class _AmbiguityCheck:
         labels = self.labels
         if message.type == "chat" and isinstance(message.role, str):
             labels.add(message.role)
-        found = ambiguous_line(message.text, labels)
+        self._found(ambiguous_line(message.text, labels), index, conversation)
+
+    def _found(self, found, index, conversation) -> None:
         if found is not None:
             self.warned = True
             where = f"{conversation.location.file}: " if conversation.location else ""

@@ -138,13 +138,13 @@ def trim(
             if strategy == "last":
                 messages = conversation.messages
                 if (
-                    conversation.batches is not None
+                    conversation.lane is not None
                     and not end_on
                     and not include_system
                     and getattr(counter, "additive", False)
                     and hasattr(counter, "plain_cost")
                 ):
-                    messages = budget_suffix(conversation.batches(), counter, max_tokens)
+                    messages = budget_suffix(conversation.lane.batches(), counter, max_tokens)
                 kept, after = trim_last_stream(
                     messages,
                     max_tokens=max_tokens,

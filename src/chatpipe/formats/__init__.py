@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, UsageError
 from ..io import BadRecord, Record, Source, read_records
+from ..limits import LIMITS
 from ..messages import AnyMessage
 from .anthropic import AnthropicDialect, AnthropicStreamDialect, is_anthropic_response
 from .base import Conversation, Dialect, _keys_hint
@@ -206,11 +207,12 @@ def _read_source(
         return
     reader = source.jsonl
     if FAST_LANE and type(dialect) is OpenAIDialect and reader is not None:
-        from .lane import Lane
+        from .lane import PLAIN_DEPTH, Lane
 
-        lane = Lane(dialect, rest, reader, errors)
-        yield Conversation(_messages_of(lane.batches()), {}, location, batches=lane.batches)
-        return
+        if LIMITS.depth >= PLAIN_DEPTH:
+            lane = Lane(dialect, rest, reader, errors)
+            yield Conversation(_messages_of(lane.batches()), {}, location, lane=lane)
+            return
     yield Conversation(dialect.finish(_messages(rest, dialect, errors)), {}, location)
 
 

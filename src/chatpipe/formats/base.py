@@ -7,7 +7,7 @@ reading of ``{"messages": [...], ...}`` conversation records lives here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, ValidationError
@@ -22,7 +22,7 @@ class Conversation:
     their order; ``messages_key`` is where the messages stood among them.
     """
 
-    __slots__ = ("batches", "location", "messages", "messages_key", "meta")
+    __slots__ = ("lane", "location", "messages", "messages_key", "meta")
 
     def __init__(
         self,
@@ -30,11 +30,11 @@ class Conversation:
         meta: dict[str, Any] | None = None,
         location: Location | None = None,
         messages_key: str | None = None,
-        batches: Callable[[], Iterator[list[Any]]] | None = None,
+        lane: Any = None,
     ) -> None:
-        # a message stream from the fast lane (formats.lane) can be taken instead as
-        # batches of plain canonical dicts and messages: use one or the other, not both
-        self.batches = batches
+        # a message stream from the fast lane (formats.lane.Lane) can be taken instead
+        # as its batches or written by a lane writer: one of the three, once
+        self.lane = lane
         self.messages = messages
         self.meta = meta if meta is not None else {}
         self.location = location

@@ -18,16 +18,22 @@ from collections.abc import Iterator
 from typing import Any
 
 import orjson
+from orjson import JSONDecodeError, loads
 
 from ..errors import ChatpipeError, Location
 from ..io import BadRecord, JsonlReader, Record, _col, _json_error, _too_deep_record
-from ..messages import AnyMessage
+from ..limits import LIMITS
+from ..messages import AIMessage, AnyMessage
 from .base import Dialect
 from .links import ToolLinks, needs_link
-from .openai import parse_arguments
 
+# roles of the AI messages of plain lines
+_AI = frozenset(("assistant", "ai"))
+# nesting of the deepest plain line (a turn of calls: line, calls, call, function); a
+# lower --max-depth makes such lines errors, which the ordinary reader reports
+PLAIN_DEPTH = 4
 # OpenAI roles whose {role, content} lines are plain, and their canonical types
-_PLAIN_TYPES = {
+ROLE_TYPES = {
     "user": "human",
     "human": "human",
     "assistant": "ai",
@@ -49,7 +55,7 @@ def plain_canonical(value: Any) -> dict[str, Any] | None:
     role = value.get("role")
     content = value.get("content")
     if size == 2:
-        kind = _PLAIN_TYPES.get(role) if type(role) is str else None
+        kind = ROLE_TYPES.get(role) if type(role) is str else None
         if kind is not None and type(content) is str and content:
             return {"type": kind, "content": content}
         return None
@@ -67,9 +73,27 @@ def plain_canonical(value: Any) -> dict[str, Any] | None:
     return None
 
 
+def line_head(value: dict[str, Any], heads: dict[str, Any], tool: Any) -> Any:
+    """What a writer's quick look (``write.LaneWriter.fast``) gives a line whose content it
+    found a non-empty string: ``heads[role]`` for a {role, content} line, ``tool`` for a
+    tool result with an id, None for any other line. ``heads`` maps roles of ROLE_TYPES."""
+    size = len(value)
+    if size == 2:
+        return heads.get(value.get("role"))
+    if size == 3 and value.get("role") == "tool":
+        call_id = value.get("tool_call_id")
+        if type(call_id) is str and call_id:
+            return tool
+    return None
+
+
 def _plain_calls(raw_calls: Any) -> list[dict[str, Any]] | None:
+    """Calls with ids, names and arguments that are a JSON object in JSON text orjson
+    reads, not near the depth limit; others (lenient, empty, double-encoded or deep
+    arguments) are for ``parse_arguments`` on the ordinary path."""
     if type(raw_calls) is not list:
         return None
+    depth = LIMITS.depth
     calls = []
     for raw in raw_calls:
         if type(raw) is not dict or len(raw) != 3 or raw.get("type") != "function":
@@ -82,8 +106,13 @@ def _plain_calls(raw_calls: Any) -> list[dict[str, Any]] | None:
         name, arguments = function.get("name"), function.get("arguments")
         if type(name) is not str or type(arguments) is not str:
             return None
-        args, error = parse_arguments(arguments)
-        if error is not None:
+        try:
+            args = loads(arguments)
+        except JSONDecodeError:
+            return None
+        if type(args) is not dict:
+            return None
+        if len(arguments) > depth and arguments.count("{") + arguments.count("[") > depth:
             return None
         calls.append({"name": name, "args": args, "id": call_id, "type": "tool_call"})
     return calls
@@ -97,6 +126,12 @@ class Batch(list):
     def __init__(self, items: list[Any], plain: bool) -> None:
         super().__init__(items)
         self.plain = plain
+
+
+class _Many(list):
+    """The records one message is written as, when it is not exactly one."""
+
+    __slots__ = ()
 
 
 class _Bad:
@@ -122,27 +157,125 @@ class Lane:
         self.index = 0  # messages handed out so far
         self.started = False
 
-    def batches(self) -> Iterator[list[Any]]:
+    def batches(self) -> Iterator[Batch]:
+        """The items of each batch: plain canonical dicts and messages, in log order."""
+        yield from self._finish(self._start(), False)
+        for lineno, lines, values in self._parsed():
+            yield from self._finish(*self._items(lines, lineno, values))
+
+    def write(self, writer: Any) -> Iterator[list[Any]]:
+        """What ``writer`` (a ``write.LaneWriter``) writes for each batch, in log order.
+
+        Its ``fast`` takes the common lines straight from their parsed values; the lines
+        it passes over become items, written by its ``plain`` or ``one``.
+        """
+        fast, plain, one = writer.fast, writer.plain, writer.one
+        for batch in self._finish(self._start(), False):
+            yield self._written(batch, plain, one)
+
+        def other(value: Any) -> Any:
+            item = plain_canonical(value)
+            return None if item is None else plain(item)
+
+        for lineno, lines, values in self._parsed():
+            outs = others = None
+            if values is not None:
+                try:
+                    outs = fast(values, other)
+                except TypeError:  # a value the quick checks cannot take (an unhashable
+                    outs = None  # role): the batch goes the way of items, which decides
+            if outs is not None and None in outs:
+                # the lines passed over are messages (or bad), written in their places
+                others = {
+                    i: self._value_item(values[i], lines[i], lineno + i)
+                    for i, out in enumerate(outs)
+                    if out is None
+                }
+                if any(type(item) is _Bad or needs_link(item) for item in others.values()):
+                    outs = None  # reported or linked in order, as items
+            if outs is None:
+                for batch in self._finish(*self._items(lines, lineno, values, others)):
+                    yield self._written(batch, plain, one)
+                continue
+            base = self.index
+            if others:
+                outs = self._splice(outs, others, one, base)
+            self._pass(values, others or {})
+            self.index = base + len(values)
+            yield outs
+
+    def _splice(self, outs: list[Any], others: dict[int, Any], one: Any, base: int) -> list[Any]:
+        """``outs`` with the records of the messages at their positions."""
+        spliced = False
+        for i, message in others.items():
+            records = one(base + i, message)
+            if len(records) == 1:
+                outs[i] = records[0]
+            else:
+                outs[i] = _Many(records)
+                spliced = True
+        if spliced:
+            return [r for out in outs for r in (out if type(out) is _Many else (out,))]
+        return outs
+
+    def _items(
+        self, lines: list[Any], lineno: int, values: list[Any] | None, made: Any = None
+    ) -> tuple[list[Any], bool]:
+        """The items of a batch, and whether all are plain; ``made``: those already made."""
+        if values is None:
+            return [self._line_item(line, lineno + i) for i, line in enumerate(lines)], False
+        items = list(map(plain_canonical, values))
+        if None in items:
+            for i, item in enumerate(items):
+                if item is None:
+                    made_i = made.get(i) if made else None
+                    items[i] = made_i or self._value_item(values[i], lines[i], lineno + i)
+            return items, False
+        return items, True
+
+    def _start(self) -> list[Any]:
+        """The items of the detection window's records, read before the lane took over."""
         # a conversation offers its stream as messages or as batches: one read, not two
         if self.started:
             raise RuntimeError("a lane's stream is read once: as messages or as batches")
         self.started = True
-        first = [self._record_item(record) for record in self.records.window]
-        yield from self._finish(first, False)
-        name = self.reader.source.name
+        return [self._record_item(record) for record in self.records.window]
+
+    def _parsed(self) -> Iterator[tuple[int, list[Any], list[Any] | None]]:
+        """(number of the first line, the lines, their parsed values) of each batch of
+        the rest; values are None when a line is not JSON."""
         for lineno, lines in self.reader.line_batches():
             try:
-                items = list(map(plain_canonical, map(orjson.loads, lines)))
-            except (orjson.JSONDecodeError, TypeError):
-                items = [self._line_item(line, lineno + i, name) for i, line in enumerate(lines)]
-                plain = False
+                values = list(map(orjson.loads, lines))
+            except (orjson.JSONDecodeError, TypeError):  # TypeError: an oversized line
+                values = None
+            yield lineno, lines, values
+
+    def _written(self, batch: Batch, plain: Any, one: Any) -> list[Any]:
+        base = self.index - len(batch)
+        if batch.plain:
+            return list(map(plain, batch))
+        records: list[Any] = []
+        for k, item in enumerate(batch, base):
+            if type(item) is dict:
+                records.append(plain(item))
             else:
-                plain = None not in items
-                if not plain:
-                    for i, item in enumerate(items):
-                        if item is None:
-                            items[i] = self._line_item(lines[i], lineno + i, name)
-            yield from self._finish(items, plain)
+                records.extend(one(k, item))
+        return records
+
+    def _pass(self, values: list[Any], others: dict[int, Any]) -> None:
+        """The tool-call links after a batch in which no line needs linking: the lines a
+        writer took are plain, the others (by position) messages."""
+
+        def item(j: int) -> Any:
+            return others[j] if j in others else plain_canonical(values[j])
+
+        # only the last AI message and the results after it matter (ToolLinks.skip)
+        for k in range(len(values) - 1, -1, -1):
+            if isinstance(others[k], AIMessage) if k in others else values[k]["role"] in _AI:
+                self.links.skip([item(j) for j in range(k, len(values))])
+                return
+        self.links.skip([item(j) for j in range(len(values))])
 
     def _finish(self, items: list[Any], plain: bool) -> Iterator[Batch]:
         """Drop blanks, report bad lines (the good ones before a fatal one come first),
@@ -179,7 +312,7 @@ class Lane:
         plain = plain_canonical(record.value)
         return plain if plain is not None else self._message(record.value, record.location)
 
-    def _line_item(self, line: Any, lineno: int, name: str) -> Any:
+    def _line_item(self, line: Any, lineno: int) -> Any:
         """A line the batch could not take as plain: a message, None (blank) or _Bad."""
         if isinstance(line, BadRecord):
             return _Bad(line.error)
@@ -194,9 +327,11 @@ class Lane:
             except orjson.JSONDecodeError as exc:
                 return _Bad(_json_error(exc, self.reader.source, bare, lineno - 1))
         plain = plain_canonical(value)
-        if plain is not None:
-            return plain
-        location = Location(name, lineno, _col(line))
+        return plain if plain is not None else self._value_item(value, line, lineno)
+
+    def _value_item(self, value: Any, line: bytes, lineno: int) -> AnyMessage | _Bad:
+        """A parsed line that is not plain: its message, or _Bad."""
+        location = Location(self.reader.source.name, lineno, _col(line))
         deep = _too_deep_record(self.reader.source, value, line, location)
         if deep is not None:
             return _Bad(deep.error)

@@ -10,6 +10,7 @@ from ..canonical import CANONICAL_TYPES, message_from_canonical, message_to_cano
 from ..errors import ValidationError
 from ..messages import MESSAGE_CLASSES, AnyMessage
 from .base import Dialect, not_a_message
+from .lane import ROLE_TYPES, line_head
 from .openai import is_envelope
 from .write import LaneWriter
 
@@ -74,7 +75,24 @@ class CanonicalDialect(Dialect):
 
     def lane_writer(self) -> LaneWriter:
         """Plain dicts from the fast lane are canonical already."""
-        return LaneWriter(_same, lambda _, message: [message_to_canonical(message)])
+        return LaneWriter(_same, lambda _, message: [message_to_canonical(message)], _fast)
+
+
+def _fast(values: list[Any], other: Any) -> list[Any]:
+    """The canonical dicts of {role, content} lines and tool results, from their values."""
+    return [
+        ({"type": head, "content": content} if head != "tool" else _tool_result(value, content))
+        if type(value) is dict
+        and type(content := value.get("content")) is str
+        and content
+        and (head := line_head(value, ROLE_TYPES, "tool"))
+        else other(value)
+        for value in values
+    ]
+
+
+def _tool_result(value: dict[str, Any], content: str) -> dict[str, Any]:
+    return {"type": "tool", "content": content, "tool_call_id": value["tool_call_id"]}
 
 
 class LangchainDialect(Dialect):

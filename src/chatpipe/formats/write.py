@@ -19,35 +19,29 @@ MessageWriter = Callable[[Iterable[AnyMessage]], Iterator[Any]]
 
 
 class LaneWriter:
-    """A writer for the fast lane's batches (formats.lane): ``plain`` writes a plain
-    canonical dict, ``one`` writes the message at an index; each gives its records."""
+    """A writer for the fast lane (formats.lane), in three parts, each giving records.
 
-    __slots__ = ("one", "plain")
+    ``fast(values, other)`` writes a batch of parsed lines: the lines it knows at a
+    glance (a subset of the plain ones), ``other(value)`` for the rest, which gives
+    ``plain`` of the line's canonical dict, or None for a line that is not plain.
+    ``plain`` writes a plain canonical dict; ``one`` the message at an index, as a list.
+    """
+
+    __slots__ = ("fast", "one", "plain")
 
     def __init__(
         self,
         plain: Callable[[dict[str, Any]], Any],
-        one: Callable[[int, AnyMessage], Iterable[Any]],
+        one: Callable[[int, AnyMessage], list[Any]],
+        fast: Callable[[list[Any], Callable[[Any], Any]], list[Any]] | None = None,
     ) -> None:
         self.plain = plain
         self.one = one
+        self.fast = fast or _each
 
-    def records(self, batches: Iterator[list[Any]]) -> Iterator[list[Any]]:
-        """The records of each batch, in order."""
-        plain, one = self.plain, self.one
-        index = 0
-        for batch in batches:
-            if batch.plain:
-                yield list(map(plain, batch))
-            else:
-                records: list[Any] = []
-                for k, item in enumerate(batch, index):
-                    if type(item) is dict:
-                        records.append(plain(item))
-                    else:
-                        records.extend(one(k, item))
-                yield records
-            index += len(batch)
+
+def _each(values: list[Any], other: Callable[[Any], Any]) -> list[Any]:
+    return list(map(other, values))
 
 
 def _located(conversation: Conversation, records: Iterator[Any]) -> Iterator[Any]:
@@ -87,8 +81,8 @@ def write_records(
             continue
         if per_message is None:
             per_message = message_per_line()
-        if per_message and lane is not None and conversation.batches is not None:
-            for records in _located(conversation, lane.records(conversation.batches())):
+        if per_message and lane is not None and conversation.lane is not None:
+            for records in _located(conversation, conversation.lane.write(lane)):
                 if as_json:
                     document.extend(records)
                 elif records:

@@ -6,10 +6,10 @@ works one message at a time so a long log can be rendered as it streams past.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
+from ..jsontext import json_text
 from ..messages import (
     AIMessage,
     AnyMessage,
@@ -110,13 +110,20 @@ class BufferRenderer:
 
     def _plain_prefix(self, item: dict[str, Any]) -> str:
         calls = item.get("tool_calls")
-        if calls:
-            return self._plain_labels[item["type"]] + item["content"] + self._calls(calls)
-        return self._plain_labels[item["type"]] + item["content"]
+        if not calls:
+            return self._plain_labels[item["type"]] + item["content"]
+        if self.calls_as_json:
+            return self._plain_labels[item["type"]] + item["content"] + _json(calls)
+        # plain calls have these keys in this order: their repr, written directly
+        reprs = [
+            f"{{'name': {c['name']!r}, 'args': {c['args']!r}, 'id': {c['id']!r}, {_CALL_TYPE}}}"
+            for c in calls
+        ]
+        return self._plain_labels[item["type"]] + item["content"] + "[" + ", ".join(reprs) + "]"
 
     def _calls(self, value: Any) -> str:
         if self.calls_as_json:
-            return json.dumps(value, ensure_ascii=False)
+            return json_text(value)
         return str(value)
 
     # -- xml ----------------------------------------------------------------------------
@@ -148,6 +155,47 @@ class BufferRenderer:
         lines.append("</message>")
         return "\n".join(lines)
 
+    def lane_fast(self, roles: dict[str, str]) -> Any:
+        """A fast lane writer's ``fast`` (formats.write.LaneWriter): {role, content} lines
+        and tool results rendered from their parsed values. ``roles`` gives the message
+        type of each OpenAI role such a line can have."""
+        from ..formats.lane import line_head
+
+        if self.xml:
+            kinds = self._plain_kinds
+            opens = {role: f"<message type={kinds[kind]}>" for role, kind in roles.items()}
+            tool = f"<message type={kinds['tool']}>"
+
+            def fast_xml(values: list[Any], other: Any) -> list[Any]:
+                return [
+                    head
+                    + content.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+                    + "</message>"
+                    if type(value) is dict
+                    and type(content := value.get("content")) is str
+                    and content
+                    and (head := line_head(value, opens, tool))
+                    else other(value)
+                    for value in values
+                ]
+
+            return fast_xml
+        labels = {role: self._plain_labels[kind] for role, kind in roles.items()}
+        tool = self._plain_labels["tool"]
+
+        def fast_prefix(values: list[Any], other: Any) -> list[Any]:
+            return [
+                head + content
+                if type(value) is dict
+                and type(content := value.get("content")) is str
+                and content
+                and (head := line_head(value, labels, tool))
+                else other(value)
+                for value in values
+            ]
+
+        return fast_prefix
+
     def _plain_xml(self, item: dict[str, Any]) -> str:
         kind = self._plain_kinds[item["type"]]
         calls = item.get("tool_calls")
@@ -165,10 +213,10 @@ def _tool_call_xml(call: dict[str, Any]) -> str:
 
 
 _MISSING: Any = object()
+_CALL_TYPE = "'type': 'tool_call'"
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+_json = json_text
 
 
 def _short_id(call_id: str | None) -> str:
