@@ -355,3 +355,14 @@ def test_a_lane_stream_is_read_once(tmp_path):
         next(iter(conversation.lane.batches()))
     with pytest.raises(RuntimeError, match="read once"):
         next(iter(conversation.lane.write(LaneWriter(dict, lambda _, message: [message]))))
+
+
+@pytest.mark.parametrize("depth", [3, 4])
+def test_a_turn_of_calls_past_the_depth_limit_is_reported(monkeypatch, depth):
+    """Plain turns of calls nest 4 deep: below that limit they are errors on both paths."""
+    call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    turn = json.dumps({"role": "assistant", "content": None, "tool_calls": [call]})
+    data = "\n".join([*FILLER, *FILLER, turn]) + "\n"
+    outcomes = [_run(monkeypatch, ["convert"], data, lane, 1 << 16, depth) for lane in (0, 1)]
+    assert outcomes[0] == outcomes[1]
+    assert ("deeper than 3 levels" in outcomes[1][2]) == (depth == 3)
