@@ -129,3 +129,28 @@ def test_every_command_has_a_summary_and_an_example():
         text = cli(command, "--help").stdout
         assert "Example" in text and "chatpipe " + command in text
     assert "--format xml" in cli("buffer", "--help").stdout
+
+
+def test_turn_labels_find_a_label_that_starts_a_line_inside_the_text():
+    from chatpipe.render.buffer import TurnLabels
+
+    labels = TurnLabels(["Human", "AI", "AI2"])
+    assert labels.find("Human: hi") is None  # the text's own start is its turn
+    assert labels.find("a\nHumans: b\nAIx: c") is None
+    assert labels.find("a\nAI2: b\nHuman: c") == "AI2: "
+    assert labels.find("a\n\nAI: b") == "AI: "
+    assert labels.find("a\ncritic: b") is None
+    labels.add("critic")
+    assert labels.find("a\ncritic: b") == "critic: "
+    assert TurnLabels(["a.b"]).find("x\naxb: ") is None  # labels are text, not patterns
+
+
+def test_the_lane_warns_on_a_lines_label_where_the_message_path_does(tmp_path):
+    """The lane checks rendered texts; chat roles become labels as on the message path."""
+    lines = [{"role": "user", "content": f"q{i}"} for i in range(25)]
+    lines.append({"role": "critic", "content": "one\ntwo"})
+    lines.append({"role": "assistant", "content": "fine\ncritic: not a turn?"})
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(map(json.dumps, lines)) + "\n")
+    result = cli("buffer", str(log))
+    assert f"{log}: message 26 has a line starting 'critic: '" in result.stderr

@@ -10,7 +10,7 @@ import typer
 from ..errors import DataError, UsageError
 from ..formats.lane import ROLE_TYPES
 from ..formats.write import LaneWriter
-from ..render.buffer import FORMATS, TOOL_CALL_FORMATS, BufferRenderer, ambiguous_line
+from ..render.buffer import FORMATS, TOOL_CALL_FORMATS, BufferRenderer, TurnLabels
 from .options import (
     Branch,
     FromDialect,
@@ -183,7 +183,7 @@ class _AmbiguityCheck:
     """Warns once when message text starts a line with a role label ('Human: ')."""
 
     def __init__(self, renderer: BufferRenderer) -> None:
-        self.labels = {label for _, label in renderer.labels}
+        self.labels = TurnLabels(label for _, label in renderer.labels)
         self.warned = False
 
     def texts(self, texts, index, chats, conversation) -> None:
@@ -200,7 +200,7 @@ class _AmbiguityCheck:
             if message is not None:
                 self(message, k, conversation)
             elif "\n" in text:
-                self._found(ambiguous_line(text, self.labels), k, conversation)
+                self._found(self.labels.find(text), k, conversation)
 
     def __call__(self, message, index, conversation) -> None:
         if self.warned:
@@ -208,10 +208,9 @@ class _AmbiguityCheck:
         content = message.content
         if "\n" not in (content if isinstance(content, str) else message.text):
             return  # one line: nothing in it can start a line
-        labels = self.labels
         if message.type == "chat" and isinstance(message.role, str):
-            labels.add(message.role)
-        self._found(ambiguous_line(message.text, labels), index, conversation)
+            self.labels.add(message.role)
+        self._found(self.labels.find(message.text), index, conversation)
 
     def _found(self, found, index, conversation) -> None:
         if found is not None:

@@ -6,6 +6,7 @@ works one message at a time so a long log can be rendered as it streams past.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -325,14 +326,28 @@ def get_buffer_string(
     return message_separator.join(map(renderer.render, messages))
 
 
-def ambiguous_line(text: str, labels: Iterable[str]) -> str | None:
-    """A role prefix (``Human: ``) that starts a line inside a message's text, if any.
+class TurnLabels:
+    """Role labels ('Human', 'AI', chat roles) and the one that starts a line inside a
+    message's text, if any: in the prefix format such a line reads as a new turn."""
 
-    In the prefix format such a line cannot be told from a new turn.
-    """
-    if "\n" not in text:
-        return None
-    for label in labels:
-        if f"\n{label}: " in text:
-            return f"{label}: "
-    return None
+    def __init__(self, labels: Iterable[str]) -> None:
+        self.labels: set[str] = set()
+        self._pattern: re.Pattern[str] | None = None
+        for label in labels:
+            self.add(label)
+
+    def add(self, label: str) -> None:
+        if label not in self.labels:
+            self.labels.add(label)
+            self._pattern = None
+
+    def find(self, text: str) -> str | None:
+        """``Label: `` where it starts a line of ``text`` (the first such line)."""
+        if "\n" not in text:
+            return None
+        if self._pattern is None:
+            # one pass over the text for all labels; of two that fit, the longer
+            labels = sorted(self.labels, key=len, reverse=True)
+            self._pattern = re.compile("\n(" + "|".join(map(re.escape, labels)) + "): ")
+        found = self._pattern.search(text)
+        return None if found is None else found.group(1) + ": "
