@@ -1,5 +1,7 @@
-"""Generate benchmark corpora: OpenAI-format chat logs with tool calls, list content and
-unicode, message per line (any size), and a conversation-per-line dataset.
+"""Generate benchmark corpora: OpenAI-format chat logs with tool calls, list content,
+unicode and multi-paragraph answers, message per line (any size), and a
+conversation-per-line dataset. 100k messages make about 56 MB, the size of the log
+issue #8 sets its bar on.
 
     python bench/corpus.py 100000 bench/corpus/log_100k.jsonl
     python bench/corpus.py 100000 bench/corpus/rows_100k.jsonl --rows
@@ -46,6 +48,11 @@ def text(rng: random.Random, low: int, high: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(rng.randint(low, high)))
 
 
+def answer(rng: random.Random) -> str:
+    """An assistant's answer: one to three paragraphs."""
+    return "\n\n".join(text(rng, 15, 130) for _ in range(rng.randint(1, 3)))
+
+
 def messages(rng: random.Random):
     """An endless agent session: user turns, tool calls and results, answers."""
     n = 0
@@ -55,7 +62,7 @@ def messages(rng: random.Random):
             yield {
                 "role": "user",
                 "content": [
-                    {"type": "text", "text": text(rng, 5, 40)},
+                    {"type": "text", "text": text(rng, 5, 60)},
                     {
                         "type": "image_url",
                         "image_url": {"url": f"https://example.com/{n}.png", "detail": "low"},
@@ -63,7 +70,7 @@ def messages(rng: random.Random):
                 ],
             }
         else:
-            yield {"role": "user", "content": text(rng, 5, 60)}
+            yield {"role": "user", "content": text(rng, 5, 90)}
         if rng.random() < 0.5:
             calls = []
             for _ in range(rng.choice((1, 1, 2))):
@@ -83,8 +90,8 @@ def messages(rng: random.Random):
                 )
             yield {"role": "assistant", "content": None, "tool_calls": calls}
             for call in calls:
-                yield {"role": "tool", "tool_call_id": call["id"], "content": text(rng, 20, 120)}
-        yield {"role": "assistant", "content": text(rng, 20, 150)}
+                yield {"role": "tool", "tool_call_id": call["id"], "content": text(rng, 30, 180)}
+        yield {"role": "assistant", "content": answer(rng)}
 
 
 def main() -> None:
