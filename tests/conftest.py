@@ -25,3 +25,15 @@ def outcome(fn, *args, **kwargs):
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+@pytest.fixture(autouse=True)
+def _limits():
+    """The CLI's root options (--max-depth ...) set process-wide limits: each test starts
+    from the defaults and leaves them as it found them."""
+    from chatpipe.limits import LIMITS, Limits
+
+    saved = vars(LIMITS).copy()
+    vars(LIMITS).update(vars(Limits()))
+    yield
+    vars(LIMITS).update(saved)
