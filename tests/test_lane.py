@@ -238,6 +238,7 @@ def test_the_common_shapes_are_plain():
         {"role": "tool", "content": "r"},
         {"role": ["user"], "content": "x"},
         {"role": "assistant", "content": None, "tool_calls": []},
+        {"role": "assistant", "name": "bob", "tool_calls": [call]},
     ):
         assert plain_canonical(other) is None
 

@@ -66,7 +66,7 @@ def plain_canonical(value: Any) -> dict[str, Any] | None:
         if type(call_id) is str and call_id and type(content) is str and content:
             return {"type": "tool", "content": content, "tool_call_id": call_id}
         return None
-    if role == "assistant" and (content is None or content == ""):
+    if role == "assistant" and (content is None or content == "") and "content" in value:
         calls = _plain_calls(value.get("tool_calls"))
         if calls:
             return {"type": "ai", "content": "", "tool_calls": calls}
