@@ -246,10 +246,15 @@ class JsonlReader:
             chunk = read(size)
             if not chunk:
                 break
-            lines = (carry + chunk if carry else chunk).split(b"\n")
+            if carry and b"\n" not in carry:
+                # the line begun in the last chunk, joined without copying the chunk
+                lines = chunk.split(b"\n")
+                lines[0] = carry + lines[0]
+            else:  # (lines after a skipped oversized one are in the carry whole)
+                lines = (carry + chunk if carry else chunk).split(b"\n")
             carry = lines.pop()
             if lines:
-                if max(map(len, lines)) > limit:
+                if (len(chunk) > limit or len(lines[0]) > limit) and max(map(len, lines)) > limit:
                     lines = [
                         line if len(line) <= limit else _too_long(self.source, lineno + i)
                         for i, line in enumerate(lines)

@@ -20,6 +20,7 @@ from ..io import AtomicOutput
 
 PROG = "chatpipe"
 _BLOCK = 1 << 16
+_DIRECT = 1 << 14  # a block this large is written as it is, not copied into a larger one
 
 
 _quiet = False  # -q: no warnings or notes on stderr, only errors
@@ -58,7 +59,7 @@ class Sink:
             self.flush()
 
     def raw(self, data: bytes) -> None:
-        if len(data) >= _BLOCK:
+        if len(data) >= _DIRECT:
             self._write(data)
             return
         self.parts.append(data)
