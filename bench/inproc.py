@@ -1,7 +1,7 @@
 """Time one command's work in-process, many times, to see small changes through noise.
 
 The subprocess runner (run.py) gives the numbers that count; this one leaves out
-start-up and takes the minimum of many runs, which a noisy machine disturbs less.
+start-up and takes the minimum CPU time of many runs, which a noisy machine disturbs less.
 
     python bench/inproc.py bench/corpus/log_100k.jsonl buffer --format xml
 """
@@ -31,14 +31,14 @@ def main() -> None:
         sys.argv = ["chatpipe", *argv, corpus]
         sys.stdout.flush()
         os.dup2(devnull, 1)
-        start = time.perf_counter()
+        start = time.process_time()
         try:
             chatpipe_main()
         except SystemExit:
             pass
         finally:
             sys.stdout.flush()
-            times.append(time.perf_counter() - start)
+            times.append(time.process_time() - start)
             os.dup2(saved, 1)
     times.sort()
     floor_times.sort()
@@ -53,12 +53,12 @@ def _floor(corpus: str, fd: int) -> float:
     """The floor's loop (bench/floor.py) over the corpus, in this process."""
     import orjson
 
-    start = time.perf_counter()
+    start = time.process_time()
     with open(corpus, "rb") as lines, open(fd, "wb", closefd=False) as out:
         write = out.write
         for line in lines:
             write(orjson.dumps(orjson.loads(line)) + b"\n")
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 if __name__ == "__main__":
