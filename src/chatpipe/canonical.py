@@ -101,12 +101,20 @@ def message_from_canonical(record: dict[str, Any]) -> AnyMessage:
 
 # -- JSON lines ---------------------------------------------------------------------
 
-# Characters some readers take as line breaks: written escaped, never raw.
+# Characters some readers take as line breaks: written escaped, never raw. Each with its
+# last byte, which a quick scan for one byte finds first when it is there at all.
 _LINE_BREAKS = (
-    (b"\xe2\x80\xa8", b"\\u2028"),
-    (b"\xe2\x80\xa9", b"\\u2029"),
-    (b"\xc2\x85", b"\\u0085"),
+    (b"\xa8", b"\xe2\x80\xa8", b"\\u2028"),
+    (b"\xa9", b"\xe2\x80\xa9", b"\\u2029"),
+    (b"\x85", b"\xc2\x85", b"\\u0085"),
 )
+
+
+def _escape_line_breaks(data: bytes) -> bytes:
+    for last, raw, escaped in _LINE_BREAKS:
+        if last in data and raw in data:
+            data = data.replace(raw, escaped)
+    return data
 
 
 def dumps(value: Any) -> bytes:
@@ -116,10 +124,7 @@ def dumps(value: Any) -> bytes:
     except TypeError:
         # integers past 64 bits: the standard library writes them exactly
         data = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
-    for raw, escaped in _LINE_BREAKS:
-        if raw in data:
-            data = data.replace(raw, escaped)
-    return data
+    return _escape_line_breaks(data)
 
 
 def dumps_lines(records: list[Any]) -> bytes:
@@ -128,7 +133,4 @@ def dumps_lines(records: list[Any]) -> bytes:
         data = b"\n".join(map(orjson.dumps, records))
     except TypeError:
         return b"\n".join(map(dumps, records))
-    for raw, escaped in _LINE_BREAKS:
-        if raw in data:
-            data = data.replace(raw, escaped)
-    return data
+    return _escape_line_breaks(data)
