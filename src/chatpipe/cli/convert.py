@@ -111,8 +111,8 @@ def _parallel(target, inputs: Inputs, losses: LossReport, output, as_json, jobs,
             for kind, payload in convert_lines(
                 spec, dialect.name, target.name, options.branch, options.include_hidden, jobs
             ):
-                if kind == "block":
-                    sink.raw(payload)
+                if kind == "lines":
+                    sink.copy(payload)
                 elif kind == "loss":
                     losses.cases.setdefault(payload[0], []).append(payload[1:])
                 else:

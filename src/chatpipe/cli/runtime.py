@@ -67,6 +67,35 @@ class Sink:
         if self.size >= _BLOCK:
             self.flush()
 
+    def copy(self, path: str) -> None:
+        """The bytes of a file, copied in the kernel when the output is a file or pipe."""
+        with open(path, "rb") as source:
+            self.flush()
+            try:
+                target = self.stream.fileno()
+            except (AttributeError, OSError, ValueError):  # not a file (tests' streams)
+                target = None
+            sent = 0
+            if target is not None:
+                size = os.fstat(source.fileno()).st_size
+                try:
+                    while sent < size:
+                        done = os.sendfile(target, source.fileno(), sent, size - sent)
+                        if not done:
+                            break
+                        sent += done
+                except BrokenPipeError:
+                    raise
+                except OSError:
+                    if sent:
+                        raise
+                if sent == size:
+                    return
+            import shutil
+
+            source.seek(sent)
+            shutil.copyfileobj(source, self.stream, 1 << 20)
+
     def _write(self, data: bytes) -> None:
         if self.parts:
             self.stream.write(b"".join(self.parts))

@@ -1,10 +1,13 @@
 """``--jobs N``: conversation-per-line JSONL converted by N worker processes, written in
-input order. Each worker parses, reads and writes whole lines, so only bytes cross
-process boundaries."""
+input order. Each worker reads a byte range of the file and writes its lines to a file of
+its own; the main process copies those files to the output in order (in the kernel where
+it can), so the output never crosses a pipe between processes."""
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import tempfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,34 +38,35 @@ def parallel_dialect(spec: str, forced: Any, errors: Any) -> Any:
 def convert_lines(
     spec: str, dialect: str, target: str, branch: str, include_hidden: bool, jobs: int
 ) -> Iterator[tuple[str, Any]]:
-    """("block", bytes of output lines), ("loss", (kind, conversation, message)) and
-    ("error", DataError) items, in input order.
+    """("lines", path of a file of output lines), ("loss", (kind, conversation, message))
+    and ("error", DataError) items, in input order. A file is removed once the next item
+    is asked for.
 
-    The file is cut into line-aligned byte ranges; each worker reads its own range and
-    sends back one block of output, so little crosses process boundaries.
+    The file is cut into line-aligned byte ranges; each worker converts its own range
+    into a file in a directory of this run's.
     """
     context = multiprocessing.get_context(
         "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     )
-    settings = (spec, dialect, target, branch, include_hidden)
     ranges = _ranges(spec, jobs * 8)
-    with context.Pool(jobs, _settle, (settings,)) as pool:
-        lines_before = conversations_before = 0
-        for block, lines, conversations, losses, errors in pool.imap(_convert_range, ranges):
-            for message, line, col in errors:
-                yield "error", DataError(message, Location(spec, lines_before + line, col))
-            for kind, conversation, index in losses:
-                yield "loss", (kind, conversations_before + conversation, index)
-            if block:
-                yield "block", block
-            lines_before += lines
-            conversations_before += conversations
+    with tempfile.TemporaryDirectory(prefix="chatpipe-jobs-") as folder:
+        settings = (spec, dialect, target, branch, include_hidden, folder)
+        with context.Pool(jobs, _settle, (settings,)) as pool:
+            lines_before = conversations_before = 0
+            for path, lines, conversations, losses, errors in pool.imap(_convert_range, ranges):
+                for message, line, col in errors:
+                    yield "error", DataError(message, Location(spec, lines_before + line, col))
+                for kind, conversation, index in losses:
+                    yield "loss", (kind, conversations_before + conversation, index)
+                if path is not None:
+                    yield "lines", path
+                    os.remove(path)
+                lines_before += lines
+                conversations_before += conversations
 
 
 def _ranges(spec: str, parts: int) -> list[tuple[int, int]]:
     """Byte ranges of a file, each starting at a line start."""
-    import os
-
     size = os.path.getsize(spec)
     starts = [0]
     with open(spec, "rb") as stream:
@@ -83,13 +87,13 @@ def _settle(settings: tuple) -> None:
     _SETTINGS = settings
 
 
-def _convert_range(span: tuple[int, int]) -> tuple[bytes, int, int, list, list]:
-    """(output block, lines read, conversations written, losses, errors) for one range;
-    line numbers are relative to the range's start."""
+def _convert_range(span: tuple[int, int]) -> tuple[str | None, int, int, list, list]:
+    """(file of output lines or None, lines read, conversations written, losses, errors)
+    for one range; line numbers are relative to the range's start."""
     from . import ReadOptions, conversations_of, get_dialect
     from .write import write_records
 
-    spec, dialect_name, target_name, branch, include_hidden = _SETTINGS
+    spec, dialect_name, target_name, branch, include_hidden, folder = _SETTINGS
     dialect, target = get_dialect(dialect_name), get_dialect(target_name)
     check = CHECKS.get(target_name)
     options = ReadOptions(branch, include_hidden)
@@ -133,5 +137,10 @@ def _convert_range(span: tuple[int, int]) -> tuple[bytes, int, int, list, list]:
                 written += 1
         except ChatpipeError as exc:
             errors.append((str(exc.message) + (f" ({exc.hint})" if exc.hint else ""), number, 1))
-    block = b"\n".join(out) + b"\n" if out else b""
-    return block, len(lines), written, losses, errors
+    path = None
+    if out:
+        path = os.path.join(folder, f"{span[0]}.jsonl")
+        with open(path, "wb") as stream:
+            stream.write(b"\n".join(out))
+            stream.write(b"\n")
+    return path, len(lines), written, losses, errors
