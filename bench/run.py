@@ -4,7 +4,8 @@ Each job runs alternately (chatpipe, floor, langchain), --repeat times; the tabl
 medians of wall time and peak RSS, and the ratios. Not part of the test suite.
 
     python bench/corpus.py 100000 bench/corpus/log_100k.jsonl
-    python bench/run.py bench/corpus/log_100k.jsonl --repeat 3
+    python bench/corpus.py 100000 bench/corpus/rows_100k.jsonl --rows
+    python bench/run.py bench/corpus/log_100k.jsonl --repeat 3 --rows bench/corpus/rows_100k.jsonl
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ def main() -> None:
     parser.add_argument("corpus")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-langchain", action="store_true")
+    parser.add_argument("--rows", help="a conversation-per-line file: time convert --jobs 2")
     args = parser.parse_args()
     _compile_chatpipe()
     chatpipe = [PY, "-m", "chatpipe"]
@@ -97,13 +99,34 @@ def main() -> None:
         print(
             f"| {name} | {cp:.2f} s | {fl:.2f} s | {cp / fl:.2f} | {lc_cells[0]} | {lc_cells[1]} | {lc_cells[2]} |"
         )
-    start = statistics.median(_startup(chatpipe) for _ in range(5))
-    bare = statistics.median(
-        _startup([PY, "-c", "import typer, orjson"], args=False) for _ in range(5)
-    )
+    starts, bares = [], []
+    for _ in range(15):  # alternating runs
+        starts.append(_startup(chatpipe))
+        bares.append(_startup([PY, "-c", "import typer, orjson"], args=False))
+    start, bare = statistics.median(starts), statistics.median(bares)
     print(
         f"\nstart-up: chatpipe buffer on 5 messages {start * 1000:.0f} ms; "
         f"python -c 'import typer, orjson' {bare * 1000:.0f} ms ({start / bare:.2f}×)"
+    )
+    if args.rows:
+        _jobs(chatpipe, args.rows, args.repeat)
+
+
+def _jobs(chatpipe: list[str], rows: str, repeat: int) -> None:
+    """convert on a conversation-per-line file in one process and with --jobs 2."""
+    walls: dict[int, list[float]] = {1: [], 2: []}
+    for _ in range(repeat):
+        for jobs in walls:  # alternating runs
+            argv = [*chatpipe, "convert", "--jobs", str(jobs), rows]
+            start = time.perf_counter()
+            subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
+            walls[jobs].append(time.perf_counter() - start)
+    one, two = statistics.median(walls[1]), statistics.median(walls[2])
+    with open(rows, "rb") as data:
+        count = sum(line.count(b'"role"') for line in data)
+    print(
+        f"convert --jobs 2 on {rows} (about {count:,} messages): {two:.2f} s; one process "
+        f"{one:.2f} s ({one / two:.2f}× faster)"
     )
 
 

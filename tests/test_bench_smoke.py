@@ -26,7 +26,10 @@ def test_benchmark_runs_on_a_tiny_corpus(tmp_path):
         "messages" in json.loads(line) for line in rows.read_text(encoding="utf-8").splitlines()
     )
     done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "run.py"), str(corpus), "--repeat", "1"],
+        [
+            *(sys.executable, str(ROOT / "bench" / "run.py"), str(corpus), "--repeat", "1"),
+            *("--rows", str(rows)),
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -41,3 +44,4 @@ def test_benchmark_runs_on_a_tiny_corpus(tmp_path):
     ):
         assert f"| {job} |" in table
     assert "start-up:" in table
+    assert "convert --jobs 2 on" in table
