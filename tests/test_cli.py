@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
@@ -398,6 +399,33 @@ def test_jobs_reports_bad_lines_with_their_place(tmp_path):
     )
     failed = runner.invoke(app, ["convert", "--jobs", "2", str(path)])
     assert failed.exit_code == 1 and failed.stderr.startswith(f"chatpipe: error: {path}:31:")
+    # the lines before the bad one are written, as one process writes them
+    serial = runner.invoke(app, ["convert", str(path)]).stdout
+    assert failed.stdout == serial and len(serial.splitlines()) == 30
+
+
+def test_jobs_workers_take_ranges_as_they_get_free_and_give_them_back_in_order(tmp_path):
+    from chatpipe.formats.parallel import _Workers
+
+    ranges = [(k, k + 1) for k in range(40)]
+    with _Workers(lambda span: (span[0] * 3, [span[1]], None), ranges, 3) as results:
+        assert list(results) == [(k * 3, [k + 1], None) for k in range(40)]
+
+
+def test_jobs_worker_failure_reaches_the_main_process():
+    from chatpipe.formats.parallel import _Workers
+
+    def work(span):
+        if span[0] == 5:
+            raise RecursionError("too deep")
+        return (span[0],)
+
+    with (
+        pytest.raises(RecursionError, match="too deep"),
+        _Workers(work, [(k, k + 1) for k in range(10)], 2) as results,
+    ):
+        assert [next(results) for _ in range(5)] == [(k,) for k in range(5)]
+        next(results)
 
 
 def test_jobs_on_a_message_stream_falls_back_to_one_process():

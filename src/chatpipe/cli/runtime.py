@@ -67,34 +67,39 @@ class Sink:
         if self.size >= _BLOCK:
             self.flush()
 
-    def copy(self, path: str) -> None:
-        """The bytes of a file, copied in the kernel when the output is a file or pipe."""
+    def copy(self, path: str, start: int = 0, end: int | None = None) -> None:
+        """Bytes start:end of a file (to its end when end is None), copied in the kernel
+        when the output is a file or pipe."""
         with open(path, "rb") as source:
             self.flush()
+            if end is None:
+                end = os.fstat(source.fileno()).st_size
             try:
                 target = self.stream.fileno()
             except (AttributeError, OSError, ValueError):  # not a file (tests' streams)
                 target = None
-            sent = 0
+            sent = start
             if target is not None:
-                size = os.fstat(source.fileno()).st_size
                 try:
-                    while sent < size:
-                        done = os.sendfile(target, source.fileno(), sent, size - sent)
+                    while sent < end:
+                        done = os.sendfile(target, source.fileno(), sent, end - sent)
                         if not done:
                             break
                         sent += done
                 except BrokenPipeError:
                     raise
                 except OSError:
-                    if sent:
+                    if sent > start:
                         raise
-                if sent == size:
+                if sent == end:
                     return
-            import shutil
-
             source.seek(sent)
-            shutil.copyfileobj(source, self.stream, 1 << 20)
+            while sent < end:
+                block = source.read(min(end - sent, 1 << 20))
+                if not block:
+                    break
+                self.stream.write(block)
+                sent += len(block)
 
     def _write(self, data: bytes) -> None:
         if self.parts:
