@@ -407,8 +407,14 @@ def test_jobs_reports_bad_lines_with_their_place(tmp_path):
 def test_jobs_workers_take_ranges_as_they_get_free_and_give_them_back_in_order(tmp_path):
     from chatpipe.formats.parallel import _Workers
 
+    import time
+
+    def work(span):
+        time.sleep(0.03 if span[0] % 7 == 0 else 0)  # later ranges finish first
+        return span[0] * 3, [span[1]], None
+
     ranges = [(k, k + 1) for k in range(40)]
-    with _Workers(lambda span: (span[0] * 3, [span[1]], None), ranges, 3) as results:
+    with _Workers(work, ranges, 3) as results:
         assert list(results) == [(k * 3, [k + 1], None) for k in range(40)]
 
 
