@@ -404,18 +404,35 @@ def test_jobs_reports_bad_lines_with_their_place(tmp_path):
     assert failed.stdout == serial and len(serial.splitlines()) == 30
 
 
-def test_jobs_workers_take_ranges_as_they_get_free_and_give_them_back_in_order(tmp_path):
-    from chatpipe.formats.parallel import _Workers
-
+def test_jobs_workers_take_ranges_as_they_get_free_and_give_them_back_in_order():
     import time
+
+    from chatpipe.formats import parallel
 
     def work(span):
         time.sleep(0.03 if span[0] % 7 == 0 else 0)  # later ranges finish first
-        return span[0] * 3, [span[1]], None
+        return b"%d;" % span[0] * span[0], [span[1], None]
 
     ranges = [(k, k + 1) for k in range(40)]
-    with _Workers(work, ranges, 3) as results:
-        assert list(results) == [(k * 3, [k + 1], None) for k in range(40)]
+    with parallel._Workers(work, ranges, 3) as results:
+        # more ranges than a worker has slots: slots are handed back once taken
+        assert [(bytes(data), result) for data, result in results] == [
+            (b"%d;" % k * k, [k + 1, None]) for k in range(40)
+        ]
+
+
+def test_jobs_output_larger_than_a_slot_is_piped(monkeypatch):
+    from chatpipe.formats import parallel
+
+    monkeypatch.setattr(parallel, "_SLOT", 100)
+    sizes = [10, 250, 100, 101, 0, 7]
+    ranges = [(k, k + 1) for k in range(len(sizes))]
+    with parallel._Workers(
+        lambda span: (bytes([65 + span[0]]) * sizes[span[0]], 0), ranges, 2
+    ) as results:
+        assert [bytes(data) for data, _ in results] == [
+            bytes([65 + k]) * n for k, n in enumerate(sizes)
+        ]
 
 
 def test_jobs_worker_failure_reaches_the_main_process():
@@ -424,13 +441,13 @@ def test_jobs_worker_failure_reaches_the_main_process():
     def work(span):
         if span[0] == 5:
             raise RecursionError("too deep")
-        return (span[0],)
+        return b"", span[0]
 
     with (
         pytest.raises(RecursionError, match="too deep"),
         _Workers(work, [(k, k + 1) for k in range(10)], 2) as results,
     ):
-        assert [next(results) for _ in range(5)] == [(k,) for k in range(5)]
+        assert [result for _, result in (next(results) for _ in range(5))] == list(range(5))
         next(results)
 
 

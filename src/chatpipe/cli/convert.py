@@ -112,7 +112,7 @@ def _parallel(target, inputs: Inputs, losses: LossReport, output, as_json, jobs,
                 spec, dialect.name, target.name, options.branch, options.include_hidden, jobs
             ):
                 if kind == "lines":
-                    sink.copy(*payload)
+                    sink.borrowed(payload)
                 elif kind == "loss":
                     losses.cases.setdefault(payload[0], []).append(payload[1:])
                 else:

@@ -67,39 +67,12 @@ class Sink:
         if self.size >= _BLOCK:
             self.flush()
 
-    def copy(self, path: str, start: int = 0, end: int | None = None) -> None:
-        """Bytes start:end of a file (to its end when end is None), copied in the kernel
-        when the output is a file or pipe."""
-        with open(path, "rb") as source:
-            self.flush()
-            if end is None:
-                end = os.fstat(source.fileno()).st_size
-            try:
-                target = self.stream.fileno()
-            except (AttributeError, OSError, ValueError):  # not a file (tests' streams)
-                target = None
-            sent = start
-            if target is not None:
-                try:
-                    while sent < end:
-                        done = os.sendfile(target, source.fileno(), sent, end - sent)
-                        if not done:
-                            break
-                        sent += done
-                except BrokenPipeError:
-                    raise
-                except OSError:
-                    if sent > start:
-                        raise
-                if sent == end:
-                    return
-            source.seek(sent)
-            while sent < end:
-                block = source.read(min(end - sent, 1 << 20))
-                if not block:
-                    break
-                self.stream.write(block)
-                sent += len(block)
+    def borrowed(self, data: memoryview) -> None:
+        """Bytes valid only during this call (shared memory): written now, or copied."""
+        if len(data) >= _DIRECT:
+            self._write(data)
+        else:
+            self.raw(bytes(data))
 
     def _write(self, data: bytes) -> None:
         if self.parts:

@@ -1,15 +1,16 @@
 """``--jobs N``: conversation-per-line JSONL converted by N worker processes, written in
 input order. The file is cut into line-aligned byte ranges, which the workers take one at
-a time as they get free; each writes a range's lines to a file of its own, and the main
-process copies those files to the output in input order (in the kernel where it can), so
-the output never crosses a pipe between processes. Workers are forked (where the system
-can; else one process does the work): no interpreter to start, nothing to import."""
+a time as they get free. A worker puts a range's output lines in a slot of memory it
+shares with the main process, which writes them to the output in input order and hands
+the slot back: the lines are copied once, never through a pipe or a file. Workers are
+forked: no interpreter to start, nothing to import (where the system cannot fork, one
+process does the work)."""
 
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
-import tempfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +20,10 @@ from ..errors import ChatpipeError, DataError, Location
 from ..io import Record, Source
 from .losses import CHECKS
 
-_RANGES_PER_JOB = 16  # small ranges even out the workers' ends
+_RANGES_PER_JOB = 16  # at least this many ranges a worker: they even out the workers' ends
+_RANGE = 1 << 20  # and ranges of at most about this many bytes of input
+_SLOT = 1 << 22  # bytes of output a slot holds; a range's output larger than it is piped
+_SLOTS = 4  # slots a worker: it can be this many ranges ahead of the output
 
 
 def parallel_dialect(spec: str, forced: Any, errors: Any) -> Any:
@@ -39,29 +43,27 @@ def parallel_dialect(spec: str, forced: Any, errors: Any) -> Any:
 def convert_lines(
     spec: str, dialect: str, target: str, branch: str, include_hidden: bool, jobs: int
 ) -> Iterator[tuple[str, Any]]:
-    """("lines", (file, start, end)): bytes of a file of output lines to write;
-    ("loss", (kind, conversation, message)) and ("error", DataError) items; all in input
-    order, an error after the lines read before it. A file is removed once the next item
-    is asked for."""
-    ranges = _ranges(spec, min(jobs * _RANGES_PER_JOB, 4096))
-    with tempfile.TemporaryDirectory(prefix="chatpipe-jobs-") as folder:
-        work = _Range(spec, dialect, target, branch, include_hidden, folder)
-        with _Workers(work, ranges, jobs) as results:
-            lines_before = conversations_before = 0
-            for path, lines, conversations, losses, errors in results:
-                for kind, conversation, index in losses:
-                    yield "loss", (kind, conversations_before + conversation, index)
-                start = 0
-                for message, line, col, offset in errors:
-                    if offset > start:
-                        yield "lines", (path, start, offset)
-                        start = offset
-                    yield "error", DataError(message, Location(spec, lines_before + line, col))
-                if path is not None:
-                    yield "lines", (path, start, None)
-                    os.remove(path)
-                lines_before += lines
-                conversations_before += conversations
+    """("lines", bytes of output lines), ("loss", (kind, conversation, message)) and
+    ("error", DataError) items, all in input order, an error after the lines read before
+    it. The bytes of "lines" are valid until the next item is asked for."""
+    parts = max(jobs * _RANGES_PER_JOB, os.path.getsize(spec) // _RANGE)
+    ranges = _ranges(spec, min(parts, 1 << 14))
+    work = _Range(spec, dialect, target, branch, include_hidden)
+    with _Workers(work, ranges, jobs) as results:
+        lines_before = conversations_before = 0
+        for data, (lines, conversations, losses, errors) in results:
+            for kind, conversation, index in losses:
+                yield "loss", (kind, conversations_before + conversation, index)
+            start = 0
+            for message, line, col, offset in errors:
+                if offset > start:
+                    yield "lines", data[start:offset]
+                    start = offset
+                yield "error", DataError(message, Location(spec, lines_before + line, col))
+            if start < len(data):
+                yield "lines", data[start:]
+            lines_before += lines
+            conversations_before += conversations
 
 
 def _ranges(spec: str, parts: int) -> list[tuple[int, int]]:
@@ -83,15 +85,23 @@ def _ranges(spec: str, parts: int) -> list[tuple[int, int]]:
 
 class _Workers:
     """Forked workers taking ranges from a shared pipe of range numbers; iterating gives
-    each range's result in range order. Leaving the block stops the workers."""
+    (output bytes, rest of the result) for each range in range order, the bytes valid
+    until the next step. Leaving the block stops the workers.
+
+    ``work(range)`` gives (output bytes, result): the result goes back as JSON, the bytes
+    in one of the worker's slots of shared memory, which the main process hands back when
+    the caller has taken them (piped after the result when they do not fit a slot).
+    """
 
     def __init__(self, work: Any, ranges: list[tuple[int, int]], jobs: int) -> None:
         self.work, self.ranges = work, ranges
         self.jobs = max(1, min(jobs, len(ranges)))
         self.pids: list[int] = []
         self.results: list[int] = []  # the main process's read ends, one per worker
+        self.acks: list[int] = []  # and the write ends it hands slots back through
+        self.memory: list[mmap.mmap] = []
 
-    def __enter__(self) -> Iterator[tuple]:
+    def __enter__(self) -> Iterator[tuple[Any, Any]]:
         tasks, feed = os.pipe()
         # every range number is in the pipe before a worker starts: a worker reading
         # four bytes gets one number or the end (a pipe read is atomic for this size)
@@ -99,16 +109,20 @@ class _Workers:
         os.close(feed)
         try:
             for _ in range(self.jobs):
+                memory = mmap.mmap(-1, _SLOT * _SLOTS)
                 read, write = os.pipe()
+                acks, ack = os.pipe()
                 pid = os.fork()
                 if pid == 0:  # the worker: never returns
-                    os.close(read)
-                    for other in self.results:
-                        os.close(other)
-                    self._serve(tasks, write)
+                    for end in (read, ack, *self.results, *self.acks):
+                        os.close(end)
+                    self._serve(tasks, write, acks, memory)
                 os.close(write)
+                os.close(acks)
                 self.pids.append(pid)
                 self.results.append(read)
+                self.acks.append(ack)
+                self.memory.append(memory)
         finally:
             os.close(tasks)
         return self._in_order()
@@ -116,59 +130,79 @@ class _Workers:
     def __exit__(self, *exc: object) -> None:
         import signal
 
-        for read in self.results:
-            os.close(read)
+        for end in (*self.results, *self.acks):
+            os.close(end)
         for pid in self.pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
         for pid in self.pids:
             os.waitpid(pid, 0)
+        for memory in self.memory:
+            with contextlib.suppress(BufferError):  # a view still held: unmapped when freed
+                memory.close()
 
-    def _serve(self, tasks: int, out: int) -> None:
+    def _serve(self, tasks: int, out: int, acks: int, memory: mmap.mmap) -> None:
         status = 0
+        free = list(range(_SLOTS))
         try:
             while task := os.read(tasks, 4):
                 index = int.from_bytes(task, "little")
-                message = orjson.dumps([index, *self.work(self.ranges[index])])
-                _send(out, message)
-        except BaseException as exc:
+                data, result = self.work(self.ranges[index])
+                size = len(data)
+                if size > _SLOT:
+                    _send(out, orjson.dumps([index, -1, size, result]), data)
+                    continue
+                if not free:  # wait for the main process to hand a slot back
+                    free.append(os.read(acks, 1)[0])
+                slot = free.pop()
+                memory[slot * _SLOT : slot * _SLOT + size] = data
+                _send(out, orjson.dumps([index, slot, size, result]))
+        except BaseException as exc:  # handed to the main process, whatever it is
             status = 1
-            try:
+            with contextlib.suppress(BaseException):
                 import pickle
 
                 _send(out, b"!" + pickle.dumps(exc))
-            except BaseException:
-                pass
         finally:
             os._exit(status)
 
-    def _in_order(self) -> Iterator[tuple]:
+    def _in_order(self) -> Iterator[tuple[Any, Any]]:
         import select
 
-        done: dict[int, list] = {}
+        done: dict[int, tuple] = {}
+        owner = {end: worker for worker, end in enumerate(self.results)}
         open_ends = list(self.results)
         for wanted in range(len(self.ranges)):
             while wanted not in done:
                 if not open_ends:
                     raise RuntimeError("a --jobs worker ended before its work was done")
                 for end in select.select(open_ends, [], [])[0]:
-                    message = _receive(end)
-                    if message is None:
+                    head = _receive(end)
+                    if head is None:
                         open_ends.remove(end)
-                    elif message[:1] == b"!":
+                        continue
+                    if head[:1] == b"!":
                         import pickle
 
-                        raise pickle.loads(message[1:])
-                    else:
-                        index, *result = orjson.loads(message)
-                        done[index] = result
-            yield tuple(done.pop(wanted))
+                        raise pickle.loads(head[1:])
+                    index, slot, size, result = orjson.loads(head)
+                    data = _read_exactly(end, size) if slot < 0 else None
+                    done[index] = (owner[end], slot, size, data, result)
+            worker, slot, size, data, result = done.pop(wanted)
+            if data is not None:
+                yield data, result
+                continue
+            with memoryview(self.memory[worker])[slot * _SLOT : slot * _SLOT + size] as view:
+                yield view, result
+            with contextlib.suppress(BrokenPipeError):  # the worker may be done
+                os.write(self.acks[worker], bytes([slot]))
 
 
-def _send(fd: int, message: bytes) -> None:
-    data = memoryview(len(message).to_bytes(8, "little") + message)
-    while data:
-        data = data[os.write(fd, data) :]
+def _send(fd: int, message: bytes, payload: bytes = b"") -> None:
+    for data in (len(message).to_bytes(8, "little") + message, payload):
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
 
 
 def _receive(fd: int) -> bytes | None:
@@ -191,22 +225,22 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
 
 
 class _Range:
-    """The work on one byte range: its lines converted into a file of the run's folder."""
+    """The work on one byte range: its lines converted."""
 
     def __init__(
-        self, spec: str, dialect: str, target: str, branch: str, include_hidden: bool, folder: str
+        self, spec: str, dialect: str, target: str, branch: str, include_hidden: bool
     ) -> None:
         from . import ReadOptions, get_dialect
 
-        self.spec, self.folder = spec, folder
+        self.spec = spec
         self.dialect, self.target = get_dialect(dialect), get_dialect(target)
         self.check = CHECKS.get(target)
         self.options = ReadOptions(branch, include_hidden)
 
-    def __call__(self, span: tuple[int, int]) -> tuple[str | None, int, int, list, list]:
-        """(file of output lines or None, lines read, conversations written, losses,
-        errors): line numbers count from the range's start; an error carries the size of
-        the output written before it."""
+    def __call__(self, span: tuple[int, int]) -> tuple[bytes, tuple[int, int, list, list]]:
+        """(output lines, (lines read, conversations written, losses, errors)): line
+        numbers count from the range's start; an error carries the size of the output
+        written before it."""
         from . import conversations_of
         from .write import write_records
 
@@ -253,10 +287,6 @@ class _Range:
             except ChatpipeError as exc:
                 message = str(exc.message) + (f" ({exc.hint})" if exc.hint else "")
                 errors.append((message, number, 1, size))
-        path = None
-        if out:
-            path = os.path.join(self.folder, f"{span[0]}.jsonl")
-            with open(path, "wb") as stream:
-                stream.write(b"\n".join(out))
-                stream.write(b"\n")
-        return path, len(lines), written, losses, errors
+        out.append(b"")  # the last line's end
+        data = b"\n".join(out) if len(out) > 1 else b""
+        return data, (len(lines), written, losses, errors)
