@@ -5,7 +5,9 @@ medians of wall time and peak RSS, and the ratios. Not part of the test suite.
 
     python bench/corpus.py 100000 bench/corpus/log_100k.jsonl
     python bench/corpus.py 100000 bench/corpus/rows_100k.jsonl --rows
-    python bench/run.py bench/corpus/log_100k.jsonl --repeat 3 --rows bench/corpus/rows_100k.jsonl
+    python bench/corpus.py 1000000 bench/corpus/rows_1m.jsonl --rows
+    python bench/run.py bench/corpus/log_100k.jsonl --repeat 3 \
+        --rows bench/corpus/rows_100k.jsonl --rows bench/corpus/rows_1m.jsonl
 """
 
 from __future__ import annotations
@@ -61,7 +63,12 @@ def main() -> None:
     parser.add_argument("corpus")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-langchain", action="store_true")
-    parser.add_argument("--rows", help="a conversation-per-line file: time convert --jobs 2")
+    parser.add_argument(
+        "--rows",
+        action="append",
+        default=[],
+        help="a conversation-per-line file: time convert --jobs 2 on it (repeatable)",
+    )
     args = parser.parse_args()
     _compile_chatpipe()
     chatpipe = [PY, "-m", "chatpipe"]
@@ -108,8 +115,8 @@ def main() -> None:
         f"\nstart-up: chatpipe buffer on 5 messages {start * 1000:.0f} ms; "
         f"python -c 'import typer, orjson' {bare * 1000:.0f} ms ({start / bare:.2f}×)"
     )
-    if args.rows:
-        _jobs(chatpipe, args.rows, args.repeat)
+    for rows_file in args.rows:
+        _jobs(chatpipe, rows_file, args.repeat)
 
 
 def _jobs(chatpipe: list[str], rows: str, repeat: int) -> None:
