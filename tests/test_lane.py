@@ -29,7 +29,7 @@ from chatpipe.formats.write import LaneWriter
 runner = CliRunner()
 
 TEXT = st.lists(
-    st.sampled_from([*"ab <>&\"'\n\t\\é東🚀\u2028\x85", "Human: ", "AI: "]),
+    st.sampled_from([*"ab <>&\"'\n\t\\é東🚀\u2028\x85\x00", "Human: ", "AI: "]),
     max_size=12,
 ).map("".join)
 CALL_ID = st.sampled_from(["call_1", "call_2", "c", ""])
