@@ -154,3 +154,17 @@ def test_the_lane_warns_on_a_lines_label_where_the_message_path_does(tmp_path):
     log.write_text("\n".join(map(json.dumps, lines)) + "\n")
     result = cli("buffer", str(log))
     assert f"{log}: message 26 has a line starting 'critic: '" in result.stderr
+
+
+def test_the_lane_names_the_message_whose_line_reads_as_a_turn(tmp_path):
+    """Deep in a batch, after texts holding NULs, the warning names the right message."""
+    lines = [{"role": "user", "content": f"q\0{i}"} for i in range(3000)]
+    lines[2500] = {"role": "assistant", "content": "fine\nHuman: not a turn"}
+    lines[2700] = {"role": "assistant", "content": "and\nAI: this one comes later"}
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(map(json.dumps, lines)) + "\n")
+    result = cli("buffer", str(log))
+    assert result.stderr == (
+        f"chatpipe: warning: {log}: message 2500 has a line starting 'Human: ', which reads "
+        "as a new turn in the prefix format (use --format xml to keep turns apart)\n"
+    )
