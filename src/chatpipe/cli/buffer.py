@@ -193,17 +193,6 @@ class _AmbiguityCheck:
         A rendering is its label, ': ', the text, and tool calls as one line: a line it
         starts with a label is a line the text starts with it.
         """
-        if not chats and not any("\0" in label for label in self.labels.labels):
-            # no label holds a NUL: joined by NULs, the texts are searched in one pass
-            found = self.labels.search("\0".join(texts))
-            if found is not None:
-                where, label = found
-                for k, text in enumerate(texts, index):
-                    where -= len(text) + 1
-                    if where < 0:
-                        self._found(label, k, conversation)
-                        return
-            return
         for k, text in enumerate(texts, index):
             if self.warned:
                 return

@@ -343,11 +343,6 @@ class TurnLabels:
 
     def find(self, text: str) -> str | None:
         """``Label: `` where it starts a line of ``text`` (the first such line)."""
-        found = self.search(text)
-        return None if found is None else found[1]
-
-    def search(self, text: str) -> tuple[int, str] | None:
-        """(where, ``Label: ``) for the first line of ``text`` a label starts."""
         if "\n" not in text:
             return None
         if self._pattern is None:
@@ -355,4 +350,4 @@ class TurnLabels:
             labels = sorted(self.labels, key=len, reverse=True)
             self._pattern = re.compile("\n(" + "|".join(map(re.escape, labels)) + "): ")
         found = self._pattern.search(text)
-        return None if found is None else (found.start(), found.group(1) + ": ")
+        return None if found is None else found.group(1) + ": "
