@@ -450,3 +450,13 @@ def test_jobs_on_a_message_stream_falls_back_to_one_process():
     result = runner.invoke(app, ["convert", "--jobs", "2", TOOL_LOG])
     assert result.stdout == runner.invoke(app, ["convert", TOOL_LOG]).stdout
     assert "converting in one process" in result.stderr
+
+
+def test_jobs_without_fork_converts_in_one_process(monkeypatch, tmp_path):
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"messages":[{"role":"user","content":"a"}]}\n' * 3)
+    monkeypatch.delattr(os, "fork")
+    result = runner.invoke(app, ["convert", "--jobs", "2", str(rows)])
+    assert result.exit_code == 0
+    assert result.stdout == runner.invoke(app, ["convert", str(rows)]).stdout
+    assert "needs a system that can fork" in result.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 from typing import Annotated
 
 import typer
@@ -96,6 +97,9 @@ def _parallel(target, inputs: Inputs, losses: LossReport, output, as_json, jobs,
     from ..formats import get_dialect as dialect_named
     from ..formats.parallel import convert_lines, parallel_dialect
 
+    if not hasattr(os, "fork"):
+        warn("--jobs needs a system that can fork processes; converting in one process")
+        return False
     forced = dialect_named(inputs.dialect) if inputs.dialect != "auto" else None
     found = (
         []

@@ -31,7 +31,7 @@ def parallel_dialect(spec: str, forced: Any, errors: Any) -> Any:
     None when the file is something else."""
     from . import CONVERSATIONS, open_records
 
-    if spec == "-" or not hasattr(os, "fork"):
+    if spec == "-":
         return None
     source = Source(spec)
     opened = open_records(source, forced, errors)
