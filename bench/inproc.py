@@ -16,7 +16,7 @@ import time
 def main() -> None:
     corpus, *argv = sys.argv[1:]
     repeat = int(os.environ.get("REPEAT", "15"))
-    from chatpipe.cli import main as chatpipe_main
+    from chatpipe.cli import execute
 
     if os.environ.get("GC") == "off":
         import gc
@@ -33,9 +33,7 @@ def main() -> None:
         os.dup2(devnull, 1)
         start = time.process_time()
         try:
-            chatpipe_main()
-        except SystemExit:
-            pass
+            execute()
         finally:
             sys.stdout.flush()
             times.append(time.process_time() - start)

@@ -460,3 +460,14 @@ def test_jobs_without_fork_converts_in_one_process(monkeypatch, tmp_path):
     assert result.exit_code == 0
     assert result.stdout == runner.invoke(app, ["convert", str(rows)]).stdout
     assert "needs a system that can fork" in result.stderr
+
+
+def test_a_real_process_flushes_its_output_and_keeps_its_exit_code(tmp_path):
+    """``main`` ends the process without Python's teardown: output and codes are kept."""
+    command = [sys.executable, "-m", "chatpipe"]
+    done = subprocess.run([*command, "buffer", TOOL_LOG], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, cli("buffer", TOOL_LOG).stdout)
+    bad = subprocess.run([*command, "buffer"], input="{bad\n", capture_output=True, text=True)
+    assert bad.returncode == 1 and bad.stderr.startswith("chatpipe: error: <stdin>:1:")
+    usage = subprocess.run([*command, "buffer", "--format", "nope", TOOL_LOG], capture_output=True)
+    assert usage.returncode == 2

@@ -39,12 +39,9 @@ def test_unknown_attribute_is_an_attribute_error() -> None:
 def _modules_after(argv: list[str]) -> set[str]:
     """Modules loaded by a ``chatpipe`` run with these arguments, in a fresh interpreter."""
     return _modules_of(
-        "from chatpipe.cli import main\n"
+        "from chatpipe.cli import execute\n"
         f"sys.argv = ['chatpipe', *{argv!r}]\n"
-        "try:\n"
-        "    main()\n"
-        "except SystemExit:\n"
-        "    pass\n"
+        "execute()\n"
         "sys.stdout.flush()\n"
     )
 
