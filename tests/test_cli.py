@@ -471,3 +471,10 @@ def test_a_real_process_flushes_its_output_and_keeps_its_exit_code(tmp_path):
     assert bad.returncode == 1 and bad.stderr.startswith("chatpipe: error: <stdin>:1:")
     usage = subprocess.run([*command, "buffer", "--format", "nope", TOOL_LOG], capture_output=True)
     assert usage.returncode == 2
+    # what is still in stdout's buffer at the end is written before the process ends
+    script = (
+        "import sys, chatpipe.cli as c; sys.stdout.write('kept');"
+        f" sys.argv = ['chatpipe', 'buffer', '--format', 'nope', {TOOL_LOG!r}]; c.main()"
+    )
+    held = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (held.returncode, held.stdout) == (2, "kept")
