@@ -476,5 +476,8 @@ def test_a_real_process_flushes_its_output_and_keeps_its_exit_code(tmp_path):
         "import sys, chatpipe.cli as c; sys.stdout.write('kept');"
         f" sys.argv = ['chatpipe', 'buffer', '--format', 'nope', {TOOL_LOG!r}]; c.main()"
     )
-    held = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    held = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=buffered
+    )
     assert (held.returncode, held.stdout) == (2, "kept")
