@@ -399,6 +399,23 @@ def test_jobs_reports_bad_lines_with_their_place(tmp_path):
     assert failed.stdout == serial and len(serial.splitlines()) == 30
 
 
+def test_jobs_reports_a_bad_message_as_one_process_does(tmp_path):
+    """The message index and hint of an error survive the trip from a worker."""
+    path = tmp_path / "rows.jsonl"
+    good = {"messages": [{"role": "user", "content": "a"}]}
+    bad = {"messages": [{"role": "user", "content": "a"}, {"role": 5, "content": "b"}]}
+    path.write_text("".join(json.dumps(row) + "\n" for row in [good] * 30 + [bad] + [good] * 30))
+    for mode in ("skip", "fail"):
+        serial = runner.invoke(app, ["convert", "--on-error", mode, str(path)])
+        parallel = runner.invoke(app, ["convert", "--jobs", "2", "--on-error", mode, str(path)])
+        assert (parallel.exit_code, parallel.stdout, parallel.stderr) == (
+            serial.exit_code,
+            serial.stdout,
+            serial.stderr,
+        )
+    assert f"{path}:31:1: message 1: a message role must be a string" in serial.stderr
+
+
 def test_jobs_workers_take_ranges_as_they_get_free_and_give_them_back_in_order():
     import time
 

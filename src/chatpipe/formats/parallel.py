@@ -55,11 +55,12 @@ def convert_lines(
             for kind, conversation, index in losses:
                 yield "loss", (kind, conversations_before + conversation, index)
             start = 0
-            for message, line, col, offset in errors:
+            for message, hint, line, col, index, offset in errors:
                 if offset > start:
                     yield "lines", data[start:offset]
                     start = offset
-                yield "error", DataError(message, Location(spec, lines_before + line, col))
+                place = Location(spec, lines_before + line, col, index)
+                yield "error", DataError(message, place, hint)
             if start < len(data):
                 yield "lines", data[start:]
             lines_before += lines
@@ -238,9 +239,9 @@ class _Range:
         self.options = ReadOptions(branch, include_hidden)
 
     def __call__(self, span: tuple[int, int]) -> tuple[bytes, tuple[int, int, list, list]]:
-        """(output lines, (lines read, conversations written, losses, errors)): line
-        numbers count from the range's start; an error carries the size of the output
-        written before it."""
+        """(output lines, (lines read, conversations written, losses, errors)): an error
+        is (message, hint, line, column, message index, size of the output written before
+        it), its line counted from the range's start."""
         from . import conversations_of
         from .write import write_records
 
@@ -251,7 +252,7 @@ class _Range:
         out: list[bytes] = []
         size = 0
         losses: list[tuple[str, int, int]] = []
-        errors: list[tuple[str, int, int | None, int]] = []
+        errors: list[tuple[str, str | None, int, int | None, int | None, int]] = []
         written = 0
         lines = data.split(b"\n")
         if lines and lines[-1] == b"":
@@ -262,7 +263,7 @@ class _Range:
             try:
                 value = orjson.loads(line)
             except orjson.JSONDecodeError as exc:
-                errors.append((f"invalid JSON: {exc.msg}", number, exc.colno, size))
+                errors.append((f"invalid JSON: {exc.msg}", None, number, exc.colno, None, size))
                 continue
             try:
                 conversations = conversations_of(
@@ -285,8 +286,10 @@ class _Range:
                         size += len(record) + 1
                     written += 1
             except ChatpipeError as exc:
-                message = str(exc.message) + (f" ({exc.hint})" if exc.hint else "")
-                errors.append((message, number, 1, size))
+                # its place as one process gives it: the line's, or the message's in it
+                place = exc.location or Location(self.spec, number, 1)
+                where = (place.line, place.col, place.message_index)
+                errors.append((str(exc.message), exc.hint, *where, size))
         out.append(b"")  # the last line's end
         data = b"\n".join(out) if len(out) > 1 else b""
         return data, (len(lines), written, losses, errors)
