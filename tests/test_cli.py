@@ -498,3 +498,13 @@ def test_a_real_process_flushes_its_output_and_keeps_its_exit_code(tmp_path):
         [sys.executable, "-c", script], capture_output=True, text=True, env=buffered
     )
     assert (held.returncode, held.stdout) == (2, "kept")
+
+
+def test_a_failed_conversion_says_one_thing_its_error():
+    """Losses are reported after a run that ends well, not before a fatal error."""
+    data = '{"role": "critic", "content": "a"}\nnull\n'
+    failed = runner.invoke(app, ["convert", "--to", "anthropic", "-"], input=data)
+    assert failed.exit_code == 1
+    assert failed.stderr == "chatpipe: error: <stdin>:2:1: not a openai message (got a NoneType)\n"
+    kept = runner.invoke(app, ["convert", "--to", "anthropic", "-"], input=data.split("\n")[0])
+    assert kept.exit_code == 0 and "anthropic cannot hold chat and function roles" in kept.stderr

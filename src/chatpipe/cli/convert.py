@@ -80,13 +80,12 @@ def convert(
             raise UsageError(f"--jobs must be at least 1, got {jobs}")
         inputs = Inputs(files, from_, on_error, group_by, verbose, branch, include_hidden)
         losses = LossReport(target.name)
-        try:
-            if jobs > 1 and _parallel(target, inputs, losses, output, as_json, jobs, group_by):
-                return
+        # what the target could not hold is reported after a run that ends well; a run
+        # that fails says one thing, its error
+        if not (jobs > 1 and _parallel(target, inputs, losses, output, as_json, jobs, group_by)):
             _write(target, inputs, losses, output, as_json)
-        finally:
-            for line in losses.lines(bool(verbose)):
-                warn(line)
+        for line in losses.lines(bool(verbose)):
+            warn(line)
 
     run(body, quiet)
 
