@@ -1,13 +1,15 @@
 """Time chatpipe against the orjson floor and langchain-core, side by side.
 
-Each job runs alternately (chatpipe, floor, langchain), --repeat times; the table shows
-medians of wall time and peak RSS, and the ratios. Not part of the test suite.
+Each job runs in --repeat rounds, each round running chatpipe, the floor and langchain-core
+once, back to back; the table shows medians of wall time, the median of the rounds' ratios,
+peak RSS, and whether each of issue #8's targets is met. Not part of the test suite.
 
     python bench/corpus.py 100000 bench/corpus/log_100k.jsonl
     python bench/corpus.py 100000 bench/corpus/rows_100k.jsonl --rows
     python bench/corpus.py 1000000 bench/corpus/rows_1m.jsonl --rows
     python bench/run.py bench/corpus/log_100k.jsonl --repeat 3 \
-        --rows bench/corpus/rows_100k.jsonl --rows bench/corpus/rows_1m.jsonl
+        --rows bench/corpus/rows_100k.jsonl --rows bench/corpus/rows_1m.jsonl \
+        --rss bench/corpus/log_1m.jsonl
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY = sys.executable
@@ -29,6 +32,18 @@ JOBS = {
     "convert --to canonical": (["convert"], "convert"),
     "trim --max-tokens 4000": (["trim", "--max-tokens", "4000"], "trim"),
 }
+# issue #8's bars: × the floor's wall time per job, start-up × typer's own import, peak
+# RSS, and the speed-up of convert --jobs 2
+TARGETS = {
+    "buffer": 1.3,
+    "buffer --format xml": 1.6,
+    "openai": 1.3,
+    "convert --to canonical": 1.3,
+    "trim --max-tokens 4000": 1.4,
+}
+STARTUP = 1.3
+RSS_MB = 30
+JOBS_SPEEDUP = 1.8
 
 
 def measure(argv: list[str], stdin_path: str) -> tuple[float, float]:
@@ -69,72 +84,135 @@ def main() -> None:
         default=[],
         help="a conversation-per-line file: time convert --jobs 2 on it (repeatable)",
     )
+    parser.add_argument(
+        "--rss",
+        action="append",
+        default=[],
+        help="another (larger) log: peak RSS of each chatpipe job on it (repeatable)",
+    )
     args = parser.parse_args()
     _compile_chatpipe()
     chatpipe = [PY, "-m", "chatpipe"]
     floor = [PY, os.path.join(HERE, "floor.py")]
+    misses: list[str] = []
     rows = []
     for name, (cp_args, lc_job) in JOBS.items():
         commands = {"chatpipe": chatpipe + cp_args, "floor": floor}
         if not args.no_langchain:
             commands["langchain"] = [PY, os.path.join(HERE, "lc_jobs.py"), lc_job]
-        walls: dict[str, list[float]] = {k: [] for k in commands}
-        for _ in range(args.repeat):
-            for key, argv in commands.items():  # alternating runs
-                walls[key].append(measure(argv, args.corpus)[0])
-        medians = {k: statistics.median(v) for k, v in walls.items()}
+        walls = _rounds(commands, args.repeat, lambda argv: measure(argv, args.corpus)[0])
         rss = {k: peak_rss(argv, args.corpus) for k, argv in commands.items()}
-        rows.append((name, medians, rss))
+        for big in args.rss:
+            rss[big] = peak_rss(commands["chatpipe"], big)
+        rows.append((name, walls, rss))
     size = os.path.getsize(args.corpus) / 1e6
     with open(args.corpus, "rb") as corpus:
         lines = sum(1 for _ in corpus)
     print(
-        f"corpus: {args.corpus}, {lines:,} messages, {size:.1f} MB; medians of {args.repeat} runs\n"
+        f"corpus: {args.corpus}, {lines:,} messages, {size:.1f} MB; {args.repeat} rounds, "
+        "each running every command once (order alternating); times are medians, × floor "
+        "the median of the rounds' ratios (range in brackets)\n"
     )
     print(
-        "| job | chatpipe | floor | × floor | langchain-core | × faster than langchain | RSS chatpipe / langchain |"
+        "| job | chatpipe | floor | × floor | target | langchain-core | × faster than langchain "
+        "| RSS chatpipe / langchain |"
     )
-    print("|---|---|---|---|---|---|---|")
-    for name, medians, rss in rows:
-        cp, fl = medians["chatpipe"], medians["floor"]
-        lc = medians.get("langchain")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, walls, rss in rows:
+        cp, fl = statistics.median(walls["chatpipe"]), statistics.median(walls["floor"])
+        ratio, low, high = _paired(walls["chatpipe"], walls["floor"])
+        bar = TARGETS[name]
+        if ratio > bar:
+            misses.append(f"{name} {ratio:.2f}× > {bar}×")
+        lc_walls = walls.get("langchain")
         lc_cells = (
-            (f"{lc:.2f} s", f"{lc / cp:.1f}×", f"{rss['chatpipe']:.0f} / {rss['langchain']:.0f} MB")
-            if lc
+            (
+                f"{statistics.median(lc_walls):.2f} s",
+                f"{_paired(lc_walls, walls['chatpipe'])[0]:.1f}×",
+                f"{rss['chatpipe']:.0f} / {rss['langchain']:.0f} MB",
+            )
+            if lc_walls
             else ("–", "–", f"{rss['chatpipe']:.0f} MB")
         )
         print(
-            f"| {name} | {cp:.2f} s | {fl:.2f} s | {cp / fl:.2f} | {lc_cells[0]} | {lc_cells[1]} | {lc_cells[2]} |"
+            f"| {name} | {cp:.2f} s | {fl:.2f} s | {ratio:.2f} ({low:.2f}–{high:.2f}) | ≤ {bar} "
+            f"| {lc_cells[0]} | {lc_cells[1]} | {lc_cells[2]} |"
         )
-    starts, bares = [], []
-    for _ in range(15):  # alternating runs
-        starts.append(_startup(chatpipe))
-        bares.append(_startup([PY, "-c", "import typer, orjson"], args=False))
-    start, bare = statistics.median(starts), statistics.median(bares)
+    peaks = {name: rss["chatpipe"] for name, _, rss in rows}
+    for big in args.rss:
+        big_peaks = {name: rss[big] for name, _, rss in rows}
+        print(
+            f"\npeak RSS on {big}: "
+            + ", ".join(f"{name} {mb:.0f} MB" for name, mb in big_peaks.items())
+        )
+        peaks.update({f"{name} ({big})": mb for name, mb in big_peaks.items()})
+    misses += [f"{name} RSS {mb:.0f} MB > {RSS_MB} MB" for name, mb in peaks.items() if mb > RSS_MB]
+    tiny = os.path.join(HERE, "..", "fixtures", "openai_chat__cookbook_toy_chat_fine_tuning.jsonl")
+    starts = _rounds(
+        {"chatpipe": [*chatpipe, "buffer", tiny], "bare": [PY, "-c", "import typer, orjson"]},
+        15,
+        _wall,
+    )
+    start, bare = statistics.median(starts["chatpipe"]), statistics.median(starts["bare"])
+    ratio, low, high = _paired(starts["chatpipe"], starts["bare"])
+    if ratio > STARTUP:
+        misses.append(f"start-up {ratio:.2f}× > {STARTUP}×")
     print(
         f"\nstart-up: chatpipe buffer on 5 messages {start * 1000:.0f} ms; "
-        f"python -c 'import typer, orjson' {bare * 1000:.0f} ms ({start / bare:.2f}×)"
+        f"python -c 'import typer, orjson' {bare * 1000:.0f} ms "
+        f"({ratio:.2f}× ({low:.2f}–{high:.2f}); target ≤ {STARTUP}×)"
     )
     for rows_file in args.rows:
-        _jobs(chatpipe, rows_file, args.repeat)
+        speedup = _jobs(chatpipe, rows_file, args.repeat)
+        if speedup < JOBS_SPEEDUP:
+            misses.append(f"--jobs 2 on {os.path.basename(rows_file)} {speedup:.2f}×")
+    print(
+        "\ntargets of issue #8: "
+        + ("every one met" if not misses else "missed: " + "; ".join(misses))
+    )
 
 
-def _jobs(chatpipe: list[str], rows: str, repeat: int) -> None:
-    """convert on a conversation-per-line file in one process and with --jobs 2."""
-    walls: dict[int, list[float]] = {1: [], 2: []}
-    for _ in range(repeat):
-        for jobs in walls:  # alternating runs
-            argv = [*chatpipe, "convert", "--jobs", str(jobs), rows]
-            start = time.perf_counter()
-            subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
-            walls[jobs].append(time.perf_counter() - start)
-    one, two = statistics.median(walls[1]), statistics.median(walls[2])
+def _rounds(commands: dict[str, list[str]], repeat: int, time_one: Any) -> dict[str, list[float]]:
+    """Wall times of each command over ``repeat`` rounds; a round runs every command once,
+    in the given order on even rounds and reversed on odd ones, so that neither side
+    always runs first."""
+    walls: dict[str, list[float]] = {k: [] for k in commands}
+    for round_ in range(repeat):
+        order = list(commands.items())
+        for key, argv in order if round_ % 2 == 0 else reversed(order):
+            walls[key].append(time_one(argv))
+    return walls
+
+
+def _paired(mine: list[float], theirs: list[float]) -> tuple[float, float, float]:
+    """Median, lowest and highest of the rounds' ratios mine/theirs. Two runs of a round
+    are seconds apart, so a machine whose speed drifts over minutes moves both alike;
+    a ratio of medians taken over the whole run would not cancel that drift."""
+    ratios = sorted(a / b for a, b in zip(mine, theirs, strict=True))
+    return statistics.median(ratios), ratios[0], ratios[-1]
+
+
+def _wall(argv: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def _jobs(chatpipe: list[str], rows: str, repeat: int) -> float:
+    """convert on a conversation-per-line file in one process and with --jobs 2: the
+    speed-up (median of the rounds' ratios)."""
+    walls = _rounds(
+        {n: [*chatpipe, "convert", "--jobs", n, rows] for n in ("1", "2")}, repeat, _wall
+    )
+    one, two = statistics.median(walls["1"]), statistics.median(walls["2"])
+    speedup, low, high = _paired(walls["1"], walls["2"])
     with open(rows, "rb") as data:
         count = sum(line.count(b'"role"') for line in data)
     print(
         f"convert --jobs 2 on {rows} (about {count:,} messages): {two:.2f} s; one process "
-        f"{one:.2f} s ({one / two:.2f}× faster)"
+        f"{one:.2f} s ({speedup:.2f}× faster ({low:.2f}–{high:.2f}); target ≥ {JOBS_SPEEDUP}×)"
     )
+    return speedup
 
 
 def _compile_chatpipe() -> None:
@@ -146,13 +224,6 @@ def _compile_chatpipe() -> None:
     import chatpipe
 
     compileall.compile_dir(os.path.dirname(chatpipe.__file__), quiet=1)
-
-
-def _startup(argv: list[str], args: bool = True) -> float:
-    tiny = os.path.join(HERE, "..", "fixtures", "openai_chat__cookbook_toy_chat_fine_tuning.jsonl")
-    start = time.perf_counter()
-    subprocess.run(argv + (["buffer", tiny] if args else []), stdout=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - start
 
 
 if __name__ == "__main__":
