@@ -2,22 +2,21 @@
 
 JSONL is streamed line by line; a JSON or YAML document is parsed whole and its
 top-level list is the record stream. Every record knows its file, line and column; for
-a JSON document the position of an element is found only when an error needs it.
-Output files are written to a temporary file and renamed at the end.
+a JSON document the position of an element is found only when an error needs it
+(json_positions).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
 import sys
 from collections.abc import Iterator
 from typing import IO, Any
 
 import orjson
 
-from .errors import DataError, Location, UsageError
+from .errors import DataError, Location
+from .json_positions import ElementFinder
 from .limits import LIMITS, bytes_may_be_too_deep, too_deep
 from .yaml_io import yaml_records
 
@@ -362,85 +361,9 @@ def _document_records(
         location = Location(source.name, first_lineno, _col(data))
         yield _too_deep_record(source, value, data, location) or Record(value, location)
         return
-    finder = _ElementFinder(data, first_lineno)
+    finder = ElementFinder(data, first_lineno)
     name = source.name
     deep = bytes_may_be_too_deep(data)
     for index, item in enumerate(value):
         location = Location(name, resolve=lambda i=index: finder.position(i))
         yield (deep and _too_deep_record(source, item, data, location)) or Record(item, location)
-
-
-class _ElementFinder:
-    """Finds (line, column) of each element of a top-level JSON array, on first request."""
-
-    def __init__(self, data: bytes, first_lineno: int) -> None:
-        self.data = data
-        self.first_lineno = first_lineno
-        self.offsets: list[int] | None = None
-        self.line_starts: list[int] | None = None
-
-    def position(self, index: int) -> tuple[int, int | None]:
-        import bisect
-
-        if self.offsets is None:
-            self.offsets = _array_element_offsets(self.data)
-            self.line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.data)]
-        if index >= len(self.offsets):
-            return self.first_lineno, None
-        offset = self.offsets[index]
-        line = bisect.bisect_right(self.line_starts, offset) - 1
-        start = self.line_starts[line]
-        col = len(self.data[start:offset].decode("utf-8", "replace")) + 1
-        return self.first_lineno + line, col
-
-
-_JSON_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{},]|[^\s\[\]{},"]+', re.S)
-
-
-def _array_element_offsets(data: bytes) -> list[int]:
-    token = _JSON_TOKEN
-    offsets = []
-    depth = 0
-    expect_element = False
-    for match in token.finditer(data):
-        tok = match.group()
-        if depth == 1 and expect_element and tok not in (b"]",):
-            offsets.append(match.start())
-            expect_element = False
-        if tok in (b"[", b"{"):
-            depth += 1
-            if depth == 1:
-                expect_element = True
-        elif tok in (b"]", b"}"):
-            depth -= 1
-        elif tok == b"," and depth == 1:
-            expect_element = True
-    return offsets
-
-
-# -- output ---------------------------------------------------------------------------
-
-
-class AtomicOutput:
-    """``-o FILE``: write a temporary file beside it, rename over it only on success."""
-
-    def __init__(self, path: str, inputs: list[str]) -> None:
-        target = os.path.realpath(path)
-        for spec in inputs:
-            if spec != "-" and os.path.exists(spec) and os.path.realpath(spec) == target:
-                raise UsageError(f"-o {path} is also an input file; refusing to overwrite it")
-        self.path = path
-        directory = os.path.dirname(os.path.abspath(path))
-        import tempfile  # only with -o: it costs 5 ms of start-up
-
-        fd, self.tmp = tempfile.mkstemp(prefix=".chatpipe-", dir=directory)
-        self.stream = os.fdopen(fd, "wb")
-
-    def commit(self) -> None:
-        self.stream.close()
-        os.replace(self.tmp, self.path)
-
-    def abort(self) -> None:
-        self.stream.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self.tmp)

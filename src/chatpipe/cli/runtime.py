@@ -16,7 +16,7 @@ import typer
 
 from ..errors import ChatpipeError
 from ..formats import MESSAGES, STREAM, Conversation, ErrorLog, Reading, read
-from ..io import AtomicOutput
+from ..output import AtomicOutput
 
 PROG = "chatpipe"
 _BLOCK = 1 << 16
