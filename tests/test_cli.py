@@ -310,6 +310,25 @@ def test_sharegpt_to_openai_fine_tuning_rows():
     }
 
 
+def _wait_reading_stdin(pid: int) -> None:
+    """Until the process is blocked in read(0, ...): a signal sent during start-up (a
+    loaded machine can take a second to start) lands in the interpreter's imports, not
+    in chatpipe."""
+    import time
+
+    wchan = f"/proc/{pid}/wchan"  # where in the kernel it waits (Linux)
+    if not os.path.exists(wchan):  # elsewhere: give it time
+        time.sleep(1.0)
+        return
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        with open(wchan) as state:
+            if "pipe" in state.read():  # its only pipe is stdin
+                return
+        time.sleep(0.01)
+    raise AssertionError("chatpipe never blocked reading stdin")
+
+
 def test_ctrl_c_exits_130_without_a_traceback():
     import signal
     import time
@@ -322,10 +341,10 @@ def test_ctrl_c_exits_130_without_a_traceback():
     )
     proc.stdin.write(b'{"role":"user","content":"waiting for more"}\n')
     proc.stdin.flush()
-    time.sleep(1.0)  # chatpipe is now blocked reading stdin
+    _wait_reading_stdin(proc.pid)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=20)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, stderr
     assert stderr == b"chatpipe: interrupted\n"
 
 
