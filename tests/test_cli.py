@@ -180,6 +180,52 @@ def test_output_file_is_atomic_and_never_an_input(tmp_path):
     assert bad.read_text() == '"a"\n{\n'
 
 
+@pytest.mark.parametrize("lines", [1, 50_000])  # flushed at the end / while converting
+def test_a_full_disk_is_one_error_line(tmp_path, lines):
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"role":"user","content":"hi"}\n' * lines)
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "chatpipe", "convert", str(log)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+        )
+    assert done.returncode == 1
+    assert done.stderr == b"chatpipe: error: cannot write the output: No space left on device\n"
+
+
+def test_an_output_file_that_cannot_be_written_is_one_error_line(tmp_path):
+    missing = tmp_path / "no" / "out.jsonl"
+    done = cli("convert", "-o", str(missing), TOOL_LOG)
+    assert (done.exit_code, done.stderr) == (
+        1,
+        f"chatpipe: error: {missing}: cannot write: No such file or directory\n",
+    )
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    done = cli("convert", "-o", str(folder), TOOL_LOG)
+    assert (done.exit_code, done.stderr) == (
+        2,
+        f"chatpipe: error: -o {folder} is a directory, not a file\n",
+    )
+    assert list(folder.iterdir()) == []
+    assert [p.name for p in tmp_path.iterdir()] == ["folder"]  # no temporary file left
+
+
+def test_a_failed_rename_leaves_no_temporary_file(tmp_path, monkeypatch):
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    out = tmp_path / "out.jsonl"
+    done = cli("convert", "-o", str(out), TOOL_LOG)
+    assert (done.exit_code, done.stderr) == (
+        1,
+        f"chatpipe: error: {out}: cannot write: Permission denied\n",
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_closed_pipe_is_quiet():
     script = "import chatpipe.cli as c; c.main()"
     lines = "".join(f'{{"role":"user","content":"{i}"}}\n' for i in range(200_000))
@@ -331,7 +377,6 @@ def _wait_reading_stdin(pid: int) -> None:
 
 def test_ctrl_c_exits_130_without_a_traceback():
     import signal
-    import time
 
     proc = subprocess.Popen(
         [sys.executable, "-m", "chatpipe", "convert"],

@@ -99,6 +99,10 @@ class DataError(ChatpipeError):
     """The input cannot be read or converted: exit 1."""
 
 
+class OutputError(ChatpipeError):
+    """The output cannot be written (a full disk, a missing directory): exit 1."""
+
+
 class ValidationError(DataError, ValueError):
     """A message or block was built from values the model does not accept."""
 

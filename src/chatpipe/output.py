@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from .errors import UsageError
+from .errors import Location, OutputError, UsageError
 
 
 class AtomicOutput:
@@ -17,18 +17,33 @@ class AtomicOutput:
         for spec in inputs:
             if spec != "-" and os.path.exists(spec) and os.path.realpath(spec) == target:
                 raise UsageError(f"-o {path} is also an input file; refusing to overwrite it")
+        if os.path.isdir(path):
+            raise UsageError(f"-o {path} is a directory, not a file")
         self.path = path
         directory = os.path.dirname(os.path.abspath(path))
         import tempfile  # only with -o: it costs 5 ms of start-up
 
-        fd, self.tmp = tempfile.mkstemp(prefix=".chatpipe-", dir=directory)
+        try:
+            fd, self.tmp = tempfile.mkstemp(prefix=".chatpipe-", dir=directory)
+        except OSError as exc:
+            raise self.failed(exc) from None
         self.stream = os.fdopen(fd, "wb")
 
+    def failed(self, exc: OSError) -> OutputError:
+        """The error to report for an OSError met writing the file."""
+        return OutputError(f"cannot write: {exc.strerror or exc}", Location(self.path))
+
     def commit(self) -> None:
-        self.stream.close()
-        os.replace(self.tmp, self.path)
+        """The file in place of its target; on failure, no temporary file is left."""
+        try:
+            self.stream.close()
+            os.replace(self.tmp, self.path)
+        except OSError as exc:
+            self.abort()
+            raise self.failed(exc) from None
 
     def abort(self) -> None:
-        self.stream.close()
+        with contextlib.suppress(OSError):  # the data it could not write, again
+            self.stream.close()
         with contextlib.suppress(OSError):
             os.unlink(self.tmp)

@@ -14,7 +14,7 @@ from typing import IO, Any
 
 import typer
 
-from ..errors import ChatpipeError
+from ..errors import ChatpipeError, OutputError
 from ..formats import MESSAGES, STREAM, Conversation, ErrorLog, Reading, read
 from ..output import AtomicOutput
 
@@ -75,18 +75,42 @@ class Sink:
             self.raw(bytes(data))
 
     def _write(self, data: bytes) -> None:
-        if self.parts:
-            self.stream.write(b"".join(self.parts))
-            self.parts.clear()
-            self.size = 0
-        self.stream.write(data)
+        with self._writing():
+            self._drain()
+            self.stream.write(data)
 
     def flush(self) -> None:
+        with self._writing():
+            self._drain()
+            self.stream.flush()
+
+    def _drain(self) -> None:
         if self.parts:
             self.stream.write(b"".join(self.parts))
             self.parts.clear()
             self.size = 0
-        self.stream.flush()
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        try:
+            yield
+        except BrokenPipeError:
+            raise  # the reader went away: quiet (cli.execute)
+        except OSError as exc:
+            raise self._failed(exc) from None
+
+    def _failed(self, exc: OSError) -> OutputError:
+        """A write that failed (a full disk, say): one error line, and nothing more
+        written; what stdout still holds goes nowhere, so the last flush is quiet."""
+        self.parts.clear()
+        self.size = 0
+        if self.atomic is not None:
+            return self.atomic.failed(exc)
+        with contextlib.suppress(OSError, ValueError):  # (a stream with no file: tests)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.stream.fileno())
+            os.close(devnull)
+        return OutputError(f"cannot write the output: {exc.strerror or exc}")
 
     def close(self, ok: bool) -> None:
         """Finish the output: a failed run leaves no ``-o`` file, but stdout keeps what
