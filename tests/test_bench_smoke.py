@@ -28,6 +28,7 @@ def test_benchmark_runs_on_a_tiny_corpus(tmp_path):
     done = subprocess.run(
         [
             *(sys.executable, str(ROOT / "bench" / "run.py"), str(corpus), "--repeat", "1"),
+            *("--langchain-repeat", "1", "--rss", str(corpus)),
             *("--rows", str(rows)),
         ],
         capture_output=True,
@@ -44,4 +45,6 @@ def test_benchmark_runs_on_a_tiny_corpus(tmp_path):
     ):
         assert f"| {job} |" in table
     assert "start-up:" in table
+    assert f"peak RSS on {corpus}:" in table
+    assert "targets of issue #8: " in table
     assert "convert --jobs 2 on" in table
