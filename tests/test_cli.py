@@ -356,6 +356,19 @@ def test_sharegpt_to_openai_fine_tuning_rows():
     }
 
 
+@pytest.mark.parametrize("entry", ["-m chatpipe", "-c from chatpipe.entry import main; main()"])
+def test_ctrl_c_while_starting_is_one_line(tmp_path, entry):
+    # Ctrl-C during the imports, made certain: a typer module that is interrupted
+    (tmp_path / "typer.py").write_text("raise KeyboardInterrupt\n")
+    option, code = entry.split(" ", 1)
+    done = subprocess.run(
+        [sys.executable, option, code, "buffer", TOOL_LOG],
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+    assert (done.returncode, done.stderr) == (130, b"chatpipe: interrupted\n")
+
+
 def _wait_reading_stdin(pid: int) -> None:
     """Until the process is blocked in read(0, ...): a signal sent during start-up (a
     loaded machine can take a second to start) lands in the interpreter's imports, not

@@ -112,7 +112,11 @@ def main() -> None:
 
     The process ends once its output is flushed, without Python's teardown of every
     module and object (a fifth of a short run's time; no file of ours is left open)."""
-    code = execute()
+    try:
+        code = execute()
+    except KeyboardInterrupt:  # before the command ran (building it), or after
+        sys.stderr.write("chatpipe: interrupted\n")
+        code = 130
     try:
         sys.stdout.flush()
     except BrokenPipeError:
