@@ -6,11 +6,10 @@ the median of the rounds' ratios to the floor, peak RSS, and whether each of iss
 targets is met. Not part of the test suite.
 
     python bench/corpus.py 100000 bench/corpus/log_100k.jsonl
-    python bench/corpus.py 100000 bench/corpus/rows_100k.jsonl --rows
+    python bench/corpus.py 1000000 bench/corpus/log_1m.jsonl
     python bench/corpus.py 1000000 bench/corpus/rows_1m.jsonl --rows
     python bench/run.py bench/corpus/log_100k.jsonl \
-        --rows bench/corpus/rows_100k.jsonl --rows bench/corpus/rows_1m.jsonl \
-        --rss bench/corpus/log_1m.jsonl
+        --rows bench/corpus/rows_1m.jsonl --rss bench/corpus/log_1m.jsonl
 """
 
 from __future__ import annotations
