@@ -24,7 +24,13 @@ from ..messages import (
     ToolMessage,
 )
 from .lane import ROLE_TYPES, line_head
-from .openai_media import FALLBACK_FILENAME, anthropic_image, data_block, media_image
+from .openai_media import (
+    FALLBACK_FILENAME,
+    anthropic_image,
+    data_block,
+    media_image,
+    unrecognized,
+)
 from .write import LaneWriter
 
 # langchain's two, and "keep": content stays a string or a list as the message holds it
@@ -197,9 +203,8 @@ class OpenAIWriter:
 
     @staticmethod
     def _missing(i: int, j: int, block: Any, kind: str, missing: list[str]) -> ConversionError:
-        return ConversionError(
-            f"Unrecognized content block at messages[{i}].content[{j}] has 'type': "
-            f"'{kind}' but is missing expected key(s) {missing}. Full content block:\n\n{block}"
+        return unrecognized(
+            i, j, block, f"has 'type': '{kind}' but is missing expected key(s) {missing}"
         )
 
     def _block(
@@ -246,10 +251,8 @@ class OpenAIWriter:
         if kind == "tool_use":
             missing = [k for k in ("id", "name", "input") if k not in block]
             if missing:
-                raise ConversionError(
-                    f"Unrecognized content block at messages[{i}].content[{j}] has 'type': "
-                    f"'tool_use', but is missing expected key(s) {missing}. "
-                    f"Full content block:\n\n{block}"
+                raise unrecognized(
+                    i, j, block, f"has 'type': 'tool_use', but is missing expected key(s) {missing}"
                 )
             if not any(c["id"] == block["id"] for c in _tool_calls_of(message, i, j)):
                 out.setdefault("tool_calls", []).append(
@@ -264,10 +267,11 @@ class OpenAIWriter:
             if not any(c["id"] == block.get("call_id") for c in _tool_calls_of(message, i, j)):
                 missing = [k for k in ("call_id", "name", "arguments") if k not in block]
                 if missing:
-                    raise ConversionError(
-                        f"Unrecognized content block at messages[{i}].content[{j}] has "
-                        f"'type': 'function_call', but is missing expected key(s) {missing}. "
-                        f"Full content block:\n\n{block}"
+                    raise unrecognized(
+                        i,
+                        j,
+                        block,
+                        f"has 'type': 'function_call', but is missing expected key(s) {missing}",
                     )
                 out.setdefault("tool_calls", []).append(
                     {
@@ -283,10 +287,11 @@ class OpenAIWriter:
         if kind == "tool_result":
             missing = [k for k in ("content", "tool_use_id") if k not in block]
             if missing:
-                raise ConversionError(
-                    f"Unrecognized content block at messages[{i}].content[{j}] has 'type': "
-                    f"'tool_result', but is missing expected key(s) {missing}. "
-                    f"Full content block:\n\n{block}"
+                raise unrecognized(
+                    i,
+                    j,
+                    block,
+                    f"has 'type': 'tool_result', but is missing expected key(s) {missing}",
                 )
             result = ToolMessage(
                 block["content"],
@@ -297,18 +302,17 @@ class OpenAIWriter:
             return []
         if kind == "json" or "json" in block:
             if "json" not in block:
-                raise ConversionError(
-                    f"Unrecognized content block at messages[{i}].content[{j}] has 'type': "
-                    f"'json' but does not have a 'json' key. Full content block:\n\n{block}"
-                )
+                raise unrecognized(i, j, block, "has 'type': 'json' but does not have a 'json' key")
             return [{"type": "text", "text": _json(block["json"], ascii=True)}]
         if kind == "guard_content" or "guard_content" in block:
             guard = block.get("guard_content")
             if not isinstance(guard, dict) or "text" not in guard:
-                raise ConversionError(
-                    f"Unrecognized content block at messages[{i}].content[{j}] has 'type': "
-                    f"'guard_content' but does not have a messages[{i}].content[{j}]"
-                    f"['guard_content']['text'] key. Full content block:\n\n{block}"
+                raise unrecognized(
+                    i,
+                    j,
+                    block,
+                    f"has 'type': 'guard_content' but does not have a "
+                    f"messages[{i}].content[{j}]['guard_content']['text'] key",
                 )
             text = guard["text"]
             return [{"type": "text", "text": text["text"] if isinstance(text, dict) else text}]
@@ -319,10 +323,8 @@ class OpenAIWriter:
             return [{"type": "refusal", "refusal": refusal}] if refusal else []
         if kind in ("thinking", "reasoning") or self.pass_through:
             return [block]
-        raise ConversionError(
-            f"Unrecognized content block at messages[{i}].content[{j}] does not match "
-            f"OpenAI, Anthropic, Bedrock Converse, or VertexAI format. Full content "
-            f"block:\n\n{block}"
+        raise unrecognized(
+            i, j, block, "does not match OpenAI, Anthropic, Bedrock Converse, or VertexAI format"
         )
 
 
