@@ -9,6 +9,14 @@ import os
 from .errors import Location, OutputError, UsageError
 
 
+def write_failed(exc: OSError, path: str | None = None) -> OutputError:
+    """The error for an OSError met writing the output (stdout, or the ``-o`` file)."""
+    reason = exc.strerror or str(exc)
+    if path is None:
+        return OutputError(f"cannot write the output: {reason}")
+    return OutputError(f"cannot write: {reason}", Location(path))
+
+
 class AtomicOutput:
     """``-o FILE``: write a temporary file beside it, rename over it only on success."""
 
@@ -26,12 +34,8 @@ class AtomicOutput:
         try:
             fd, self.tmp = tempfile.mkstemp(prefix=".chatpipe-", dir=directory)
         except OSError as exc:
-            raise self.failed(exc) from None
+            raise write_failed(exc, self.path) from None
         self.stream = os.fdopen(fd, "wb")
-
-    def failed(self, exc: OSError) -> OutputError:
-        """The error to report for an OSError met writing the file."""
-        return OutputError(f"cannot write: {exc.strerror or exc}", Location(self.path))
 
     def commit(self) -> None:
         """The file in place of its target; on failure, no temporary file is left."""
@@ -40,7 +44,7 @@ class AtomicOutput:
             os.replace(self.tmp, self.path)
         except OSError as exc:
             self.abort()
-            raise self.failed(exc) from None
+            raise write_failed(exc, self.path) from None
 
     def abort(self) -> None:
         with contextlib.suppress(OSError):  # the data it could not write, again

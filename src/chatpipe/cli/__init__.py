@@ -11,6 +11,7 @@ import typer
 
 from .. import __version__
 from ..limits import LIMITS
+from ..output import write_failed
 
 # command name -> (module, function); a run imports and builds only the command it names
 COMMANDS = {
@@ -122,7 +123,7 @@ def main() -> None:
     except BrokenPipeError:
         pass  # the reader went away before the last block: stop quietly, as below
     except OSError as exc:  # a full disk, say: said, not a traceback
-        sys.stderr.write(f"chatpipe: error: cannot write the output: {exc.strerror}\n")
+        sys.stderr.write(f"chatpipe: error: {write_failed(exc)}\n")
         code = code or 1
     with contextlib.suppress(OSError):
         sys.stderr.flush()

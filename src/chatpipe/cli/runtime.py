@@ -16,7 +16,7 @@ import typer
 
 from ..errors import ChatpipeError, OutputError
 from ..formats import MESSAGES, STREAM, Conversation, ErrorLog, Reading, read
-from ..output import AtomicOutput
+from ..output import AtomicOutput, write_failed
 
 PROG = "chatpipe"
 _BLOCK = 1 << 16
@@ -105,12 +105,12 @@ class Sink:
         self.parts.clear()
         self.size = 0
         if self.atomic is not None:
-            return self.atomic.failed(exc)
+            return write_failed(exc, self.atomic.path)
         with contextlib.suppress(OSError, ValueError):  # (a stream with no file: tests)
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, self.stream.fileno())
             os.close(devnull)
-        return OutputError(f"cannot write the output: {exc.strerror or exc}")
+        return write_failed(exc)
 
     def close(self, ok: bool) -> None:
         """Finish the output: a failed run leaves no ``-o`` file, but stdout keeps what
