@@ -93,6 +93,15 @@ def read_records(source: Source) -> Iterator[Record]:
             source.container = "sse"
             yield from _sse_records(source, stream, first, lineno)
             return
+        if _unended(first) and head[:1] not in (b"{", b"["):
+            # no line break in the first --max-record-bytes bytes: not JSON, JSONL or YAML
+            # (only a minified JSON document is one long line), and never read further
+            raise DataError(
+                f"no line break in the first {LIMITS.record_bytes:,} bytes: not a chat log",
+                Location(source.name, lineno, 1),
+                "a JSON document starts with { or [; raise chatpipe --max-record-bytes N "
+                "for longer lines",
+            )
         if head[:1] in (b"{", b"[", b'"'):
             try:
                 value = orjson.loads(first)
@@ -136,14 +145,21 @@ def _read_all(stream: IO[bytes], prefix: bytes) -> bytes:
 
 
 def _first_line(stream: IO[bytes], lineno: int = 1) -> tuple[bytes, int]:
-    """The first non-blank line from here (BOM removed) and its line number."""
+    """The first non-blank line from here (BOM removed) and its line number; at most
+    ``--max-record-bytes`` of it (``_unended`` tells a line cut there)."""
+    limit = LIMITS.record_bytes + 1
     while True:
-        line = stream.readline(LIMITS.record_bytes + 1)
+        line = stream.readline(limit)
         if lineno == 1 and line.startswith(BOM):
             line = line[3:]
-        if not line or line.strip():
+        if not line or line.strip() or len(line) >= limit - 3:
             return line, lineno
         lineno += 1
+
+
+def _unended(line: bytes) -> bool:
+    """A line that ``_first_line`` cut at the record limit (no line break in it)."""
+    return len(line) > LIMITS.record_bytes - 3 and not line.endswith(b"\n")
 
 
 def _col(line: bytes) -> int:
@@ -177,14 +193,18 @@ def _too_deep_record(
     source: Source, value: Any, data: bytes, location: Location
 ) -> BadRecord | None:
     if bytes_may_be_too_deep(data) and too_deep(value):
-        return BadRecord(
-            DataError(
-                f"a record nested deeper than {LIMITS.depth} levels",
-                location,
-                "raise the limit with chatpipe --max-depth N",
-            )
-        )
+        return _too_deep(location)
     return None
+
+
+def _too_deep(location: Location) -> BadRecord:
+    return BadRecord(
+        DataError(
+            f"a record nested deeper than {LIMITS.depth} levels",
+            location,
+            "raise the limit with chatpipe --max-depth N",
+        )
+    )
 
 
 class JsonlReader:
@@ -283,26 +303,46 @@ def _sse_records(source: Source, stream: IO[bytes], first: bytes, lineno: int) -
     data: list[bytes] = []
     start = lineno
     line = first
+    limit = LIMITS.record_bytes
+    size = 0  # of the event's data so far; past the limit the event is skipped, not held
     while True:
+        if len(line) > limit and not line.endswith(b"\n"):
+            line = _skip_rest(stream, line)
+            if not data:
+                start = lineno
+            data, size = [b""], limit + 1
         stripped = line.rstrip(b"\r\n")
         if not stripped:  # a blank line (or the end) closes the event
-            if data:
+            if size > limit:
+                yield _too_long(source, start)
+            elif data:
                 payload = b"\n".join(data)
                 if payload.strip() != b"[DONE]":
                     try:
                         yield Record(orjson.loads(payload), Location(source.name, start, 1))
                     except orjson.JSONDecodeError as exc:
                         yield BadRecord(_json_error(exc, source, payload, start - 1))
-                data = []
+            data, size = [], 0
             if not line:
                 return
-        elif stripped.startswith(b"data:"):
+        elif stripped.startswith(b"data:") and size <= limit:
             if not data:
                 start = lineno
             value = stripped[5:]
-            data.append(value[1:] if value.startswith(b" ") else value)
-        line = stream.readline()
+            value = value[1:] if value.startswith(b" ") else value
+            size += len(value) + 1
+            data.append(value)
+            if size > limit:
+                data = [b""]
+        line = stream.readline(limit + 1)
         lineno += 1
+
+
+def _skip_rest(stream: IO[bytes], line: bytes) -> bytes:
+    """Read past the end of a line cut at the record limit; its line break (or b"")."""
+    while line and not line.endswith(b"\n"):
+        line = stream.readline(1 << 20)
+    return b"\n" if line else b""
 
 
 class BadRecord(Record):
@@ -363,7 +403,12 @@ def _document_records(
         return
     finder = ElementFinder(data, first_lineno)
     name = source.name
-    deep = bytes_may_be_too_deep(data)
+    # the document is measured once (the array is one level over its elements); only a
+    # document that nests too deep has its elements measured, each on its own: linear
+    deep = bytes_may_be_too_deep(data) and too_deep(value, LIMITS.depth + 1)
     for index, item in enumerate(value):
         location = Location(name, resolve=lambda i=index: finder.position(i))
-        yield (deep and _too_deep_record(source, item, data, location)) or Record(item, location)
+        if deep and too_deep(item):
+            yield _too_deep(location)
+        else:
+            yield Record(item, location)

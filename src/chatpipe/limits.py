@@ -7,6 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+# the most each limit may be raised to: orjson parses no deeper than 1,024 levels, a
+# record near 2 GiB is more than orjson can encode, and a value count past a billion is
+# more memory than any machine has
+MAX_DEPTH = 1000
+MAX_RECORD_BYTES = 1 << 30
+MAX_YAML_VALUES = 1_000_000_000
+
 
 class Limits:
     def __init__(self) -> None:

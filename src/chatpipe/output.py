@@ -4,9 +4,29 @@ so a failed run leaves no half-written file."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+from typing import IO
 
 from .errors import Location, OutputError, UsageError
+
+# the most one write() is handed: Linux writes at most 2 GiB - 4 KiB per call, and an
+# unbuffered stream (PYTHONUNBUFFERED=1) returns what the call wrote, not all of it
+WRITE_CHUNK = 1 << 30
+
+
+def write_all(stream: IO[bytes], data: bytes | memoryview) -> None:
+    """Write every byte of ``data``, looping on partial writes; a write that makes no
+    progress is an error (OSError), never a silently shorter output."""
+    view = memoryview(data)
+    chunk = WRITE_CHUNK
+    while view:
+        written = stream.write(view[:chunk])
+        if written is None:  # a non-blocking stream that would block
+            raise OSError(errno.EAGAIN, "the output would block")
+        if written <= 0:
+            raise OSError(errno.EIO, "the output took no more bytes")
+        view = view[written:]
 
 
 def write_failed(exc: OSError, path: str | None = None) -> OutputError:

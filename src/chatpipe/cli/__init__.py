@@ -10,7 +10,7 @@ from importlib import import_module
 import typer
 
 from .. import __version__
-from ..limits import LIMITS
+from ..limits import LIMITS, MAX_DEPTH, MAX_RECORD_BYTES, MAX_YAML_VALUES
 from ..output import write_failed
 
 # command name -> (module, function); a run imports and builds only the command it names
@@ -83,15 +83,24 @@ def _root(
         LIMITS.record_bytes,
         "--max-record-bytes",
         metavar="N",
-        help="Refuse JSONL lines and stream events larger than this.",
+        min=1,
+        max=MAX_RECORD_BYTES,
+        help="Refuse JSONL lines and stream events larger than this (at most 1 GiB).",
     ),
     max_depth: int = typer.Option(
-        LIMITS.depth, "--max-depth", metavar="N", help="Refuse records nested deeper than this."
+        LIMITS.depth,
+        "--max-depth",
+        metavar="N",
+        min=1,
+        max=MAX_DEPTH,
+        help=f"Refuse records nested deeper than this (at most {MAX_DEPTH}).",
     ),
     max_yaml_values: int = typer.Option(
         LIMITS.yaml_values,
         "--max-yaml-values",
         metavar="N",
+        min=1,
+        max=MAX_YAML_VALUES,
         help="Refuse YAML documents whose aliases expand past this many values.",
     ),
 ) -> None:

@@ -16,7 +16,7 @@ import typer
 
 from ..errors import ChatpipeError, OutputError
 from ..formats import MESSAGES, STREAM, Conversation, ErrorLog, Reading, read
-from ..output import AtomicOutput, write_failed
+from ..output import AtomicOutput, write_all, write_failed
 
 PROG = "chatpipe"
 _BLOCK = 1 << 16
@@ -74,10 +74,10 @@ class Sink:
         else:
             self.raw(bytes(data))
 
-    def _write(self, data: bytes) -> None:
+    def _write(self, data: bytes | memoryview) -> None:
         with self._writing():
             self._drain()
-            self.stream.write(data)
+            write_all(self.stream, data)
 
     def flush(self) -> None:
         with self._writing():
@@ -86,7 +86,7 @@ class Sink:
 
     def _drain(self) -> None:
         if self.parts:
-            self.stream.write(b"".join(self.parts))
+            write_all(self.stream, b"".join(self.parts))
             self.parts.clear()
             self.size = 0
 
@@ -196,13 +196,13 @@ class Inputs:
         )
 
     def report(self) -> None:
-        skipped = self.errors.skipped
-        for error in skipped[:20]:
+        shown, count = self.errors.skipped, self.errors.count
+        for error in shown:
             warn(f"skipped: {error}")
-        if len(skipped) > 20:
-            warn(f"... and {len(skipped) - 20} more")
-        if skipped:
-            warn(f"warning: skipped {len(skipped)} bad record{'s' if len(skipped) != 1 else ''}")
+        if count > len(shown):
+            warn(f"... and {count - len(shown)} more")
+        if count:
+            warn(f"warning: skipped {count} bad record{'s' if count != 1 else ''}")
 
 
 _PROGRESS_FROM = 32 << 20  # bytes of input worth a progress bar

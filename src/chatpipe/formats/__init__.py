@@ -126,18 +126,24 @@ def _detect(value: Any, more: list[Any]) -> tuple[Dialect, str] | None:
 
 
 class ErrorLog:
-    """Bad records: raised at once (``fail``) or kept for the closing report (``skip``)."""
+    """Bad records: raised at once (``fail``), or counted for the closing report (``skip``),
+    which shows the first ``keep`` of them: a million bad lines cost a counter, not a
+    million kept errors (``keep=None`` keeps every one)."""
 
-    def __init__(self, on_error: str = "fail") -> None:
+    def __init__(self, on_error: str = "fail", keep: int | None = 20) -> None:
         if on_error not in ("fail", "skip"):
             raise UsageError(f"--on-error must be fail or skip, got {on_error!r}")
         self.skip = on_error == "skip"
-        self.skipped: list[ChatpipeError] = []
+        self.keep = keep
+        self.count = 0  # every skipped error
+        self.skipped: list[ChatpipeError] = []  # the first ``keep`` of them
 
     def handle(self, error: ChatpipeError) -> None:
         if not self.skip:
             raise error
-        self.skipped.append(error)
+        self.count += 1
+        if self.keep is None or len(self.skipped) < self.keep:
+            self.skipped.append(error)
 
 
 class Reading:

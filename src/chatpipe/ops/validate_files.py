@@ -45,7 +45,7 @@ def validate_files(
     structure = rules in ("all", "structure")
     forced = get_dialect(dialect) if dialect and dialect != "auto" else None
     for spec in specs:
-        errors = ErrorLog("skip")
+        errors = ErrorLog("skip", keep=None)
         opened = open_records(Source(spec), forced, errors)
         yield from map(unreadable, errors.skipped)
         if opened is None:
