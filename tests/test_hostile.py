@@ -228,3 +228,145 @@ def test_skip_counts_every_bad_record_but_keeps_only_those_shown(tmp_path):
         "chatpipe: ... and 480 more",
         "chatpipe: warning: skipped 500 bad records",
     ]
+
+
+# -- 2. unparseable tool-call arguments round-trip ----------------------------------------
+
+
+def test_unparseable_arguments_are_written_back_as_they_came_and_said(tmp_path):
+    line = (
+        '{"role":"assistant","content":"","tool_calls":['
+        '{"id":"c0","type":"function","function":{"name":"ok","arguments":"{\\"a\\": 1}"}},'
+        '{"id":"c1","type":"function","function":{"name":"f","arguments":"{oops"}}]}\n'
+    )
+    log = tmp_path / "log.jsonl"
+    log.write_text(line)
+    result = cli("convert", "--to", "openai", str(log))
+    assert result.exit_code == 0
+    assert orjson.loads(result.stdout) == {
+        "role": "assistant",
+        "tool_calls": [
+            {"type": "function", "id": "c0", "function": {"name": "ok", "arguments": '{"a": 1}'}},
+            {"type": "function", "id": "c1", "function": {"name": "f", "arguments": "{oops"}},
+        ],
+        "content": "",
+    }
+    assert result.stderr == (
+        "chatpipe: warning: tool-call arguments that are not valid JSON in 1 message: "
+        "written as they came (-v lists them)\n"
+    )
+    # langchain's convert_to_openai_messages (chatpipe openai) drops them, as it does
+    assert "oops" not in cli("openai", str(log)).stdout
+
+
+# -- 3. integers past 64 bits stay exact ----------------------------------------------------
+
+BIG = 123456789012345678901234567890
+
+
+@pytest.mark.parametrize("container", ["jsonl", "json", "sse", "lane"])
+def test_big_integers_stay_exact_in_records_and_arguments(tmp_path, container):
+    args = orjson.dumps({"a": 1}).decode().replace("1", str(BIG))
+    record = {
+        "role": "assistant",
+        "content": "",
+        "n": 1,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}],
+    }
+    text = orjson.dumps(record).decode().replace('"n":1', f'"n":{BIG}')
+    plain = '{"role":"user","content":"hi"}\n'
+    if container == "jsonl":
+        path, data = tmp_path / "log.jsonl", text + "\n"
+    elif container == "json":
+        path, data = tmp_path / "log.json", "[" + text + "]"
+    elif container == "sse":  # a chat.completion response as one event
+        response = '{"object":"chat.completion","choices":[{"index":0,"message":' + text + "}]}"
+        path, data = tmp_path / "log.sse", "data: " + response + "\n\n"
+    else:  # past the detection window, in the fast lane's batches
+        path, data = tmp_path / "log.jsonl", plain * 50 + text + "\n"
+    path.write_text(data)
+    result = cli("convert", str(path))
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout.splitlines()[-1]  # (orjson.loads here would lose the digits)
+    assert f'"n":{BIG}' in out
+    assert f'"args":{{"a":{BIG}}}' in out
+    back = cli("convert", "--to", "openai", str(path))
+    assert f'\\"a\\": {BIG}' in back.stdout
+
+
+def test_an_integer_of_more_digits_than_python_reads_is_a_clean_error(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"role":"user","content":"ok"}\n{"role":"user","content":"x","n":' + "9" * 5000 + "}\n")
+    result = cli("convert", str(log))
+    assert result.exit_code == 1
+    assert result.stdout == '{"type":"human","content":"ok"}\n'
+    assert "Error" not in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"chatpipe: error: {log}:2:1: ")
+
+
+# -- 4. non-finite numbers in tool arguments are invalid ------------------------------------
+
+
+@pytest.mark.parametrize("number", ["1e999", "NaN", "Infinity", "-Infinity"])
+def test_non_finite_arguments_are_invalid_and_reported(tmp_path, number):
+    args = '{"a": ' + number + "}"
+    record = {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}],
+    }
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(orjson.dumps(record) + b"\n")
+    canonical = orjson.loads(cli("convert", str(log)).stdout)
+    assert "tool_calls" not in canonical
+    [invalid] = canonical["invalid_tool_calls"]
+    assert invalid["args"] == args and number in invalid["error"]
+    openai = cli("convert", "--to", "openai", str(log))
+    assert orjson.loads(openai.stdout)["tool_calls"][0]["function"]["arguments"] == args
+    checked = cli("validate", str(log))
+    assert checked.exit_code == 1
+    assert checked.stdout == (
+        f"{log}:1:1: invalid_tool_arguments: tool call 'f' (c1): arguments are not valid "
+        f"JSON: {number} {'is past the range of' if number == '1e999' else 'is not'} a JSON "
+        "number (write arguments as a JSON object in JSON text)\n"
+    )
+
+
+# -- 5. a record that does not fit the dialect is an error -------------------------------
+
+
+def test_a_langchain_record_in_an_openai_log_is_an_error_not_an_empty_message(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"role":"user","content":"hi"}\n{"type":"human","data":{"content":"buried"}}\n')
+    result = cli("convert", str(log))
+    assert result.exit_code == 1
+    assert result.stdout == '{"type":"human","content":"hi"}\n'
+    assert result.stderr == (
+        f"chatpipe: error: {log}:2:1: a 'human' message needs 'content' (this is langchain's "
+        "{type, data} shape: read it with --from langchain)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("bad", "root"),
+    [
+        ('{"messages":[{"role":"user","content":"a","x":' + "[" * 250 + "]" * 250 + "}]}", []),
+        ('{"messages":[{"role":"user","content":"' + "x" * 3000 + '"}]}', ["--max-record-bytes", "2000"]),
+        ('{"messages":[{"role":"user","content":"a","n":' + "9" * 40 + "}]}", []),
+    ],
+    ids=["too-deep", "too-long", "big-int"],
+)
+def test_jobs_workers_apply_every_check_one_process_does(tmp_path, bad, root):
+    path = tmp_path / "rows.jsonl"
+    good = '{"messages":[{"role":"user","content":"a"}]}\n'
+    path.write_text(good * 30 + bad + "\n" + good * 30)
+    for mode in ("skip", "fail"):
+        serial = cli(*root, "convert", "--on-error", mode, str(path))
+        parallel = cli(*root, "convert", "--jobs", "2", "--on-error", mode, str(path))
+        assert (parallel.exit_code, parallel.stdout, parallel.stderr) == (
+            serial.exit_code,
+            serial.stdout,
+            serial.stderr,
+        )
+        written = len(serial.stdout.splitlines())
+        assert written == (61 if "9" * 40 in bad else 60 if mode == "skip" else 30)

@@ -16,6 +16,7 @@ from typing import IO, Any
 import orjson
 
 from .errors import DataError, Location
+from .json_numbers import again, loads
 from .json_positions import ElementFinder
 from .limits import LIMITS, bytes_may_be_too_deep, too_deep
 from .yaml_io import yaml_records
@@ -104,9 +105,11 @@ def read_records(source: Source) -> Iterator[Record]:
             )
         if head[:1] in (b"{", b"[", b'"'):
             try:
-                value = orjson.loads(first)
+                value = loads(first)
             except orjson.JSONDecodeError:
                 value = _MISSING
+            except DataError as exc:
+                raise exc.located(Location(source.name, lineno, _col(first))) from None
             if value is not _MISSING:
                 nxt, nxt_lineno = _first_line(stream, lineno + 1)
                 if nxt.strip():
@@ -125,9 +128,11 @@ def read_records(source: Source) -> Iterator[Record]:
                 return
             source.container = "json"
             try:
-                value = orjson.loads(data)
+                value = loads(data)
             except orjson.JSONDecodeError as exc:
                 raise _json_error(exc, source, data, lineno - 1) from None
+            except DataError as exc:
+                raise exc.located(Location(source.name)) from None
             yield from _document_records(source, value, data, lineno)
             return
         source.container = "yaml"
@@ -176,10 +181,10 @@ def _oversized(source: Source, stream: IO[bytes], line: bytes, lineno: int) -> B
     rest = line
     while rest and not rest.endswith(b"\n"):
         rest = stream.readline(1 << 20)
-    return _too_long(source, lineno)
+    return too_long(source, lineno)
 
 
-def _too_long(source: Source, lineno: int) -> BadRecord:
+def too_long(source: Source, lineno: int) -> BadRecord:
     return BadRecord(
         DataError(
             f"a record larger than {LIMITS.record_bytes:,} bytes",
@@ -207,6 +212,38 @@ def _too_deep(location: Location) -> BadRecord:
     )
 
 
+def line_record(source: Source, line: bytes, lineno: int) -> Record | None:
+    """One JSONL line parsed and checked: its Record, a BadRecord, or None (blank)."""
+    location = Location(source.name, lineno, _col(line))
+    try:
+        value = loads(line)
+    except orjson.JSONDecodeError:
+        bare = line.rstrip(b"\r\n")  # parsed again without it: an early end is on this line
+        if not bare.strip():
+            return None
+        try:
+            value = loads(bare)
+        except orjson.JSONDecodeError as exc:
+            return BadRecord(_json_error(exc, source, bare, lineno - 1))
+        except DataError as exc:
+            return BadRecord(exc.located(location))
+    except DataError as exc:
+        return BadRecord(exc.located(location))
+    return checked_record(value, line, location, exact=True)
+
+
+def checked_record(value: Any, line: bytes, location: Location, exact: bool = False) -> Record:
+    """A value orjson parsed from one line, as a Record: its integers exact (``exact``:
+    they are already), its depth within the limit (a BadRecord otherwise)."""
+    try:
+        value = value if exact else again(value, line)
+    except DataError as exc:
+        return BadRecord(exc.located(location))
+    if line.count(b"{") + line.count(b"[") > LIMITS.depth and too_deep(value):
+        return _too_deep(location)
+    return Record(value, location)
+
+
 class JsonlReader:
     """A JSONL stream read record by record (dialect detection looks at the first few),
     then, if its reader takes over, line by line in large batches (``line_batches``)."""
@@ -220,33 +257,17 @@ class JsonlReader:
 
     def records(self) -> Iterator[Record]:
         source, stream = self.source, self.stream
-        name = source.name
         line, lineno = self.pending, self.lineno
         limit = LIMITS.record_bytes + 1
-        depth = LIMITS.depth
         while line:
             self.pending, self.lineno = b"", lineno + 1
             big = _oversized(source, stream, line, lineno) if len(line) >= limit else None
             if big is not None:
                 yield big
-            elif line.strip():
-                try:
-                    value = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    # parsed again without the line break, so an early end is on this line
-                    bare = line.rstrip(b"\r\n")
-                    try:
-                        orjson.loads(bare)
-                    except orjson.JSONDecodeError as exc:
-                        yield BadRecord(_json_error(exc, source, bare, lineno - 1))
-                else:
-                    location = Location(name, lineno, _col(line))
-                    if line.count(b"{") + line.count(b"[") > depth:  # only then can it be too deep
-                        yield _too_deep_record(source, value, line, location) or Record(
-                            value, location
-                        )
-                    else:
-                        yield Record(value, location)
+            else:
+                record = line_record(source, line, lineno)
+                if record is not None:
+                    yield record
             line = stream.readline(limit)
             lineno += 1
         self.done = True
@@ -275,13 +296,13 @@ class JsonlReader:
             if lines:
                 if (len(chunk) > limit or len(lines[0]) > limit) and max(map(len, lines)) > limit:
                     lines = [
-                        line if len(line) <= limit else _too_long(self.source, lineno + i)
+                        line if len(line) <= limit else too_long(self.source, lineno + i)
                         for i, line in enumerate(lines)
                     ]
                 yield lineno, lines
                 lineno += len(lines)
             if len(carry) > limit:
-                yield lineno, [_too_long(self.source, lineno)]
+                yield lineno, [too_long(self.source, lineno)]
                 lineno += 1
                 carry = self._skip_line(read, size)
         if carry:
@@ -314,14 +335,17 @@ def _sse_records(source: Source, stream: IO[bytes], first: bytes, lineno: int) -
         stripped = line.rstrip(b"\r\n")
         if not stripped:  # a blank line (or the end) closes the event
             if size > limit:
-                yield _too_long(source, start)
+                yield too_long(source, start)
             elif data:
                 payload = b"\n".join(data)
                 if payload.strip() != b"[DONE]":
+                    location = Location(source.name, start, 1)
                     try:
-                        yield Record(orjson.loads(payload), Location(source.name, start, 1))
+                        yield Record(loads(payload), location)
                     except orjson.JSONDecodeError as exc:
                         yield BadRecord(_json_error(exc, source, payload, start - 1))
+                    except DataError as exc:
+                        yield BadRecord(exc.located(location))
             data, size = [], 0
             if not line:
                 return

@@ -18,10 +18,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import orjson
-from orjson import JSONDecodeError, loads
+from orjson import JSONDecodeError
 
-from ..errors import ChatpipeError, Location
-from ..io import BadRecord, JsonlReader, Record, _col, _json_error, _too_deep_record
+from ..errors import ChatpipeError, DataError, Location
+from ..io import BadRecord, JsonlReader, Record, _col, checked_record, line_record
+from ..json_numbers import loads
 from ..limits import LIMITS
 from ..messages import AIMessage, AnyMessage
 from .base import Dialect
@@ -108,7 +109,7 @@ def _plain_calls(raw_calls: Any) -> list[dict[str, Any]] | None:
             return None
         try:
             args = loads(arguments)
-        except JSONDecodeError:
+        except (JSONDecodeError, DataError):
             return None
         if type(args) is not dict:
             return None
@@ -316,26 +317,18 @@ class Lane:
         """A line the batch could not take as plain: a message, None (blank) or _Bad."""
         if isinstance(line, BadRecord):
             return _Bad(line.error)
-        try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            if not line.strip():
-                return None
-            bare = line.rstrip(b"\r")  # parsed again without it: an early end is on this line
-            try:
-                value = orjson.loads(bare)
-            except orjson.JSONDecodeError as exc:
-                return _Bad(_json_error(exc, self.reader.source, bare, lineno - 1))
-        plain = plain_canonical(value)
-        return plain if plain is not None else self._value_item(value, line, lineno)
+        record = line_record(self.reader.source, line, lineno)
+        if record is None:
+            return None
+        return self._record_item(record)
 
     def _value_item(self, value: Any, line: bytes, lineno: int) -> AnyMessage | _Bad:
         """A parsed line that is not plain: its message, or _Bad."""
         location = Location(self.reader.source.name, lineno, _col(line))
-        deep = _too_deep_record(self.reader.source, value, line, location)
-        if deep is not None:
-            return _Bad(deep.error)
-        return self._message(value, location)
+        record = checked_record(value, line, location)
+        if isinstance(record, BadRecord):
+            return _Bad(record.error)
+        return self._message(record.value, location)
 
     def _message(self, value: Any, location: Location) -> AnyMessage | _Bad:
         from . import message_of

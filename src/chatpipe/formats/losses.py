@@ -62,7 +62,18 @@ def _markdown(message: AnyMessage) -> list[str]:
     return ["inline media data (shown as a placeholder)"] if inline else []
 
 
+def _openai(message: AnyMessage) -> list[str]:
+    if getattr(message, "invalid_tool_calls", None):
+        return [_UNPARSED]
+    return []
+
+
+# kinds that are kept, not left out, but said all the same
+_UNPARSED = "tool-call arguments that are not valid JSON"
+KEPT_AS_THEY_CAME = {_UNPARSED}
+
 CHECKS: dict[str, Callable[[AnyMessage], list[str]]] = {
+    "openai": _openai,
     "sharegpt": _sharegpt,
     "anthropic": _anthropic,
     "gemini": _gemini,
@@ -99,11 +110,12 @@ class LossReport:
     def lines(self, verbose: bool) -> list[str]:
         out = []
         for kind, cases in self.cases.items():
-            out.append(
-                f"warning: {self.target} cannot hold {kind}: left out of "
-                f"{len(cases)} message{'s' * (len(cases) != 1)}"
-                + ("" if verbose else " (-v lists them)")
-            )
+            count = f"{len(cases)} message{'s' * (len(cases) != 1)}"
+            if kind in KEPT_AS_THEY_CAME:
+                said = f"warning: {kind} in {count}: written as they came"
+            else:
+                said = f"warning: {self.target} cannot hold {kind}: left out of {count}"
+            out.append(said + ("" if verbose else " (-v lists them)"))
             if verbose:
                 out.extend(f"  conversation {c}, message {m}" for c, m in cases)
         return out

@@ -15,7 +15,8 @@ from typing import Any
 
 import orjson
 
-from ..errors import ChatpipeError, Location, ValidationError
+from ..errors import ChatpipeError, DataError, Location, ValidationError
+from ..json_numbers import NotJsonNumber, loads, stdlib_loads
 from ..limits import LIMITS, too_deep
 from ..messages import (
     AIMessage,
@@ -129,6 +130,15 @@ def message_from_dict(value: dict[str, Any]) -> AnyMessage:
             del fields["type"]
     elif "type" in fields:
         role = fields.pop("type")
+        if "content" not in fields:  # langchain-core requires it too
+            raise ValidationError(
+                f"a {role!r} message needs 'content'",
+                hint=(
+                    "this is langchain's {type, data} shape: read it with --from langchain"
+                    if isinstance(fields.get("data"), dict)
+                    else "keys found: " + ", ".join(map(str, value))
+                ),
+            )
     else:
         raise ValidationError(
             "a message needs a 'role'",
@@ -237,6 +247,13 @@ def _read_tool_calls(raw_calls: Any) -> tuple[list[Any], list[Any]]:
     return calls, invalid
 
 
+def _lenient_json(text: str) -> Any:
+    """``json.loads(text, strict=False)``, as langchain-core reads arguments (raw control
+    characters allowed), but without NaN and Infinity, which would be written back as
+    ``null`` or as text that is not JSON."""
+    return stdlib_loads(text, strict=False)
+
+
 def parse_arguments(arguments: Any) -> tuple[Any, str | None]:
     """Tool-call arguments as an object, or an error saying why they are not one.
 
@@ -253,13 +270,15 @@ def parse_arguments(arguments: Any) -> tuple[Any, str | None]:
     try:
         try:
             # orjson gives what json.loads gives, faster; what it refuses, json decides
-            value = orjson.loads(arguments)
+            value = loads(arguments)
         except orjson.JSONDecodeError:
-            value = json.loads(arguments, strict=False)
+            value = _lenient_json(arguments)
         if isinstance(value, str):
-            value = json.loads(value, strict=False)
+            value = _lenient_json(value)
     except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON: {exc.msg} (char {exc.pos})"
+    except (DataError, NotJsonNumber) as exc:
+        return None, f"arguments are not valid JSON: {exc}"
     except RecursionError:
         value = None
     # nesting needs brackets: text with no more of them than the limit cannot be too deep

@@ -89,6 +89,15 @@ def openai_tool_call(call: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _unparsed_call(call: dict[str, Any]) -> dict[str, Any]:
+    args = call.get("args")
+    return {
+        "type": "function",
+        "id": call.get("id"),
+        "function": {"name": call.get("name"), "arguments": "" if args is None else args},
+    }
+
+
 class OpenAIWriter:
     """Converts one message at a time; a message may give several dicts (tool results)."""
 
@@ -142,6 +151,9 @@ class OpenAIWriter:
         is_ai = isinstance(message, AIMessage)
         if is_ai and message.tool_calls:
             out["tool_calls"] = [openai_tool_call(c) for c in message.tool_calls]
+        if is_ai and self.keep_fields and message.invalid_tool_calls:
+            # a log read back: calls whose arguments could not be parsed, as they came
+            out.setdefault("tool_calls", []).extend(map(_unparsed_call, message.invalid_tool_calls))
         if message.additional_kwargs.get("refusal"):
             out["refusal"] = message.additional_kwargs["refusal"]
         if isinstance(message, ToolMessage):

@@ -17,7 +17,8 @@ from typing import Any
 import orjson
 
 from ..errors import ChatpipeError, DataError, Location
-from ..io import Record, Source
+from ..io import BadRecord, Source, line_record, too_long
+from ..limits import LIMITS
 from .losses import CHECKS
 
 _RANGES_PER_JOB = 16  # at least this many ranges a worker: they even out the workers' ends
@@ -257,18 +258,19 @@ class _Range:
         lines = data.split(b"\n")
         if lines and lines[-1] == b"":
             lines.pop()
+        source, limit = Source(self.spec), LIMITS.record_bytes
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
-            try:
-                value = orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                errors.append((f"invalid JSON: {exc.msg}", None, number, exc.colno, None, size))
+            # the checks one process makes: size, JSON, exact integers, depth
+            record = too_long(source, number) if len(line) > limit else None
+            record = record or line_record(source, line, number)
+            if isinstance(record, BadRecord):
+                error = record.error
+                errors.append((error.message, error.hint, number, error.location.col, None, size))
                 continue
             try:
-                conversations = conversations_of(
-                    self.dialect, Record(value, Location(self.spec, number, 1)), self.options
-                )
+                conversations = conversations_of(self.dialect, record, self.options)
                 for conversation in conversations:
                     if check is not None:
                         conversation.messages = list(conversation.messages)

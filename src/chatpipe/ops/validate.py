@@ -205,10 +205,10 @@ class StructureCheck:
                 problems.append(
                     Problem(
                         "invalid_tool_arguments",
-                        f"tool call {call['name']!r} ({call['id']}): arguments are "
-                        "not a JSON object",
+                        f"tool call {call['name']!r} ({call['id']}): "
+                        + (call.get("error") or "arguments are not a JSON object"),
                         location,
-                        "write arguments as JSON text",
+                        "write arguments as a JSON object in JSON text",
                     )
                 )
             for call in message.tool_calls:

@@ -1,0 +1,80 @@
+"""JSON parsed with orjson, with integers past 64 bits kept exact.
+
+orjson reads an integer it cannot hold in 64 bits as a float, silently
+(123456789012345678901234567890 becomes 1.2345678901234568e+29), and refuses one past a
+double's range; langchain-core, on the standard library, keeps the exact int. Text with
+a run of 19 or more digits is parsed again by the standard library, which keeps every
+integer exact: only such records pay. Neither parser takes NaN, Infinity or a float
+past a double's range: JSON has no such numbers, and no JSON writer can write them back.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import orjson
+
+from .errors import DataError
+
+# 19 digits: the shortest integer that may not fit (-9223372036854775809 does not)
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+_LONG_DIGITS_STR = re.compile(r"[0-9]{19}")
+
+
+class NotJsonNumber(ValueError):
+    """A number JSON cannot hold (NaN, Infinity, past a double's range)."""
+
+
+def _not_json(text: str) -> Any:
+    raise NotJsonNumber(f"{text} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if number - number != 0:  # inf (NaN never reaches here: it is a constant)
+        raise NotJsonNumber(f"{text} is past the range of a JSON number")
+    return number
+
+
+def stdlib_loads(text: str | bytes, strict: bool = True) -> Any:
+    """``json.loads`` without the numbers JSON has not got (raises NotJsonNumber, or
+    json.JSONDecodeError)."""
+    return json.loads(text, strict=strict, parse_constant=_not_json, parse_float=_finite)
+
+
+def _long(data: bytes | str) -> bool:
+    return (_LONG_DIGITS_STR if isinstance(data, str) else _LONG_DIGITS).search(data) is not None
+
+
+def loads(data: bytes | str) -> Any:
+    """``orjson.loads`` with integers past 64 bits exact; raises orjson.JSONDecodeError
+    as orjson does, or DataError for an integer Python will not read (4,300 digits)."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as refused:
+        if not _long(data):
+            raise
+        try:  # an integer past a double's range, which the standard library reads
+            return _exact(data)
+        except (json.JSONDecodeError, NotJsonNumber):
+            raise refused from None
+    return again(value, data)
+
+
+def again(value: Any, data: bytes | str) -> Any:
+    """``value``, as orjson parsed it from ``data``, with its integers exact."""
+    return _exact(data) if _long(data) else value
+
+
+def _exact(data: bytes | str) -> Any:
+    try:
+        return stdlib_loads(data)
+    except (json.JSONDecodeError, NotJsonNumber):
+        raise
+    except ValueError:  # more digits than Python converts to an int
+        raise DataError(
+            "an integer with more digits than can be read exactly (4,300 at most)",
+            hint="write such a number as a string",
+        ) from None
