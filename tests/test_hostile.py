@@ -370,3 +370,301 @@ def test_jobs_workers_apply_every_check_one_process_does(tmp_path, bad, root):
         )
         written = len(serial.stdout.splitlines())
         assert written == (61 if "9" * 40 in bad else 60 if mode == "skip" else 30)
+    if "9" * 40 in bad:
+        assert f'"n":{"9" * 40}' in parallel.stdout
+
+
+# -- 10. a YAML alias bomb of long strings ---------------------------------------------
+
+
+def test_yaml_aliases_of_a_long_string_are_bounded_by_their_expanded_text(tmp_path):
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text('a: &a "' + "x" * 100_000 + '"\nb: [' + ",".join(["*a"] * 3_000) + "]\n")
+    result = cli("convert", str(bomb))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"chatpipe: error: {bomb}:1:1: YAML aliases expand to more than 268,435,456 "
+        "characters of text (raise the limit with chatpipe --max-record-bytes N)\n"
+    )
+    # an alias used as aliases are meant (a system prompt shared by rows) is read
+    shared = tmp_path / "shared.yaml"
+    shared.write_text(
+        "- messages:\n  - &sys {role: system, content: be brief}\n  - {role: user, content: a}\n"
+        "- messages:\n  - *sys\n  - {role: user, content: b}\n"
+    )
+    assert cli("convert", str(shared)).stdout.count("be brief") == 2
+
+
+# -- 12. no segfault: deep YAML, a text near 2 GiB ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [("[" * 30_000, "1:201"), ("- " * 30_000 + "x", "1:401"), ("{a: " * 30_000, "1:801")],
+    ids=["flow-sequences", "block-sequences", "flow-mappings"],
+)
+def test_deep_yaml_is_refused_before_the_loader_recurses(tmp_path, text, where):
+    deep = tmp_path / "deep.yaml"
+    deep.write_text(text + "\n")
+    done = chatpipe("convert", str(deep), timeout=60)
+    assert done.returncode == 1  # was 139, a segfault
+    assert done.stderr.decode() == (
+        f"chatpipe: error: {deep}:{where}: a record nested deeper than 200 levels "
+        "(raise the limit with chatpipe --max-depth N)\n"
+    )
+
+
+def test_a_text_too_long_for_orjson_is_written_by_the_standard_library(monkeypatch):
+    from chatpipe import canonical
+
+    texts = ["plain", 'quote " back \\ slash', "".join(map(chr, range(0, 0x900))), "😀\u2028"]
+    expected = [orjson.dumps(t) for t in texts]
+    monkeypatch.setattr(canonical, "LONGEST_FOR_ORJSON", 3)  # as 1 GiB is to a real text
+    assert [canonical.dumps_text(t) for t in texts] == expected
+
+
+# -- 13. internal errors that are clean errors -----------------------------------------------
+
+
+def test_a_lone_surrogate_in_arguments_is_an_invalid_call_not_a_crash(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_text(
+        '{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function",'
+        '"function":{"name":"f","arguments":"{\\"a\\": \\"\\\\ud800\\"}"}}]}\n'
+        '{"role":"user","content":"after"}\n'
+    )
+    for target in ("canonical", "openai"):
+        result = cli("convert", "--to", target, str(log))
+        assert result.exit_code == 0, result.stderr
+        assert "after" in result.stdout and "\\\\ud800" in result.stdout
+    assert "invalid_tool_arguments" in cli("validate", str(log)).stdout
+
+
+def test_an_integer_yaml_cannot_hold_is_a_clean_error(tmp_path):
+    big = tmp_path / "big.yaml"
+    big.write_text("- role: user\n  content: x\n  n: " + "9" * 5_000 + "\n")
+    result = cli("convert", str(big))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"chatpipe: error: {big}:1:1: cannot read a value: exceeds the limit (4300 digits) "
+        "for integer string conversion (write such a number as a string)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--chars-per-token", "0"], "'--chars-per-token': 0.0 is not more than 0"),
+        (["--chars-per-token", "-1"], "'--chars-per-token': -1.0 is not more than 0"),
+        (["--chars-per-token", "nan"], "'--chars-per-token': nan is not a finite number"),
+        (["--extra-tokens-per-message", "inf"], "inf is not a finite number"),
+        (["--tokens-per-image", "-3"], "-3 is not in the range x>=0"),
+    ],
+)
+def test_count_options_out_of_range_are_usage_errors(args, said):
+    result = cli("count", *args, TOOL_LOG)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert said in " ".join(result.stderr.replace("│", " ").split())
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("yaml", "yaml is a container, recognised by itself"),
+        ("markdown", "markdown is written only"),
+        ("nope", "nope is not a dialect"),
+    ],
+)
+def test_from_a_dialect_that_cannot_be_read_is_a_usage_error(name, why):
+    for command in ("convert", "buffer", "validate"):
+        result = cli(command, "--from", name, TOOL_LOG)
+        assert result.exit_code == 2
+        assert result.stderr.startswith(f"chatpipe: error: --from {name}: {why} (--from takes auto, ")
+
+
+def test_names_and_option_values_that_are_not_utf8(tmp_path):
+    odd = os.fsdecode(bytes(tmp_path) + b"/\xff.jsonl")
+    done = chatpipe("convert", odd)
+    assert done.returncode == 1
+    assert done.stderr == b"chatpipe: error: " + bytes(tmp_path) + b"/\\xff.jsonl: no such file\n"
+    rows = str(FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl")
+    done = chatpipe("buffer", "--separator", os.fsdecode(b"\xff"), rows)
+    assert done.returncode == 0, done.stderr
+    # the byte the user typed, back, between the conversations
+    assert done.stdout.count(b"\xffSystem: ") == done.stdout.count(b"System: ") - 1 > 0
+
+
+def test_jobs_are_capped_at_the_processors_this_process_may_use(tmp_path):
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"messages":[{"role":"user","content":"a"}]}\n' * 100)
+    cores = len(os.sched_getaffinity(0))
+    result = cli("convert", "--jobs", "1000", str(rows))
+    assert result.exit_code == 0
+    assert result.stdout == cli("convert", str(rows)).stdout
+    assert result.stderr.splitlines()[0] == (
+        f"chatpipe: --jobs 1000: this machine runs {cores} at once; using {cores} workers"
+    )
+    assert cli("convert", "--jobs", "0", str(rows)).exit_code == 2
+
+
+# -- 14. one rule for every container: UTF-8, or UTF-16/32 with a byte order mark -----------
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+@pytest.mark.parametrize("suffix", [".jsonl", ".json", ".yaml", ".txt"])
+def test_wide_encodings_with_a_bom_read_as_utf8_in_every_container(tmp_path, encoding, suffix):
+    source = FIXTURES / (
+        "openai_chat__pydanticai_req_tool_roundtrip.yaml"
+        if suffix == ".yaml"
+        else "openai_tool_calls.jsonl"
+    )
+    text = source.read_text(encoding="utf-8")
+    path = tmp_path / f"log{suffix}"
+    bom = {"utf-16-be": b"\xfe\xff"}.get(encoding, b"")
+    path.write_bytes(bom + text.encode(encoding))
+    result = cli("convert", str(path))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == cli("convert", str(source)).stdout
+
+
+def test_bad_utf16_and_latin1_yaml_name_the_problem_and_place(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b"\xff\xfe{\x00\x00\xd8")
+    assert cli("convert", str(bad)).stderr == (
+        f"chatpipe: error: {bad}: invalid UTF-16 text (convert it to UTF-8, e.g. with iconv -t UTF-8)\n"
+    )
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(b"- role: user\n  content: caf\xe9\n")
+    assert cli("convert", str(latin)).stderr == (
+        f"chatpipe: error: {latin}:2:15: invalid UTF-8: byte 0xe9 (column counts bytes) "
+        "(the input must be UTF-8 text)\n"
+    )
+
+
+# -- 15. -o writes into what it names, as > does -------------------------------------------
+
+
+def test_dash_o_dash_is_stdout(tmp_path):
+    done = chatpipe("convert", TOOL_LOG, "-o", "-", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.count(b"\n") == 8
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_devices_and_fifos_are_written_into_never_replaced(tmp_path):
+    # (not /dev/null itself: run against a chatpipe without the fix, as root, this test
+    # would replace the machine's /dev/null; a FIFO takes the same path, not a regular file)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    done = chatpipe("convert", TOOL_LOG, "-o", str(fifo))
+    assert done.returncode == 0, done.stderr
+    assert reader.communicate(timeout=30)[0].count(b"\n") == 8
+    assert os.path.exists(fifo) and not os.path.isfile(fifo)
+    # /dev/stdout is the pipe chatpipe was given
+    piped = subprocess.run(
+        [sys.executable, "-m", "chatpipe", "convert", TOOL_LOG, "-o", "/dev/stdout"],
+        capture_output=True,
+    )
+    assert piped.returncode == 0 and piped.stdout.count(b"\n") == 8
+
+
+def test_a_symlink_is_written_through_and_modes_are_as_a_redirection_gives(tmp_path):
+    real, link = tmp_path / "real.jsonl", tmp_path / "link.jsonl"
+    real.write_text("old\n")
+    real.chmod(0o640)
+    link.symlink_to(real.name)
+    assert chatpipe("convert", TOOL_LOG, "-o", str(link)).returncode == 0
+    assert link.is_symlink() and real.read_text().count("\n") == 8
+    assert real.stat().st_mode & 0o777 == 0o640  # the old file's mode kept
+    new = tmp_path / "new.jsonl"
+    code = f"import os, runpy, sys; os.umask(0o027); sys.argv = ['chatpipe', 'convert', {TOOL_LOG!r}, '-o', {str(new)!r}]; runpy.run_module('chatpipe', run_name='__main__')"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+    assert new.stat().st_mode & 0o777 == 0o640  # 0666 less the umask, not mkstemp's 0600
+
+
+# -- 16. SIGTERM and SIGHUP clean up as Ctrl-C does ------------------------------------------
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_a_terminating_signal_leaves_no_temporary_file(tmp_path, signame):
+    import signal
+    import time
+
+    log = tmp_path / "big.jsonl"
+    log.write_bytes(b'{"role":"user","content":"' + b"w " * 200 + b'"}\n' * 1)
+    log.write_bytes(log.read_bytes() * 100_000)
+    out = tmp_path / "out" / "out.yaml"
+    out.parent.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "chatpipe", "convert", "--to", "yaml", str(log), "-o", str(out)],
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 30
+    while not list(out.parent.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.02)  # until the temporary file exists
+    assert list(out.parent.iterdir()), "the temporary file never appeared"
+    proc.send_signal(getattr(signal, signame))
+    _, err = proc.communicate(timeout=30)
+    number = getattr(signal, signame)
+    assert (proc.returncode, err) == (128 + number, b"chatpipe: terminated\n")
+    assert list(out.parent.iterdir()) == []
+
+
+# -- 17. a closed pipe ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["buffer"], ["convert"], ["convert", "--to", "yaml"], ["convert", "--to", "markdown"],
+     ["show", "--no-pager"], ["convert", "--json"]],
+    ids=lambda c: " ".join(c),
+)
+def test_a_closed_pipe_ends_the_run_quietly_and_at_once(tmp_path, command):
+    import time
+
+    log = tmp_path / "big.jsonl"
+    line = b'{"role":"user","content":"' + b"w " * 100 + b'"}\n'
+    log.write_bytes(line * 200_000)  # about 40 MB: minutes of YAML, were it all written
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "chatpipe", *command, str(log)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.read(10)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0
+    assert err == b""
+    assert time.monotonic() - start < 20
+
+
+# -- 11. whole-document writers hold at most one conversation ------------------------------
+
+
+def _peak_rss_mb(args, log):
+    """Peak RSS of a chatpipe run (its own child process), in MB."""
+    code = (
+        "import resource, subprocess, sys\n"
+        f"subprocess.run([sys.executable, '-m', 'chatpipe', *{args!r}, {str(log)!r}], "
+        "stdout=subprocess.DEVNULL, check=True)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
+    return int(done.stdout) / 1024
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["convert", "--to", "markdown"], ["convert", "--to", "yaml"], ["convert", "--json"],
+     ["openai", "--json"], ["show", "--no-pager"]],
+    ids=lambda a: " ".join(a),
+)
+def test_whole_document_writers_stream_a_message_log(tmp_path, args):
+    line = b'{"role":"user","content":"' + b"w " * 150 + b'"}\n'
+    small, large = tmp_path / "small.jsonl", tmp_path / "large.jsonl"
+    small.write_bytes(line * 2_000)
+    large.write_bytes(line * (8_000 if "yaml" in args or "show" in args else 60_000))
+    grown = _peak_rss_mb(args, large) - _peak_rss_mb(args, small)
+    # held whole, the large log's output is 5 to 18 MB more; streamed, it is not held
+    assert grown < 4, f"peak RSS grew {grown:.1f} MB with the input"

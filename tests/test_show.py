@@ -19,7 +19,7 @@ def test_panels_tool_calls_and_placeholders():
         "────────────────────── conversation 1 ──────────────────────",
         "╭─ System ─────────────────────────────────────────────────╮",
         "│ You are a weather assistant. Answer briefly.             │",
-        "╰───────────────────────────────────────────────────── #0 ─╯",
+        "╰───────────────────────────────────────────────────── #1 ─╯",
     ]
     text = "\n".join(lines)
     assert "│ → get_weather  (call_paris)" in text
@@ -46,3 +46,31 @@ def test_export_title_and_json_tool_results():
     )
     assert result.exit_code == 0
     assert "Average Distance in U(0,1)" in result.stdout.splitlines()[0]
+
+
+def test_names_roles_and_titles_are_never_markup(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_text(
+        '{"role":"user","name":"[/bold]","content":"hi"}\n'
+        '{"role":"[red]x[/red]","content":"c"}\n'
+        '{"role":"tool","tool_call_id":"[/]","content":"r"}\n'
+    )
+    result = runner.invoke(app, ["show", str(log)], env=ENV)
+    assert result.exit_code == 0, result.stderr
+    assert "User · [/bold]" in result.stdout
+    assert "[red]x[/red]" in result.stdout
+    assert "result of [/]" in result.stdout
+
+
+def test_show_on_a_full_disk_is_one_error_line():
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "chatpipe", "show", str(FIXTURES / "openai_tool_calls.jsonl")],
+            stdout=full,
+            stderr=subprocess.PIPE,
+        )
+    assert done.returncode == 1
+    assert done.stderr == b"chatpipe: error: cannot write the output: No space left on device\n"

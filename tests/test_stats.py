@@ -20,7 +20,7 @@ def test_json_figures_of_the_tool_call_log():
     result = cli("stats", str(FIXTURES / "openai_tool_calls.jsonl"))
     conversation, overall = (json.loads(line) for line in result.stdout.splitlines())
     assert conversation == {
-        "conversation": 0,
+        "conversation": 1,
         "messages": 8,
         "tool_calls": 2,
         "images": 1,
@@ -68,11 +68,11 @@ def test_table_with_pinned_width():
 ┏━━━━━┳━━━━━━━━━━┳━━━━┳━━━━━━━┳━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━┓
 ┃   # ┃ messages ┃ ai ┃ human ┃ system ┃ tool calls ┃ images ┃ files ┃ characters ┃ tokens ┃
 ┡━━━━━╇━━━━━━━━━━╇━━━━╇━━━━━━━╇━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━┩
-│   0 │        3 │  1 │     1 │      1 │          0 │      0 │     0 │        140 │      3 │
-│   1 │        9 │  4 │     4 │      1 │          0 │      0 │     0 │        273 │      9 │
-│   2 │        2 │  1 │     1 │      0 │          0 │      0 │     0 │         66 │      2 │
-│   3 │        2 │  1 │     0 │      1 │          0 │      0 │     0 │         79 │      2 │
-│   4 │        3 │  1 │     1 │      1 │          0 │      0 │     0 │     26,077 │      3 │
+│   1 │        3 │  1 │     1 │      1 │          0 │      0 │     0 │        140 │      3 │
+│   2 │        9 │  4 │     4 │      1 │          0 │      0 │     0 │        273 │      9 │
+│   3 │        2 │  1 │     1 │      0 │          0 │      0 │     0 │         66 │      2 │
+│   4 │        2 │  1 │     0 │      1 │          0 │      0 │     0 │         79 │      2 │
+│   5 │        3 │  1 │     1 │      1 │          0 │      0 │     0 │     26,077 │      3 │
 │ all │       19 │  8 │     7 │      4 │          0 │      0 │     0 │     26,635 │     19 │
 └─────┴──────────┴────┴───────┴────────┴────────────┴────────┴───────┴────────────┴────────┘
 conversation length: min 2, median 3, max 9 messages

@@ -127,10 +127,27 @@ def dumps(value: Any) -> bytes:
     return _escape_line_breaks(data)
 
 
-def dumps_lines(records: list[Any]) -> bytes:
-    """Records as JSON lines, each as ``dumps`` writes it, joined by newlines."""
+# orjson takes no str near 2 GiB (it crashed the process at 2.2 GB): longer texts, rare,
+# are written by the standard library, which gives the same bytes
+LONGEST_FOR_ORJSON = 1 << 30
+
+
+def dumps_text(text: str) -> bytes:
+    """A str as a JSON string, as orjson writes it, whatever its size; bytes escaped from a
+    command line (``\udcff``, a separator that is not UTF-8) are written as they were."""
+    if len(text) < LONGEST_FOR_ORJSON:
+        try:
+            return orjson.dumps(text)
+        except TypeError:  # a lone surrogate
+            pass
+    return json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogateescape")
+
+
+def dumps_lines(records: list[Any], joiner: bytes = b"\n") -> bytes:
+    """Records as JSON lines, each as ``dumps`` writes it, joined by newlines (or by
+    ``joiner``: commas, inside an array)."""
     try:
-        data = b"\n".join(map(orjson.dumps, records))
+        data = joiner.join(map(orjson.dumps, records))
     except TypeError:
-        return b"\n".join(map(dumps, records))
+        return joiner.join(map(dumps, records))
     return _escape_line_breaks(data)

@@ -115,3 +115,19 @@ class UsageError(ChatpipeError):
     """The command line asks for something impossible: exit 2."""
 
     exit_code = 2
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP while an output file is being written: unwinds as Ctrl-C does
+    (temporary files removed), and the process ends with 128 + the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def interrupted_code(exc: KeyboardInterrupt) -> tuple[str, int]:
+    """What to say and the exit code for Ctrl-C or a terminating signal."""
+    if isinstance(exc, Terminated):
+        return "terminated", 128 + exc.signum
+    return "interrupted", 130

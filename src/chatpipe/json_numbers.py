@@ -23,25 +23,48 @@ _LONG_DIGITS = re.compile(rb"[0-9]{19}")
 _LONG_DIGITS_STR = re.compile(r"[0-9]{19}")
 
 
-class NotJsonNumber(ValueError):
-    """A number JSON cannot hold (NaN, Infinity, past a double's range)."""
+class NotJson(ValueError):
+    """What JSON cannot hold: NaN, Infinity, a number past a double's range, half a
+    character (a lone surrogate escape, ``\\ud800``)."""
 
 
 def _not_json(text: str) -> Any:
-    raise NotJsonNumber(f"{text} is not a JSON number")
+    raise NotJson(f"{text} is not a JSON number")
 
 
 def _finite(text: str) -> float:
     number = float(text)
     if number - number != 0:  # inf (NaN never reaches here: it is a constant)
-        raise NotJsonNumber(f"{text} is past the range of a JSON number")
+        raise NotJson(f"{text} is past the range of a JSON number")
     return number
 
 
 def stdlib_loads(text: str | bytes, strict: bool = True) -> Any:
-    """``json.loads`` without the numbers JSON has not got (raises NotJsonNumber, or
+    """``json.loads`` without the numbers JSON has not got (raises NotJson, or
     json.JSONDecodeError)."""
-    return json.loads(text, strict=strict, parse_constant=_not_json, parse_float=_finite)
+    value = json.loads(text, strict=strict, parse_constant=_not_json, parse_float=_finite)
+    escaped = ("\\ud", "\\uD") if isinstance(text, str) else (b"\\ud", b"\\uD")
+    if (escaped[0] in text or escaped[1] in text) and _half_character(value):
+        raise NotJson("a \\u escape of half a character (a lone surrogate) is not text")
+    return value
+
+
+def _half_character(value: Any) -> bool:
+    """Whether a string in the value holds a lone surrogate (which UTF-8 cannot write)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _long(data: bytes | str) -> bool:
@@ -58,7 +81,7 @@ def loads(data: bytes | str) -> Any:
             raise
         try:  # an integer past a double's range, which the standard library reads
             return _exact(data)
-        except (json.JSONDecodeError, NotJsonNumber):
+        except (json.JSONDecodeError, NotJson):
             raise refused from None
     return again(value, data)
 
@@ -71,7 +94,7 @@ def again(value: Any, data: bytes | str) -> Any:
 def _exact(data: bytes | str) -> Any:
     try:
         return stdlib_loads(data)
-    except (json.JSONDecodeError, NotJsonNumber):
+    except (json.JSONDecodeError, NotJson):
         raise
     except ValueError:  # more digits than Python converts to an int
         raise DataError(

@@ -35,13 +35,22 @@ def yaml_records(source: Any, data: bytes, line_offset: int = 0) -> Iterator[Any
 
     if data.startswith(BOM):
         data = data[3:]
+    _check_encoding(source, data, line_offset)
+    _check_nesting(source, data, line_offset)
     loader = _yaml_loader_class()(data)
     name = source.name
     try:
         while loader.check_node():
             node = loader.get_node()
-            _check_yaml_size(node, source)
-            value = loader.construct_document(node)
+            _check_yaml_size(node, source, len(data))
+            try:
+                value = loader.construct_document(node)
+            except ValueError as exc:  # an int of more digits than Python converts
+                raise DataError(
+                    f"cannot read a value: {str(exc).split(':')[0].lower()}",
+                    _where(source, node, line_offset),
+                    "write such a number as a string",
+                ) from None
             if isinstance(value, list) and isinstance(node, yaml.SequenceNode):
                 for item, item_node in zip(value, node.value, strict=True):
                     mark = item_node.start_mark
@@ -69,14 +78,67 @@ def yaml_records(source: Any, data: bytes, line_offset: int = 0) -> Iterator[Any
         loader.dispose()
 
 
-def _check_yaml_size(root: Any, source: Any) -> None:
+def _where(source: Any, node: Any, line_offset: int) -> Location:
+    mark = node.start_mark
+    return Location(source.name, mark.line + 1 + line_offset, mark.column + 1)
+
+
+def _check_encoding(source: Any, data: bytes, line_offset: int) -> None:
+    """YAML read as JSON is: UTF-8 only, a bad byte named with its line and column."""
+    from .io import utf8_error
+
+    error = utf8_error(source, data, line_offset)
+    if error is not None:
+        raise error
+
+
+def _check_nesting(source: Any, data: bytes, line_offset: int) -> None:
+    """Refuse a document nested past the depth limit before it is composed: the loader
+    recurses once a level, and 30,000 levels (60 KB of ``[``) crash the process. The
+    parser's events are counted, without recursion, only when the bytes could nest that
+    deep at all (flow brackets, or block sequences begun on one line: ``- - -``)."""
+    import yaml
+
+    limit = LIMITS.depth
+    if data.count(b"[") + data.count(b"{") + data.count(b"- ") + data.count(b": ") <= limit:
+        return
+    depth = 0
+    opening = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    closing = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    loader = _yaml_loader_class()(data)
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, opening):
+                depth += 1
+                if depth > limit:
+                    raise DataError(
+                        f"a record nested deeper than {limit} levels",
+                        Location(
+                            source.name,
+                            event.start_mark.line + 1 + line_offset,
+                            event.start_mark.column + 1,
+                        ),
+                        "raise the limit with chatpipe --max-depth N",
+                    )
+            elif isinstance(event, closing):
+                depth -= 1
+    except yaml.YAMLError:
+        return  # the load that follows says what is wrong, and where
+    finally:
+        loader.dispose()
+
+
+def _check_yaml_size(root: Any, source: Any, size: int) -> None:
     """Refuse documents whose aliases expand past the value limit, or that nest too deep.
 
     Each distinct node is measured once (aliases share nodes), without recursion and
     without building anything: a "billion laughs" file ends here at once.
     """
     limit, depth_limit = LIMITS.yaml_values, LIMITS.depth
-    measured: dict[int, tuple[int, int]] = {}  # node -> (expanded values, nesting depth)
+    # the text aliases may expand to: the record limit, or the document's own size
+    byte_limit = max(LIMITS.record_bytes, size)
+    measured: dict[int, tuple[int, int, int]] = {}  # node -> (values, depth, bytes)
     stack: list[tuple[Any, bool]] = [(root, False)]
     while stack:
         node, children_done = stack.pop()
@@ -85,16 +147,23 @@ def _check_yaml_size(root: Any, source: Any) -> None:
         if not children_done:
             if key in measured:
                 continue
-            measured[key] = (0, 0)  # a node on its own path (a recursive alias) counts as 0
+            measured[key] = (0, 0, 0)  # a node on its own path (a recursive alias): 0
             stack.append((node, True))
             stack.extend((child, False) for child in kids if id(child) not in measured)
             continue
-        size = 1 + sum(measured[id(c)][0] for c in kids)
+        values = 1 + sum(measured[id(c)][0] for c in kids)
         depth = 1 + max((measured[id(c)][1] for c in kids), default=0)
-        measured[key] = (size, depth)
+        text = sum(measured[id(c)][2] for c in kids) if kids else _scalar_bytes(node)
+        measured[key] = (values, depth, text)
         mark = root.start_mark
         where = Location(source.name, mark.line + 1, mark.column + 1)
-        if size > limit:
+        if text > byte_limit:
+            raise DataError(
+                f"YAML aliases expand to more than {byte_limit:,} characters of text",
+                where,
+                "raise the limit with chatpipe --max-record-bytes N",
+            )
+        if values > limit:
             raise DataError(
                 f"YAML aliases expand to more than {limit:,} values",
                 where,
@@ -106,6 +175,11 @@ def _check_yaml_size(root: Any, source: Any) -> None:
                 where,
                 "raise the limit with chatpipe --max-depth N",
             )
+
+
+def _scalar_bytes(node: Any) -> int:
+    value = node.value
+    return len(value) if isinstance(value, str) else 0
 
 
 def _yaml_children(node: Any) -> list[Any]:

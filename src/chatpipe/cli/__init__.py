@@ -10,6 +10,7 @@ from importlib import import_module
 import typer
 
 from .. import __version__
+from ..errors import interrupted_code
 from ..limits import LIMITS, MAX_DEPTH, MAX_RECORD_BYTES, MAX_YAML_VALUES
 from ..output import write_failed
 
@@ -127,6 +128,14 @@ def main() -> None:
     except KeyboardInterrupt:  # before the command ran (building it), or after
         sys.stderr.write("chatpipe: interrupted\n")
         code = 130
+    except Exception as exc:  # a bug of ours outside a command body: still one line
+        if os.environ.get("CHATPIPE_DEBUG"):
+            raise
+        sys.stderr.write(
+            f"chatpipe: error: internal error: {type(exc).__name__}: {exc} "
+            "(please report it; CHATPIPE_DEBUG=1 shows the traceback)\n"
+        )
+        code = 1
     try:
         sys.stdout.flush()
     except BrokenPipeError:
@@ -153,12 +162,14 @@ def execute() -> int:
             return done.code or 0
         sys.stderr.write(f"{done.code}\n")
         return 1
-    except KeyboardInterrupt:
-        sys.stderr.write("chatpipe: interrupted\n")
-        return 130
+    except KeyboardInterrupt as exc:
+        said, code = interrupted_code(exc)
+        sys.stderr.write(f"chatpipe: {said}\n")
+        return code
     except BrokenPipeError:
         # the reader went away (`| head`): stop quietly, and keep the last flush quiet
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        from .runtime import quiet_stdout
+
+        quiet_stdout()
         return 0
     return 0

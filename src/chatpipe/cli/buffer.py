@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import orjson
 import typer
 
+from ..canonical import dumps_text
 from ..errors import DataError, UsageError
 from ..formats.lane import ROLE_TYPES
 from ..formats.write import LaneWriter
@@ -120,12 +120,12 @@ def buffer(
                     raw = inputs.message_stream() or null or between is not None
                 texts = _render(renderer, conversation, joiner, check)
                 if not raw:
-                    sink.line(orjson.dumps("".join(texts)))
+                    sink.line(dumps_text("".join(texts)))
                     continue
                 if between is not None and number:
-                    sink.raw(between.encode())
+                    sink.raw(between.encode("utf-8", "surrogateescape"))
                 for text in texts:
-                    sink.raw(text.encode())
+                    sink.raw(text.encode("utf-8", "surrogateescape"))
                 if null:
                     sink.raw(b"\0")
             if raw and not null:

@@ -78,11 +78,16 @@ def convert(
             raise UsageError(f"cannot write {to} yet", hint="--to takes " + ", ".join(WRITABLE))
         if jobs < 1:
             raise UsageError(f"--jobs must be at least 1, got {jobs}")
+        jobs_run = min(jobs, _cores())
+        if jobs_run < jobs:
+            warn(f"--jobs {jobs}: this machine runs {jobs_run} at once; using {jobs_run} workers")
         inputs = Inputs(files, from_, on_error, group_by, verbose, branch, include_hidden)
         losses = LossReport(target.name)
         # what the target could not hold is reported after a run that ends well; a run
         # that fails says one thing, its error
-        if not (jobs > 1 and _parallel(target, inputs, losses, output, as_json, jobs, group_by)):
+        if not (
+            jobs > 1 and _parallel(target, inputs, losses, output, as_json, jobs_run, group_by)
+        ):
             _write(target, inputs, losses, output, as_json)
         for line in losses.lines(bool(verbose)):
             warn(line)
@@ -90,16 +95,24 @@ def convert(
     run(body, quiet)
 
 
+def _cores() -> int:
+    """The processors this process may run on (its affinity, where the system says)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def _parallel(target, inputs: Inputs, losses: LossReport, output, as_json, jobs, group_by) -> bool:
     """Convert with worker processes when every input is conversation-per-line JSONL;
     False (and nothing done) when the inputs need the serial path."""
-    from ..formats import get_dialect as dialect_named
+    from ..formats import reading_dialect
     from ..formats.parallel import convert_lines, parallel_dialect
 
     if not hasattr(os, "fork"):
         warn("--jobs needs a system that can fork processes; converting in one process")
         return False
-    forced = dialect_named(inputs.dialect) if inputs.dialect != "auto" else None
+    forced = reading_dialect(inputs.dialect)
     found = (
         []
         if hasattr(target, "render") or as_json or group_by
@@ -145,7 +158,7 @@ def _write(target, inputs: Inputs, losses: LossReport, output, as_json: bool) ->
         target.record_meta,
         target.lane_writer(),
     )
-    write_lines(inputs, output, lines)
+    write_lines(inputs, output, lines, as_json)
 
 
 convert.__doc__ = HELP

@@ -8,7 +8,17 @@ from typing import Annotated
 import typer
 
 from ..ops.filter import iter_filter, iter_merge
-from .options import FromDialect, InputFiles, OnError, Output, Quiet, To, Verbose, unescape
+from .options import (
+    FromDialect,
+    InputFiles,
+    OnError,
+    Output,
+    Quiet,
+    To,
+    Verbose,
+    message_types,
+    unescape,
+)
 from .runtime import Inputs, check_target, run, write_operation
 
 FILTER_HELP = """Keep or drop messages by type, name, id or tool call (langchain's filter_messages).
@@ -69,6 +79,8 @@ def filter_(
     def body() -> None:
         from ..errors import UsageError
 
+        message_types(include_types, "--include-types")
+        message_types(exclude_types, "--exclude-types")
         if exclude_all_tool_calls and exclude_tool_calls:
             raise UsageError("--exclude-all-tool-calls already drops every tool call")
         target = check_target(to)

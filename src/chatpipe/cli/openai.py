@@ -78,7 +78,7 @@ def openai(
             record_meta=get_dialect("openai").record_meta,
             lane=writer.lane(),
         )
-        write_lines(inputs, output, lines)
+        write_lines(inputs, output, lines, as_json)
 
     run(body, quiet)
 

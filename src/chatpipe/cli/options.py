@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Optional
 
 import typer
@@ -86,6 +87,40 @@ Verbose = Annotated[
     int,
     typer.Option("-v", "--verbose", count=True, help="Say more on stderr (what was detected)."),
 ]
+
+
+def finite(value: float | None) -> float | None:
+    """A float option's callback: NaN and infinities are not numbers a count can use."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"{value} is not a finite number")
+    return value
+
+
+def positive(value: float | None) -> float | None:
+    """A float option's callback: a finite number above zero."""
+    finite(value)
+    if value is not None and value <= 0:
+        raise typer.BadParameter(f"{value} is not more than 0")
+    return value
+
+
+def message_types(values: list[str] | None, flag: str) -> list[str] | None:
+    """Message types named on the command line (``human``, ``ai``...; langchain's class
+    names are taken too), checked before any work."""
+    if not values:
+        return None
+    from ..chunks import MESSAGE_CLASSES
+    from ..errors import UsageError
+
+    for value in values:
+        if value not in MESSAGE_CLASSES:
+            hint = {"user": "human", "assistant": "ai", "developer": "system"}.get(value)
+            types = sorted(name for name in MESSAGE_CLASSES if name.islower())
+            raise UsageError(
+                f"{flag} {value!r} is not a message type",
+                hint=f"did you mean {hint}?" if hint else "types: " + ", ".join(types),
+            )
+    return values
 
 
 def unescape(text: str) -> str:

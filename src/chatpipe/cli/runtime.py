@@ -14,9 +14,9 @@ from typing import IO, Any
 
 import typer
 
-from ..errors import ChatpipeError, OutputError
+from ..errors import ChatpipeError, OutputError, interrupted_code
 from ..formats import MESSAGES, STREAM, Conversation, ErrorLog, Reading, read
-from ..output import AtomicOutput, write_all, write_failed
+from ..output import OutputFile, write_all, write_failed
 
 PROG = "chatpipe"
 _BLOCK = 1 << 16
@@ -41,7 +41,7 @@ class Sink:
     """stdout or an atomic ``-o`` file, written in blocks of lines."""
 
     def __init__(self, output: str | None, inputs: list[str]) -> None:
-        self.atomic = AtomicOutput(output, inputs) if output else None
+        self.atomic = OutputFile(output, inputs) if output and output != "-" else None
         self.stream: IO[bytes] = self.atomic.stream if self.atomic else _stdout()
         self.parts: list[bytes] = []
         self.size = 0
@@ -106,10 +106,7 @@ class Sink:
         self.size = 0
         if self.atomic is not None:
             return write_failed(exc, self.atomic.path)
-        with contextlib.suppress(OSError, ValueError):  # (a stream with no file: tests)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, self.stream.fileno())
-            os.close(devnull)
+        quiet_stdout(self.stream)
         return write_failed(exc)
 
     def close(self, ok: bool) -> None:
@@ -122,6 +119,29 @@ class Sink:
             self.atomic.commit()
         else:
             self.atomic.abort()
+
+
+def quiet_stdout(stream: Any = None) -> None:
+    """stdout (or ``stream``) to /dev/null: what it still holds, and the last flush, go
+    nowhere."""
+    with contextlib.suppress(OSError, ValueError):  # (a stream with no file: tests)
+        fileno = (stream or sys.stdout).fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fileno)
+        os.close(devnull)
+
+
+def rich_console(**options: Any) -> Any:
+    """A rich Console whose closed pipe ends the run as every command's does (quietly,
+    exit 0), not with rich's own exit 1."""
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    return _Console(**options)
 
 
 def _stdout() -> IO[bytes]:
@@ -141,8 +161,9 @@ class Inputs:
         branch: str = "active",
         include_hidden: bool = False,
     ) -> None:
-        from ..formats import ReadOptions
+        from ..formats import ReadOptions, reading_dialect
 
+        reading_dialect(dialect)  # a --from that cannot be read: said before any work
         self.options = ReadOptions(branch, include_hidden)
         self.files = files or ["-"]
         self.errors = ErrorLog(on_error)
@@ -259,10 +280,16 @@ def run(body: Callable[[], Any], quiet: bool = False) -> None:
     except ChatpipeError as exc:
         error(str(exc))
         raise typer.Exit(exc.exit_code) from None
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{PROG}: interrupted\n")
-        raise typer.Exit(130) from None
-    except (BrokenPipeError, typer.Exit):
+    except KeyboardInterrupt as exc:
+        said, code = interrupted_code(exc)
+        sys.stderr.write(f"{PROG}: {said}\n")
+        raise typer.Exit(code) from None
+    except BrokenPipeError:
+        # the reader went away (`| head`): stop at once, quietly, exit 0 (as ripgrep);
+        # handled here, before click's own handling turns it into exit 1
+        quiet_stdout()
+        raise typer.Exit(0) from None
+    except typer.Exit:
         raise
     except RecursionError:
         error("a record nests too deeply to process (see chatpipe --max-depth)")
@@ -343,11 +370,17 @@ def output_sink(output: str | None, inputs: list[str]) -> Iterator[Sink]:
         sink.close(ok)
 
 
-def write_lines(inputs: Inputs, output: str | None, lines) -> None:
-    """Lines to stdout or ``-o``, then the skipped-records report."""
+def write_lines(inputs: Inputs, output: str | None, lines, as_json: bool = False) -> None:
+    """Lines to stdout or ``-o``, then the skipped-records report; with ``as_json`` the
+    lines are pieces of one JSON document, ended by one line break."""
     with output_sink(output, inputs.files) as sink:
-        for line in lines:
-            sink.line(line)
+        if as_json:
+            for piece in lines:
+                sink.raw(piece)
+            sink.raw(b"\n")
+        else:
+            for line in lines:
+                sink.line(line)
     inputs.report()
 
 

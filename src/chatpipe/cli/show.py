@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 import typer
 
 from ..messages import AIMessage, AnyMessage, ToolMessage
+from ..output import write_failed
 from .options import (
     Branch,
     FromDialect,
@@ -18,7 +21,7 @@ from .options import (
     Quiet,
     Verbose,
 )
-from .runtime import Inputs, run
+from .runtime import Inputs, rich_console, run
 
 HELP = """Show a conversation for people: one panel per message, coloured by role.
 
@@ -67,56 +70,72 @@ def show(
     quiet: Quiet = False,
 ) -> None:
     def body() -> None:
-        from rich.console import Console
-
         inputs = Inputs(
             files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
         )
-        console = Console()
-        renderables = []
-        for number, conversation in enumerate(inputs.conversations()):
-            renderables.extend(_conversation(conversation, number, full))
-        use_pager = pager and sys.stdout.isatty() and _height(console, renderables) > console.height
-        if use_pager:
-            with console.pager(styles=True):
-                for item in renderables:
-                    console.print(item)
-        else:
-            for item in renderables:
-                console.print(item)
+        console = rich_console()
+        panels = (
+            panel
+            for number, conversation in enumerate(inputs.conversations())
+            for panel in _conversation(conversation, number, full)
+        )
+        try:
+            _print(console, panels, pager and sys.stdout.isatty())
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # a full disk, say
+            raise write_failed(exc) from None
         inputs.report()
 
     run(body, quiet)
 
 
-def _height(console: Any, renderables: list[Any]) -> int:
-    options = console.options
-    return sum(len(console.render_lines(r, options, pad=False)) for r in renderables)
+def _print(console: Any, panels: Iterator[Any], pager: bool) -> None:
+    """Panels printed as they come; on a terminal, those that would not fit on one
+    screen go through the pager (held until then: only what a screen shows is held)."""
+    held: list[Any] = []
+    height = 0
+    if pager:
+        options = console.options
+        for panel in panels:
+            held.append(panel)
+            height += len(console.render_lines(panel, options, pad=False))
+            if height > console.height:
+                with console.pager(styles=True):
+                    for item in itertools.chain(held, panels):
+                        console.print(item)
+                return
+    for item in itertools.chain(held, panels):
+        console.print(item)
 
 
-def _conversation(conversation: Any, number: int, full: bool) -> list[Any]:
+def _conversation(conversation: Any, number: int, full: bool) -> Iterator[Any]:
+    """A rule with the title, then a panel a message, made as they are printed."""
     from rich.rule import Rule
+    from rich.text import Text
 
     meta = conversation.meta
     title = meta.get("title") or meta.get("name") or f"conversation {number + 1}"
-    out: list[Any] = [Rule(str(title), style="bold")]
+    yield Rule(Text(str(title)), style="bold")
     for index, message in enumerate(conversation.messages):
-        out.append(_panel(message, index, full))
-    return out
+        yield _panel(message, index, full)
 
 
 def _panel(message: AnyMessage, index: int, full: bool) -> Any:
     from rich.console import Group
     from rich.panel import Panel
+    from rich.text import Text
 
+    # Text, never markup: names, roles and ids come from the data
     label = LABELS.get(message.type) or getattr(message, "role", message.type)
-    title = f"[bold]{label}[/bold]"
+    title = Text(str(label), style="bold")
     if message.name:
-        title += f" · {message.name}"
+        title.append(f" · {message.name}")
     if isinstance(message, ToolMessage):
-        title += f" · result of {message.tool_call_id}"
+        title.append(f" · result of {message.tool_call_id}")
         if message.status == "error":
-            title += " · [red]error[/red]"
+            title.append(" · ")
+            title.append("error", style="red")
     parts: list[Any] = []
     content = message.content
     if isinstance(content, str):
@@ -144,7 +163,7 @@ def _panel(message: AnyMessage, index: int, full: bool) -> Any:
         Group(*parts),
         title=title,
         title_align="left",
-        subtitle=f"#{index}",
+        subtitle=f"#{index + 1}",
         subtitle_align="right",
         border_style=STYLES.get(message.type, "white"),
     )

@@ -4,7 +4,7 @@ machines."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import orjson
 import typer
@@ -13,7 +13,7 @@ from ..errors import UsageError
 from ..ops.count import resolve_counter
 from ..ops.stats import conversation_stats, overall_stats
 from .options import AsJson, FromDialect, InputFiles, OnError, Output, Quiet, Verbose
-from .runtime import Inputs, run, write_lines
+from .runtime import Inputs, rich_console, run, write_lines, write_text
 from .trim import TokenCounterOption
 
 HELP = """Count messages by type, tool calls, images and files, characters and tokens, per
@@ -58,7 +58,7 @@ def stats(
                 figures = conversation_stats(conversation.messages, counter)
                 ident = conversation.meta.get("id")
                 row = {
-                    "conversation": index,
+                    "conversation": index + 1,
                     **({"id": ident} if ident is not None else {}),
                     **figures,
                 }
@@ -71,7 +71,15 @@ def stats(
         if table:
             for _ in rows():
                 pass
-            _print_table(each, overall_stats(each))
+            if output is None:
+                _print_table(rich_console(), each, overall_stats(each))
+            else:  # the table as text, in the file
+                import io
+
+                text = io.StringIO()
+                _print_table(rich_console(file=text, width=120), each, overall_stats(each))
+                write_text(inputs, output, [text.getvalue()])
+                return
             inputs.report()
         else:
             write_lines(inputs, output, rows())
@@ -79,8 +87,7 @@ def stats(
     run(body, quiet)
 
 
-def _print_table(each: list[dict], overall: dict) -> None:
-    from rich.console import Console
+def _print_table(console: Any, each: list[dict], overall: dict) -> None:
     from rich.table import Table
 
     kinds = sorted(overall["by_type"])
@@ -110,11 +117,10 @@ def _print_table(each: list[dict], overall: dict) -> None:
         ]
 
     for index, figures in enumerate(each[:_ROWS]):
-        table.add_row(str(index), *cells(figures))
+        table.add_row(str(index + 1), *cells(figures))
     if len(each) > _ROWS:
         table.add_row("…", *[""] * (len(kinds) + 6))
     table.add_row("all", *cells(overall), style="bold")
-    console = Console()
     console.print(table)
     length = overall["length"]
     console.print(

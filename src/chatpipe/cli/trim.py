@@ -10,7 +10,6 @@ import typer
 
 from ..errors import UsageError
 from ..formats.base import Conversation
-from ..messages import MESSAGE_CLASSES
 from ..ops.count import COUNTER_NAMES, resolve_counter
 from ..ops.trim import default_text_splitter, trim_messages
 from ..ops.trim_stream import (
@@ -19,7 +18,19 @@ from ..ops.trim_stream import (
     keep_tool_pairs,
     trim_last_stream,
 )
-from .options import AsJson, FromDialect, InputFiles, OnError, Output, Quiet, To, Verbose
+from .options import (
+    AsJson,
+    FromDialect,
+    InputFiles,
+    OnError,
+    Output,
+    Quiet,
+    To,
+    Verbose,
+    finite,
+    message_types,
+    positive,
+)
 from .runtime import Inputs, check_target, run, warn, write_lines, write_operation
 
 TokenCounterOption = Annotated[
@@ -58,21 +69,6 @@ Examples:
 
   chatpipe count --json --token-counter tiktoken:cl100k_base train.jsonl
 """
-
-_TYPES = sorted(MESSAGE_CLASSES)
-
-
-def _types(values: list[str] | None, flag: str) -> list[str] | None:
-    if not values:
-        return None
-    for value in values:
-        if value not in MESSAGE_CLASSES:
-            hint = {"user": "human", "assistant": "ai", "developer": "system"}.get(value)
-            raise UsageError(
-                f"{flag} {value!r} is not a message type",
-                hint=f"did you mean {hint}?" if hint else "types: " + ", ".join(_TYPES),
-            )
-    return values
 
 
 def trim(
@@ -129,7 +125,7 @@ def trim(
             raise UsageError(f"--strategy must be last or first, got {strategy!r}")
         if strategy == "first" and (start_on or include_system):
             raise UsageError("--start-on and --include-system go with --strategy last")
-        starts, ends = _types(start_on, "--start-on"), _types(end_on, "--end-on")
+        starts, ends = message_types(start_on, "--start-on"), message_types(end_on, "--end-on")
         target = check_target(to)
         counter = resolve_counter(token_counter)
         inputs = Inputs(files, from_, on_error, verbose=verbose)
@@ -184,19 +180,31 @@ def count(
     token_counter: TokenCounterOption = "approximate",
     chars_per_token: Annotated[
         float,
-        typer.Option("--chars-per-token", metavar="F", help="approximate: characters per token."),
+        typer.Option(
+            "--chars-per-token",
+            metavar="F",
+            callback=positive,
+            help="approximate: characters per token (more than 0).",
+        ),
     ] = 4.0,
     extra_tokens_per_message: Annotated[
         float,
         typer.Option(
-            "--extra-tokens-per-message", metavar="F", help="approximate: tokens added per message."
+            "--extra-tokens-per-message",
+            metavar="F",
+            min=0,
+            callback=finite,
+            help="approximate: tokens added per message.",
         ),
     ] = 3.0,
     count_name: Annotated[
         bool, typer.Option("--count-name/--no-count-name", help="approximate: count names.")
     ] = True,
     tokens_per_image: Annotated[
-        int, typer.Option("--tokens-per-image", metavar="N", help="approximate: tokens per image.")
+        int,
+        typer.Option(
+            "--tokens-per-image", metavar="N", min=0, help="approximate: tokens per image."
+        ),
     ] = 85,
     use_usage_metadata_scaling: Annotated[
         bool,

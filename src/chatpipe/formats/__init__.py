@@ -54,6 +54,7 @@ DIALECTS: dict[str, Dialect] = {
     )
 }
 WRITABLE = [name for name, d in DIALECTS.items() if d.writable]
+READABLE = [name for name, d in DIALECTS.items() if d.readable]
 
 # message-per-line OpenAI JSONL goes through formats.lane; tests turn it off to compare
 FAST_LANE = True
@@ -70,6 +71,21 @@ def get_dialect(name: str) -> Dialect:
         raise UsageError(
             f"unknown dialect {name!r}", hint="choose from " + ", ".join(DIALECTS)
         ) from None
+
+
+def reading_dialect(name: str | None) -> Dialect | None:
+    """The dialect ``--from`` names, or None for ``auto``: one that can be read."""
+    if name is None or name == "auto":
+        return None
+    dialect = DIALECTS.get(name)
+    if dialect is None or not dialect.readable:
+        why = "is written only" if dialect is not None else "is not a dialect"
+        if name in ("yaml", "json", "jsonl", "sse"):
+            why = "is a container, recognised by itself"
+        raise UsageError(
+            f"--from {name}: {name} {why}", hint="--from takes auto, " + ", ".join(READABLE)
+        )
+    return dialect
 
 
 def detect(value: Any, more: list[Any] = ()) -> tuple[Dialect, str] | None:
@@ -164,7 +180,7 @@ def read(
     options: ReadOptions | None = None,
 ) -> Iterator[Conversation]:
     """Conversations from every source in turn."""
-    forced = get_dialect(dialect) if dialect and dialect != "auto" else None
+    forced = reading_dialect(dialect)
     errors = errors or ErrorLog()
     options = options or ReadOptions()
     for spec in specs:

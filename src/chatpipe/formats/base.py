@@ -57,6 +57,7 @@ class Dialect:
 
     name = ""
     writable = False
+    readable = True  # False for the write-only dialects (markdown, yaml)
     description = ""
 
     # -- recognising ----------------------------------------------------------------

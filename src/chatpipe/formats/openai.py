@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from ..errors import ChatpipeError, DataError, Location, ValidationError
-from ..json_numbers import NotJsonNumber, loads, stdlib_loads
+from ..json_numbers import NotJson, loads, stdlib_loads
 from ..limits import LIMITS, too_deep
 from ..messages import (
     AIMessage,
@@ -277,7 +277,7 @@ def parse_arguments(arguments: Any) -> tuple[Any, str | None]:
             value = _lenient_json(value)
     except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON: {exc.msg} (char {exc.pos})"
-    except (DataError, NotJsonNumber) as exc:
+    except (DataError, NotJson) as exc:
         return None, f"arguments are not valid JSON: {exc}"
     except RecursionError:
         value = None

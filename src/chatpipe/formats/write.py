@@ -68,38 +68,54 @@ def write_records(
     whole conversation instead. Errors name the conversation they happened in. ``lane``
     writes a message stream from the fast lane in blocks of lines.
     """
+    joiner = b"," if as_json else b"\n"
+    pieces = _records(
+        conversations,
+        write_messages,
+        message_per_line,
+        write_conversation,
+        record_meta,
+        lane,
+        joiner,
+    )
+    if not as_json:
+        yield from pieces
+        return
+    # one JSON array, written element by element: pieces of one document, no line breaks
+    opening = b"["
+    for piece in pieces:
+        yield opening + piece
+        opening = b","
+    yield b"[]" if opening == b"[" else b"]"
+
+
+def _records(
+    conversations: Iterable[Conversation],
+    write_messages: MessageWriter,
+    message_per_line: Callable[[], bool],
+    write_conversation: Callable[[Conversation], Any] | None,
+    record_meta: Callable[[dict[str, Any]], dict[str, Any]] | None,
+    lane: LaneWriter | None,
+    joiner: bytes,
+) -> Iterator[bytes]:
+    """Each record encoded (a block of several, joined by ``joiner``, from the lane)."""
     per_message: bool | None = None
-    document: list = []
     for conversation in conversations:
         # dialects whose records are whole conversations (anthropic, gemini, sharegpt)
         whole = write_conversation(conversation) if write_conversation is not None else None
         if whole is not None:
-            if as_json:
-                document.append(whole)
-            else:
-                yield dumps(whole)
+            yield dumps(whole)
             continue
         if per_message is None:
             per_message = message_per_line()
         if per_message and lane is not None and conversation.lane is not None:
             for records in _located(conversation, conversation.lane.write(lane)):
-                if as_json:
-                    document.extend(records)
-                elif records:
-                    yield dumps_lines(records)
+                if records:
+                    yield dumps_lines(records, joiner)
         elif per_message:
             for record in _located(conversation, write_messages(conversation.messages)):
-                if as_json:
-                    document.append(record)
-                else:
-                    yield dumps(record)
+                yield dumps(record)
         else:
             messages = list(_located(conversation, write_messages(conversation.messages)))
             meta = record_meta(conversation.meta) if record_meta is not None else None
-            record = conversation.to_record(messages, meta)
-            if as_json:
-                document.append(record)
-            else:
-                yield dumps(record)
-    if as_json:
-        yield dumps(document)
+            yield dumps(conversation.to_record(messages, meta))

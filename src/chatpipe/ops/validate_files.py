@@ -36,14 +36,14 @@ def validate_files(
         ErrorLog,
         ReadOptions,
         conversations_of,
-        get_dialect,
         open_records,
+        reading_dialect,
     )
     from ..io import BadRecord, Source
 
     finetune = rules in ("all", "openai-finetune")
     structure = rules in ("all", "structure")
-    forced = get_dialect(dialect) if dialect and dialect != "auto" else None
+    forced = reading_dialect(dialect)
     for spec in specs:
         errors = ErrorLog("skip", keep=None)
         opened = open_records(Source(spec), forced, errors)

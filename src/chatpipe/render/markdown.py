@@ -4,6 +4,7 @@ fenced JSON, images as links, reasoning as quotes."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from ..formats.base import Conversation
@@ -82,16 +83,23 @@ def message_markdown(message: AnyMessage) -> str:
     return f"{heading}\n\n{body}" if body else heading
 
 
-def conversation_markdown(conversation: Conversation, index: int) -> str:
+def conversation_markdown_parts(conversation: Conversation, index: int) -> Iterator[str]:
+    """A conversation's transcript in pieces, a message at a time, joined as they come."""
     meta = conversation.meta
     title = meta.get("title") or meta.get("name") or f"Conversation {index + 1}"
-    lines = [f"# {title}"]
+    yield f"# {title}"
     details = [
         f"{key}: {meta[key]}"
         for key in ("id", "uuid", "create_time", "created_at", "model")
         if meta.get(key) is not None
     ]
     if details:
-        lines.append("\n".join(f"- {d}" for d in details))
-    lines.extend(message_markdown(m) for m in conversation.messages)
-    return "\n\n".join(lines) + "\n"
+        yield "\n\n" + "\n".join(f"- {d}" for d in details)
+    for message in conversation.messages:
+        yield "\n\n" + message_markdown(message)
+    yield "\n"
+
+
+def conversation_markdown(conversation: Conversation, index: int) -> str:
+    """A conversation as one Markdown transcript."""
+    return "".join(conversation_markdown_parts(conversation, index))
