@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 
 WORDS = [
@@ -103,6 +104,7 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     stream = messages(rng)
+    os.makedirs(os.path.dirname(os.path.abspath(args.path)), exist_ok=True)
     with open(args.path, "w", encoding="utf-8") as out:
         if not args.rows:
             for _ in range(args.messages):

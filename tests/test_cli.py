@@ -127,7 +127,7 @@ def test_bad_message_names_file_line_and_message(tmp_path):
     result = cli("convert", str(path))
     assert result.exit_code == 1
     assert result.stderr == (
-        f"chatpipe: error: {path}:1:1: message 1: a function message needs a name\n"
+        f"chatpipe: error: {path}:1:1: message 2: a function message needs a name\n"
     )
 
 
@@ -490,7 +490,7 @@ def test_jobs_reports_a_bad_message_as_one_process_does(tmp_path):
             serial.stdout,
             serial.stderr,
         )
-    assert f"{path}:31:1: message 1: a message role must be a string" in serial.stderr
+    assert f"{path}:31:1: message 2: a message role must be a string" in serial.stderr
 
 
 def test_jobs_workers_take_ranges_as_they_get_free_and_give_them_back_in_order():

@@ -95,7 +95,7 @@ def test_role_prefix_inside_content_warns_once():
     result = cli("buffer", input=data)
     assert result.stdout == "Human: first\nHuman: fake turn\nHuman: again\nAI: another\n"
     assert result.stderr == (
-        "chatpipe: warning: <stdin>: message 0 has a line starting 'Human: ', which reads as a "
+        "chatpipe: warning: <stdin>: message 1 has a line starting 'Human: ', which reads as a "
         "new turn in the prefix format (use --format xml to keep turns apart)\n"
     )
     assert cli("buffer", "--format", "xml", input=data).stderr == ""
@@ -105,7 +105,7 @@ def test_remove_message_is_a_located_error():
     result = cli("buffer", "--from", "canonical", input='{"type":"remove","id":"m1"}\n')
     assert result.exit_code == 1
     assert result.stderr == (
-        "chatpipe: error: <stdin>:1:1: message 0: "
+        "chatpipe: error: <stdin>:1:1: message 1: "
         "cannot render a remove message in a buffer string\n"
     )
 
@@ -153,7 +153,7 @@ def test_the_lane_warns_on_a_lines_label_where_the_message_path_does(tmp_path):
     log = tmp_path / "log.jsonl"
     log.write_text("\n".join(map(json.dumps, lines)) + "\n")
     result = cli("buffer", str(log))
-    assert f"{log}: message 26 has a line starting 'critic: '" in result.stderr
+    assert f"{log}: message 27 has a line starting 'critic: '" in result.stderr
 
 
 def test_the_lane_names_the_message_whose_line_reads_as_a_turn(tmp_path):
@@ -165,6 +165,6 @@ def test_the_lane_names_the_message_whose_line_reads_as_a_turn(tmp_path):
     log.write_text("\n".join(map(json.dumps, lines)) + "\n")
     result = cli("buffer", str(log))
     assert result.stderr == (
-        f"chatpipe: warning: {log}: message 2500 has a line starting 'Human: ', which reads "
+        f"chatpipe: warning: {log}: message 2501 has a line starting 'Human: ', which reads "
         "as a new turn in the prefix format (use --format xml to keep turns apart)\n"
     )

@@ -271,7 +271,9 @@ def test_big_integers_stay_exact_in_records_and_arguments(tmp_path, container):
         "role": "assistant",
         "content": "",
         "n": 1,
-        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}],
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}
+        ],
     }
     text = orjson.dumps(record).decode().replace('"n":1', f'"n":{BIG}')
     plain = '{"role":"user","content":"hi"}\n'
@@ -296,7 +298,9 @@ def test_big_integers_stay_exact_in_records_and_arguments(tmp_path, container):
 
 def test_an_integer_of_more_digits_than_python_reads_is_a_clean_error(tmp_path):
     log = tmp_path / "log.jsonl"
-    log.write_text('{"role":"user","content":"ok"}\n{"role":"user","content":"x","n":' + "9" * 5000 + "}\n")
+    log.write_text(
+        '{"role":"user","content":"ok"}\n{"role":"user","content":"x","n":' + "9" * 5000 + "}\n"
+    )
     result = cli("convert", str(log))
     assert result.exit_code == 1
     assert result.stdout == '{"type":"human","content":"ok"}\n'
@@ -313,7 +317,9 @@ def test_non_finite_arguments_are_invalid_and_reported(tmp_path, number):
     record = {
         "role": "assistant",
         "content": "",
-        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}],
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}
+        ],
     }
     log = tmp_path / "log.jsonl"
     log.write_bytes(orjson.dumps(record) + b"\n")
@@ -351,7 +357,10 @@ def test_a_langchain_record_in_an_openai_log_is_an_error_not_an_empty_message(tm
     ("bad", "root"),
     [
         ('{"messages":[{"role":"user","content":"a","x":' + "[" * 250 + "]" * 250 + "}]}", []),
-        ('{"messages":[{"role":"user","content":"' + "x" * 3000 + '"}]}', ["--max-record-bytes", "2000"]),
+        (
+            '{"messages":[{"role":"user","content":"' + "x" * 3000 + '"}]}',
+            ["--max-record-bytes", "2000"],
+        ),
         ('{"messages":[{"role":"user","content":"a","n":' + "9" * 40 + "}]}", []),
     ],
     ids=["too-deep", "too-long", "big-int"],
@@ -479,7 +488,9 @@ def test_from_a_dialect_that_cannot_be_read_is_a_usage_error(name, why):
     for command in ("convert", "buffer", "validate"):
         result = cli(command, "--from", name, TOOL_LOG)
         assert result.exit_code == 2
-        assert result.stderr.startswith(f"chatpipe: error: --from {name}: {why} (--from takes auto, ")
+        assert result.stderr.startswith(
+            f"chatpipe: error: --from {name}: {why} (--from takes auto, "
+        )
 
 
 def test_names_and_option_values_that_are_not_utf8(tmp_path):
@@ -615,8 +626,14 @@ def test_a_terminating_signal_leaves_no_temporary_file(tmp_path, signame):
 
 @pytest.mark.parametrize(
     "command",
-    [["buffer"], ["convert"], ["convert", "--to", "yaml"], ["convert", "--to", "markdown"],
-     ["show", "--no-pager"], ["convert", "--json"]],
+    [
+        ["buffer"],
+        ["convert"],
+        ["convert", "--to", "yaml"],
+        ["convert", "--to", "markdown"],
+        ["show", "--no-pager"],
+        ["convert", "--json"],
+    ],
     ids=lambda c: " ".join(c),
 )
 def test_a_closed_pipe_ends_the_run_quietly_and_at_once(tmp_path, command):
@@ -656,8 +673,13 @@ def _peak_rss_mb(args, log):
 
 @pytest.mark.parametrize(
     "args",
-    [["convert", "--to", "markdown"], ["convert", "--to", "yaml"], ["convert", "--json"],
-     ["openai", "--json"], ["show", "--no-pager"]],
+    [
+        ["convert", "--to", "markdown"],
+        ["convert", "--to", "yaml"],
+        ["convert", "--json"],
+        ["openai", "--json"],
+        ["show", "--no-pager"],
+    ],
     ids=lambda a: " ".join(a),
 )
 def test_whole_document_writers_stream_a_message_log(tmp_path, args):
@@ -668,3 +690,132 @@ def test_whole_document_writers_stream_a_message_log(tmp_path, args):
     grown = _peak_rss_mb(args, large) - _peak_rss_mb(args, small)
     # held whole, the large log's output is 5 to 18 MB more; streamed, it is not held
     assert grown < 4, f"peak RSS grew {grown:.1f} MB with the input"
+
+
+# -- 18. help and options as a user reads them ---------------------------------------------
+
+
+@pytest.mark.parametrize("columns", ["80", "110"])
+def test_help_names_every_option_whole(columns):
+    done = chatpipe("openai", "--help", env={"COLUMNS": columns})
+    text = done.stdout.decode()
+    assert "--pass-through-unknown-blocks / --no-pass-through-unknown-blocks" in text
+    assert "…" not in text
+    assert "Usage: chatpipe openai [OPTIONS] [FILE]..." in text
+    verbose = text[text.index("-v, --verbose") :].split("\n  -", 1)[0]
+    assert "Takes no value" in verbose and "[default" not in verbose and "INT" not in verbose
+
+
+def test_root_limits_after_the_command_and_talk_flags_before_it(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"role":"user","content":"' + "x" * 500 + '"}\n')
+    after = chatpipe("convert", "--max-record-bytes", "100", str(log))
+    before = chatpipe("--max-record-bytes", "100", "convert", str(log))
+    assert after.returncode == before.returncode == 1
+    assert after.stderr == before.stderr and b"larger than 100 bytes" in after.stderr
+    said = chatpipe("-v", "convert", TOOL_LOG)
+    assert said.returncode == 0
+    assert (
+        said.stderr == f"chatpipe: read {TOOL_LOG}: openai (jsonl, message per record)\n".encode()
+    )
+    equals = chatpipe("convert", "--max-depth=3", "-q", TOOL_LOG)
+    assert equals.returncode == 1 and b"nested deeper than 3 levels" in equals.stderr
+    # after --, every argument is a file
+    dashed = chatpipe("convert", "--", "--max-depth")
+    assert dashed.stderr == b"chatpipe: error: --max-depth: no such file\n"
+
+
+def test_arrange_moves_each_option_where_click_takes_it():
+    from chatpipe.cli import arrange
+
+    assert arrange(["convert", "--max-depth", "5", "-v", "f"]) == [
+        "--max-depth",
+        "5",
+        "convert",
+        "-v",
+        "f",
+    ]
+    assert arrange(["-vv", "-q", "buffer", "f"]) == ["buffer", "-vv", "-q", "f"]
+    assert arrange(["--max-depth", "convert", "trim"]) == ["--max-depth", "convert", "trim"]
+    assert arrange(["--help"]) == ["--help"]
+
+
+def test_json_with_a_document_dialect_is_a_usage_error():
+    result = cli("convert", "--json", "--to", "markdown", TOOL_LOG)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == (
+        "chatpipe: error: --json writes one JSON document; markdown is a document of its own "
+        "(drop --json, or write --to canonical or openai)\n"
+    )
+
+
+def test_dialect_options_complete_dialect_names():
+    from chatpipe import formats
+    from chatpipe.cli import options
+
+    assert sorted(options.READABLE) == sorted(formats.READABLE)
+    assert sorted(options.WRITABLE) == sorted(formats.WRITABLE)
+    env = {
+        "_CHATPIPE_COMPLETE": "complete_bash",
+        "COMP_WORDS": "chatpipe convert --to ",
+        "COMP_CWORD": "3",
+    }
+    assert chatpipe(env=env).stdout.decode().split() == list(formats.WRITABLE)
+    env = {
+        "_CHATPIPE_COMPLETE": "complete_bash",
+        "COMP_WORDS": "chatpipe buffer --from gem",
+        "COMP_CWORD": "3",
+    }
+    assert chatpipe(env=env).stdout.decode().split() == ["gemini", "gemini-stream"]
+
+
+def test_types_are_checked_and_listed_without_class_names():
+    for args in (
+        ["filter", "--include-types", "robot"],
+        ["trim", "--max-tokens", "9", "--start-on", "robot"],
+    ):
+        result = cli(*args, TOOL_LOG)
+        assert result.exit_code == 2 and result.stdout == ""
+        assert result.stderr.endswith(
+            "'robot' is not a message type (types: ai, chat, function, human, remove, system, tool)\n"
+        )
+
+
+def test_people_count_from_one(tmp_path):
+    skip = cli("convert", "--to", "sharegpt", "-v", TOOL_LOG)
+    assert "chatpipe:   conversation 1, message 7" in skip.stderr.splitlines()  # the image
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"role":"user","content":"a"}\n{"role":"function","content":"x"}\n')
+    assert f"{log}:2:1: " in cli("convert", str(log)).stderr
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(
+        '{"messages":[{"role":"user","content":"ok"},{"role":"function","content":"x"}]}\n'
+    )
+    assert cli("convert", str(rows)).stderr.endswith(
+        ": message 2: a function message needs a name\n"
+    )
+    assert (
+        orjson.loads(cli("stats", "--json", TOOL_LOG).stdout.splitlines()[0])["conversation"] == 1
+    )
+
+
+def test_stats_table_goes_to_the_file_given(tmp_path):
+    out = tmp_path / "table.txt"
+    result = cli("stats", "--table", "-o", str(out), TOOL_LOG)
+    assert result.exit_code == 0 and result.stdout == ""
+    table = out.read_text()
+    assert "1 conversations" in table and "│ all │" in table
+
+
+# -- 19. the README's commands work on a fresh clone ---------------------------------------
+
+
+def test_the_corpus_generator_makes_its_folder(tmp_path):
+    from conftest import ROOT
+
+    target = tmp_path / "bench" / "corpus" / "log.jsonl"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "corpus.py"), "50", str(target)], capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(target.read_text().splitlines()) == 50

@@ -354,7 +354,7 @@ def test_what_a_target_cannot_hold_is_said_once_per_kind():
     verbose = runner.invoke(
         app, ["convert", "-v", "--to", "sharegpt", str(FIXTURES / "openai_tool_calls.jsonl")]
     )
-    assert "chatpipe:   conversation 0, message 6" in verbose.stderr.splitlines()
+    assert "chatpipe:   conversation 1, message 7" in verbose.stderr.splitlines()
     clean = runner.invoke(
         app, ["convert", "--to", "anthropic", str(FIXTURES / "openai_tool_calls.jsonl")]
     )

@@ -83,7 +83,7 @@ def test_clean_file_exits_zero_and_says_so():
 def test_text_lines_and_summary():
     result = cli("validate", str(V / "structure_problems.jsonl"))
     assert result.stdout.splitlines()[0] == (
-        f"{V / 'structure_problems.jsonl'}:1:1: message 1: orphan_tool_result: a tool result for "
+        f"{V / 'structure_problems.jsonl'}:1:1: message 2: orphan_tool_result: a tool result for "
         "'call_x' with no tool call before it (providers reject this: add the call or drop the result)"
     )
     assert result.stderr.startswith("chatpipe: 7 problems: ")

@@ -56,7 +56,7 @@ class Location:
             if self.col is not None:
                 text += f":{self.col}"
         if self.message_index is not None:
-            text += f": message {self.message_index}"
+            text += f": message {self.message_index + 1}"  # counted from 1, as lines are
         return text
 
     def __repr__(self) -> str:

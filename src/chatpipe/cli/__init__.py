@@ -36,6 +36,9 @@ _app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
+    # click's plain help and errors: option names never cut at 80 columns, a usage
+    # error ends with one "Error: ..." line, and help needs no rich import
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -67,6 +70,52 @@ def invoked_command(argv: list[str]) -> str | None:
         elif not arg.startswith("-"):
             return arg if arg in COMMANDS else None
     return None
+
+
+def _is_talk_flag(arg: str) -> bool:
+    """-v, -vv..., --verbose, -q, --quiet: options of every command."""
+    return arg in ("--verbose", "-q", "--quiet") or (
+        len(arg) > 1 and arg[0] == "-" and set(arg[1:]) == {"v"}
+    )
+
+
+def arrange(argv: list[str]) -> list[str]:
+    """The command line with each option where click takes it: the root's limits
+    (``--max-depth``...) may also come after the command, and ``-v``/``-q`` before it."""
+    args = list(argv)
+    at = None
+    skip = False
+    for i, arg in enumerate(args):
+        if skip:
+            skip = False
+        elif arg in _ROOT_VALUED:
+            skip = True
+        elif not arg.startswith("-"):
+            at = i if arg in COMMANDS else None
+            break
+    if at is None:
+        return args
+    before, command, after = args[:at], args[at], args[at + 1 :]
+    talk = [arg for arg in before if _is_talk_flag(arg)]
+    before = [arg for arg in before if not _is_talk_flag(arg)]
+    roots: list[str] = []
+    rest: list[str] = []
+    tokens = iter(after)
+    for arg in tokens:
+        if arg == "--":  # what follows is files, whatever it looks like
+            rest.append(arg)
+            rest.extend(tokens)
+            break
+        if arg in _ROOT_VALUED:
+            roots.append(arg)
+            value = next(tokens, None)
+            if value is not None:
+                roots.append(value)
+        elif arg.startswith(tuple(f"{name}=" for name in _ROOT_VALUED)):
+            roots.append(arg)
+        else:
+            rest.append(arg)
+    return [*before, *roots, command, *talk, *rest]
 
 
 def _version(value: bool) -> None:
@@ -156,7 +205,10 @@ def execute() -> int:
     command = None if completing else invoked_command(sys.argv[1:])
     register([command] if command else tuple(COMMANDS))
     try:
-        _app(prog_name="chatpipe")
+        if completing:
+            _app(prog_name="chatpipe")
+        else:
+            _app(args=arrange(sys.argv[1:]), prog_name="chatpipe")
     except SystemExit as done:
         if done.code is None or isinstance(done.code, int):
             return done.code or 0

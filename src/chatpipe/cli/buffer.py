@@ -217,7 +217,7 @@ class _AmbiguityCheck:
             self.warned = True
             where = f"{conversation.location.file}: " if conversation.location else ""
             warn(
-                f"warning: {where}message {index} has a line starting {found!r}, which reads "
+                f"warning: {where}message {index + 1} has a line starting {found!r}, which reads "
                 "as a new turn in the prefix format (use --format xml to keep turns apart)"
             )
 

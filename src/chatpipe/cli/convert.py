@@ -49,8 +49,8 @@ def convert(
         typer.Option(
             "--to",
             metavar="DIALECT",
-            help="Output: canonical, langchain, openai, anthropic, gemini, sharegpt, "
-            "markdown, yaml.",
+            help="Output: " + ", ".join(WRITABLE) + ".",
+            autocompletion=lambda: list(WRITABLE),
         ),
     ] = "canonical",
     from_: FromDialect = "auto",
@@ -81,6 +81,11 @@ def convert(
         jobs_run = min(jobs, _cores())
         if jobs_run < jobs:
             warn(f"--jobs {jobs}: this machine runs {jobs_run} at once; using {jobs_run} workers")
+        if as_json and hasattr(target, "render"):
+            raise UsageError(
+                f"--json writes one JSON document; {target.name} is a document of its own",
+                hint="drop --json, or write --to canonical or openai",
+            )
         inputs = Inputs(files, from_, on_error, group_by, verbose, branch, include_hidden)
         losses = LossReport(target.name)
         # what the target could not hold is reported after a run that ends well; a run

@@ -7,11 +7,42 @@ from typing import Annotated, Optional
 
 import typer
 
+# the dialects, named here so that help and completion need no import of formats (a
+# test checks them against formats.READABLE and formats.WRITABLE)
+READABLE = (
+    "openai",
+    "canonical",
+    "langchain",
+    "mellea",
+    "llamafactory",
+    "anthropic",
+    "gemini",
+    "openai-responses",
+    "sharegpt",
+    "chatgpt-export",
+    "claude-export",
+    "openai-stream",
+    "anthropic-stream",
+    "gemini-stream",
+    "openai-responses-stream",
+)
+WRITABLE = (
+    "canonical",
+    "langchain",
+    "openai",
+    "anthropic",
+    "gemini",
+    "sharegpt",
+    "markdown",
+    "yaml",
+)
+
 InputFiles = Annotated[
     Optional[list[str]],  # noqa: UP045 - typer reads the annotation at run time
     typer.Argument(
-        metavar="FILE",
-        help="Chat logs to read (JSONL, JSON, YAML). None, or -, reads stdin.",
+        metavar="[FILE]...",
+        help="Chat logs to read (JSONL, JSON, YAML, SSE), any number of them; none, or -, "
+        "reads stdin.",
         show_default=False,
     ),
 ]
@@ -20,7 +51,8 @@ FromDialect = Annotated[
     typer.Option(
         "--from",
         metavar="DIALECT",
-        help="Input dialect: auto (detect), canonical, langchain, openai, mellea, llamafactory.",
+        help="Input dialect: auto (detect), " + ", ".join(READABLE) + ".",
+        autocompletion=lambda: ["auto", *READABLE],
     ),
 ]
 OnError = Annotated[
@@ -59,8 +91,9 @@ To = Annotated[
     typer.Option(
         "--to",
         metavar="DIALECT",
-        help="Output dialect (default: the input's).",
+        help="Output dialect (default: the input's): " + ", ".join(WRITABLE) + ".",
         show_default=False,
+        autocompletion=lambda: list(WRITABLE),
     ),
 ]
 Branch = Annotated[
@@ -85,7 +118,13 @@ Quiet = Annotated[
 ]
 Verbose = Annotated[
     int,
-    typer.Option("-v", "--verbose", count=True, help="Say more on stderr (what was detected)."),
+    typer.Option(
+        "-v",
+        "--verbose",
+        count=True,
+        show_default=False,
+        help="Say more on stderr (what was detected); -vv says more still. Takes no value.",
+    ),
 ]
 
 

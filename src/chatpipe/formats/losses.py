@@ -117,5 +117,5 @@ class LossReport:
                 said = f"warning: {self.target} cannot hold {kind}: left out of {count}"
             out.append(said + ("" if verbose else " (-v lists them)"))
             if verbose:
-                out.extend(f"  conversation {c}, message {m}" for c, m in cases)
+                out.extend(f"  conversation {c + 1}, message {m + 1}" for c, m in cases)
         return out
