@@ -367,3 +367,40 @@ def test_a_turn_of_calls_past_the_depth_limit_is_reported(monkeypatch, depth):
     outcomes = [_run(monkeypatch, ["convert"], data, lane, 1 << 16, depth) for lane in (0, 1)]
     assert outcomes[0] == outcomes[1]
     assert ("deeper than 3 levels" in outcomes[1][2]) == (depth == 3)
+
+
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    logs=LOGS,
+    batch=st.sampled_from([1, 3, 1024]),
+    command=st.sampled_from(COMMANDS),
+    depth=st.sampled_from([6, 6, 4, 3]),
+)
+def test_a_json_array_of_messages_takes_the_lane_and_writes_the_same(
+    monkeypatch, logs, batch, command, depth
+):
+    """A JSON document's array of messages is handed to the lane in batches of values:
+    the same output (and the same errors, at the same element positions) as without."""
+    values = []
+    for line in logs:
+        try:
+            values.append(json.loads(line))
+        except ValueError:
+            continue  # a line that is not JSON has no place in a document
+    data = json.dumps(values)
+    monkeypatch.setattr(chatpipe.io, "DOCUMENT_BATCH", batch)
+    expected = _run(monkeypatch, command, data, False, 1 << 16, depth)
+    assert _run(monkeypatch, command, data, True, 1 << 16, depth) == expected
+
+
+def test_a_json_array_of_messages_is_read_by_the_lane(tmp_path):
+    from chatpipe.formats import read
+    from chatpipe.io import DocumentReader
+
+    doc = tmp_path / "log.json"
+    doc.write_text(json.dumps([{"role": "user", "content": f"m{i}"} for i in range(50)]))
+    [conversation] = read([str(doc)])
+    assert isinstance(conversation.lane.reader, DocumentReader)
+    assert [m.content for m in conversation.messages] == [f"m{i}" for i in range(50)]

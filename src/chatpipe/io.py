@@ -50,6 +50,7 @@ class Source:
         self.container: str | None = None  # set once read: jsonl, json, yaml
         self.stream: IO[bytes] | None = None  # while being read (for progress)
         self.jsonl: JsonlReader | None = None  # a JSONL source's reader, once known
+        self.document: DocumentReader | None = None  # a JSON array's, likewise
 
     def open(self) -> IO[bytes]:
         stream = self._open()
@@ -65,7 +66,9 @@ class Source:
         try:
             if os.path.isdir(self.spec):
                 raise DataError("is a directory, not a chat log", Location(self.name))
-            return open(self.spec, "rb")
+            # 64 KiB: the batch size; a long first line (a minified document) is read
+            # in half the time of the default 8 KiB
+            return open(self.spec, "rb", buffering=BATCH_BYTES)
         except FileNotFoundError:
             raise DataError("no such file", Location(self.name)) from None
         except PermissionError:
@@ -502,14 +505,58 @@ def _document_records(
         location = Location(source.name, first_lineno, _col(data))
         yield _too_deep_record(source, value, data, location) or Record(value, location)
         return
-    finder = ElementFinder(data, first_lineno)
-    name = source.name
-    # the document is measured once (the array is one level over its elements); only a
-    # document that nests too deep has its elements measured, each on its own: linear
-    deep = bytes_may_be_too_deep(data) and too_deep(value, LIMITS.depth + 1)
-    for index, item in enumerate(value):
-        location = Location(name, resolve=lambda i=index: finder.position(i))
-        if deep and too_deep(item):
-            yield _too_deep(location)
-        else:
-            yield Record(item, location)
+    source.document = DocumentReader(source, value, data, first_lineno)
+    yield from source.document.records()
+
+
+# elements handed out at a time by ``DocumentReader.value_batches``
+DOCUMENT_BATCH = 1024
+# elements measured for depth without a look at the document's brackets first
+DIRECT_DEPTH_CHECKS = 32
+
+
+class DocumentReader:
+    """The elements of a JSON document's top-level array, parsed already: record by
+    record (detection looks at the first few), then, if a reader takes over, in batches
+    of values (``value_batches``). Positions are found only when an error names one."""
+
+    def __init__(self, source: Source, values: list[Any], data: bytes, first_lineno: int) -> None:
+        self.source = source
+        self.values = values
+        self.finder = ElementFinder(data, first_lineno)
+        self.data = data
+        self._may_be_deep: bool | None = None
+        self.next = 0  # the index of the next element to hand out
+
+    @property
+    def may_be_deep(self) -> bool:
+        """Only a document with more brackets than the limit can nest past it; then each
+        element is measured on its own (linear in all). Counted when first asked."""
+        if self._may_be_deep is None:
+            self._may_be_deep = bytes_may_be_too_deep(self.data)
+        return self._may_be_deep
+
+    def location(self, index: int) -> Location:
+        finder = self.finder
+        return Location(self.source.name, resolve=lambda: finder.position(index))
+
+    def records(self) -> Iterator[Record]:
+        values = self.values
+        while self.next < len(values):
+            index = self.next
+            self.next = index + 1
+            location = self.location(index)
+            item = values[index]
+            # the first few (detection's) measured at once, the rest if they may be deep
+            deep = (index < DIRECT_DEPTH_CHECKS or self.may_be_deep) and too_deep(item)
+            yield _too_deep(location) if deep else Record(item, location)
+
+    def value_batches(self) -> Iterator[tuple[int, list[Any]]]:
+        """The elements not yet handed out, in batches: (index of the first, values),
+        not measured for depth (the taker measures those it does not know the shape of:
+        ``may_be_deep``)."""
+        values = self.values
+        while self.next < len(values):
+            start = self.next
+            self.next = min(start + DOCUMENT_BATCH, len(values))
+            yield start, values[start : self.next]

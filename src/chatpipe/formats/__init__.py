@@ -227,7 +227,7 @@ def _read_source(
     if group_by:
         yield from _grouped(rest, dialect, errors, group_by, location)
         return
-    reader = source.jsonl
+    reader = source.jsonl or source.document
     if FAST_LANE and type(dialect) is OpenAIDialect and reader is not None:
         from .lane import PLAIN_DEPTH, Lane
 

@@ -21,9 +21,18 @@ import orjson
 from orjson import JSONDecodeError
 
 from ..errors import ChatpipeError, DataError, Location
-from ..io import BadRecord, JsonlReader, Record, _col, checked_record, line_record
+from ..io import (
+    BadRecord,
+    DocumentReader,
+    JsonlReader,
+    Record,
+    _col,
+    _too_deep,
+    checked_record,
+    line_record,
+)
 from ..json_numbers import loads
-from ..limits import LIMITS
+from ..limits import LIMITS, too_deep
 from ..messages import AIMessage, AnyMessage
 from .base import Dialect
 from .links import ToolLinks, needs_link
@@ -119,6 +128,10 @@ def _plain_calls(raw_calls: Any) -> list[dict[str, Any]] | None:
     return calls
 
 
+def _at(lines: list[Any] | None, i: int) -> Any:
+    return None if lines is None else lines[i]
+
+
 class Batch(list):
     """A list of items; ``plain`` when all of them are plain canonical dicts."""
 
@@ -188,7 +201,7 @@ class Lane:
             if outs is not None and None in outs:
                 # the lines passed over are messages (or bad), written in their places
                 others = {
-                    i: self._value_item(values[i], lines[i], lineno + i)
+                    i: self._value_item(values[i], _at(lines, i), lineno + i)
                     for i, out in enumerate(outs)
                     if out is None
                 }
@@ -230,7 +243,7 @@ class Lane:
             for i, item in enumerate(items):
                 if item is None:
                     made_i = made.get(i) if made else None
-                    items[i] = made_i or self._value_item(values[i], lines[i], lineno + i)
+                    items[i] = made_i or self._value_item(values[i], _at(lines, i), lineno + i)
             return items, False
         return items, True
 
@@ -242,9 +255,14 @@ class Lane:
         self.started = True
         return [self._record_item(record) for record in self.records.window]
 
-    def _parsed(self) -> Iterator[tuple[int, list[Any], list[Any] | None]]:
+    def _parsed(self) -> Iterator[tuple[int, list[Any] | None, list[Any] | None]]:
         """(number of the first line, the lines, their parsed values) of each batch of
-        the rest; values are None when a line is not JSON."""
+        the rest; values are None when a line is not JSON. A JSON document's elements
+        come parsed, with no lines, numbered by their index."""
+        if isinstance(self.reader, DocumentReader):
+            for index, values in self.reader.value_batches():
+                yield index, None, values
+            return
         for lineno, lines in self.reader.line_batches():
             try:
                 values = list(map(orjson.loads, lines))
@@ -322,8 +340,14 @@ class Lane:
             return None
         return self._record_item(record)
 
-    def _value_item(self, value: Any, line: bytes, lineno: int) -> AnyMessage | _Bad:
-        """A parsed line that is not plain: its message, or _Bad."""
+    def _value_item(self, value: Any, line: bytes | None, lineno: int) -> AnyMessage | _Bad:
+        """A parsed line that is not plain: its message, or _Bad. A document's element
+        (no line: ``lineno`` is its index) was checked with its document."""
+        if line is None:
+            location = self.reader.location(lineno)
+            if self.reader.may_be_deep and too_deep(value):
+                return _Bad(_too_deep(location).error)
+            return self._message(value, location)
         location = Location(self.reader.source.name, lineno, _col(line))
         record = checked_record(value, line, location)
         if isinstance(record, BadRecord):
