@@ -48,3 +48,30 @@ def test_benchmark_runs_on_a_tiny_corpus(tmp_path):
     assert f"peak RSS on {corpus}:" in table
     assert "targets of issue #8: " in table
     assert "convert --jobs 2 on" in table
+
+
+def test_container_benchmark_runs_on_a_tiny_log(tmp_path):
+    corpus = tmp_path / "log.jsonl"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "corpus.py"), "200", str(corpus)], check=True
+    )
+    done = subprocess.run(
+        [
+            *(sys.executable, str(ROOT / "bench" / "containers.py"), str(corpus)),
+            *("--repeat", "1", "--writer-messages", "50"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    table = done.stdout
+    for job in ("count", "convert"):
+        assert f"| {job} |" in table
+    for writer in (
+        "convert --to markdown",
+        "convert --to yaml",
+        "convert --json",
+        "show --no-pager",
+    ):
+        assert f"| {writer} |" in table
+    assert "targets of issue #23: " in table

@@ -94,3 +94,85 @@ def test_every_command_ends_cleanly_on_any_input(command, data):
     assert "Traceback" not in result.stderr
     if result.exit_code and not (command == ["validate"] and result.exit_code == 1):
         assert result.stderr.startswith("chatpipe: error: "), (command, result.stderr)
+
+
+# option values as a user (or a script gone wrong) may type them: out of range, not
+# numbers, not finite, empty, not UTF-8 (a byte that is not UTF-8 arrives as \udcff)
+OPTIONS = [
+    ([], "--max-record-bytes", ["convert"]),
+    ([], "--max-depth", ["convert"]),
+    ([], "--max-yaml-values", ["convert"]),
+    (["convert"], "--max-depth", []),
+    (["trim"], "--max-tokens", []),
+    (["trim", "--max-tokens", "50"], "--start-on", []),
+    (["trim", "--max-tokens", "50"], "--strategy", []),
+    (["trim", "--max-tokens", "50"], "--token-counter", []),
+    (["count"], "--chars-per-token", []),
+    (["count"], "--extra-tokens-per-message", []),
+    (["count"], "--tokens-per-image", []),
+    (["count"], "--token-counter", []),
+    (["buffer"], "--separator", []),
+    (["buffer"], "--message-separator", []),
+    (["buffer"], "--human-prefix", []),
+    (["buffer"], "--format", []),
+    (["convert"], "--to", []),
+    (["convert"], "--from", []),
+    (["convert"], "--jobs", []),
+    (["convert"], "--branch", []),
+    (["convert"], "--group-by", []),
+    (["convert"], "--on-error", []),
+    (["filter"], "--include-types", []),
+    (["filter"], "--exclude-names", []),
+    (["merge"], "--chunk-separator", []),
+    (["validate"], "--max-tokens", []),
+    (["validate"], "--rules", []),
+    (["openai"], "--text-format", []),
+]
+option_values = st.one_of(
+    st.sampled_from(
+        [
+            "0",
+            "-1",
+            "1",
+            "nan",
+            "NaN",
+            "inf",
+            "-inf",
+            "1e999",
+            "1.5",
+            "-0",
+            "",
+            "99999999999999999999",
+            "9" * 400,
+            "\udcff",
+            "x\udcfe",
+            "--",
+            "-v",
+            "human",
+        ]
+    ),
+    st.integers(min_value=-(2**70), max_value=2**70).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.text(max_size=6),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(OPTIONS), option_values)
+def test_every_option_value_ends_cleanly(option, value):
+    from chatpipe.cli import arrange
+    from conftest import FIXTURES
+
+    before, flag, after = option
+    args = arrange([*before, flag, value, *after, str(FIXTURES / "openai_tool_calls.jsonl")])
+    result = runner.invoke(app, args)
+    assert result.exit_code in (0, 1, 2), (args, result.exit_code, result.stderr)
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        args,
+        repr(result.exception),
+    )
+    assert "internal error" not in result.stderr, (args, result.stderr)
+    assert "Traceback" not in result.stderr
+    if result.exit_code == 2:  # a usage error: chatpipe's line, or click's
+        last = result.stderr.strip().splitlines()[-1]
+        assert last.startswith(("chatpipe: error: ", "Error: ")), (args, result.stderr)

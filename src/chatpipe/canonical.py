@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from .errors import ValidationError
+from .errors import ConversionError, ValidationError
 from .messages import (
     CHUNK_TO_MESSAGE,
     AIMessage,
@@ -122,8 +122,15 @@ def dumps(value: Any) -> bytes:
     try:
         data = orjson.dumps(value)
     except TypeError:
-        # integers past 64 bits: the standard library writes them exactly
-        data = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+        # integers past 64 bits: the standard library writes them exactly; a byte a
+        # command line gave that is not UTF-8 (\udcff) is written back as it came
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        try:
+            data = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            raise ConversionError(
+                "text with half a character (a lone surrogate) cannot be written as UTF-8"
+            ) from None
     return _escape_line_breaks(data)
 
 
