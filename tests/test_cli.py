@@ -161,7 +161,7 @@ def test_usage_errors_exit_2():
     assert cli("convert", "--to", "chatgpt-export", input="").exit_code == 2
     result = cli("convert", "--from", "nope", input='"x"\n')
     assert result.exit_code == 2
-    assert result.stderr.startswith("chatpipe: error: --from nope: nope is not a dialect (")
+    assert result.stderr.startswith("chatpipe: error: --from 'nope' is not a dialect (")
 
 
 def test_output_file_is_atomic_and_never_an_input(tmp_path):

@@ -1,26 +1,35 @@
-"""Containers: bytes in (files, stdin) -> records (plain JSON values) with positions.
+"""Containers: a source's bytes -> its records (plain JSON values) with positions.
 
-JSONL is streamed line by line; a JSON or YAML document is parsed whole and its
-top-level list is the record stream. Every record knows its file, line and column; for
-a JSON document the position of an element is found only when an error needs it
-(json_positions).
+The container (JSONL, JSON, YAML, SSE) is told from the name and the first line. JSONL
+and SSE are streamed, no line read past the record limit; a JSON or YAML document is
+parsed whole and its top-level list is the record stream, handed out record by record or,
+to the fast lane, in batches (JsonlReader, DocumentReader).
 """
 
 from __future__ import annotations
 
 import gc
-import io
-import os
-import sys
+import mmap
 from collections.abc import Iterator
 from typing import IO, Any
 
 import orjson
 
 from .errors import DataError, Location
-from .json_numbers import again, loads
+from .json_numbers import loads
 from .json_positions import ElementFinder
 from .limits import LIMITS, bytes_may_be_too_deep, too_deep
+from .records import (
+    BadRecord,
+    Record,
+    deep_record,
+    json_error,
+    line_record,
+    nested_too_deep,
+    start_column,
+    too_long,
+)
+from .sources import Source
 from .yaml_io import yaml_records
 
 BOM = b"\xef\xbb\xbf"
@@ -28,128 +37,6 @@ BOM = b"\xef\xbb\xbf"
 BATCH_BYTES = 1 << 16
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
 YAML_SUFFIXES = (".yaml", ".yml")
-
-
-class Record:
-    """One parsed value and where it starts (a location that may resolve lazily)."""
-
-    __slots__ = ("location", "value")
-
-    def __init__(self, value: Any, location: Location) -> None:
-        self.value = value
-        self.location = location
-
-
-class Source:
-    """An input: a path, or ``-`` for stdin. ``name`` is what errors call it."""
-
-    def __init__(self, spec: str) -> None:
-        self.spec = spec
-        self.is_stdin = spec == "-"
-        # a name that is not UTF-8 is shown with its bytes escaped (\xff), never as a crash
-        self.name = "<stdin>" if self.is_stdin else display_path(spec)
-        self.container: str | None = None  # set once read: jsonl, json, yaml
-        self.stream: IO[bytes] | None = None  # while being read (for progress)
-        self.jsonl: JsonlReader | None = None  # a JSONL source's reader, once known
-        self.document: DocumentReader | None = None  # a JSON array's, likewise
-
-    def open(self) -> IO[bytes]:
-        stream = self._open()
-        encoding = _wide_encoding(stream)
-        if encoding is not None:  # UTF-16 or UTF-32 text: read as the UTF-8 it spells
-            stream = io.BufferedReader(_Transcoded(stream, encoding, self.name))
-        self.stream = stream
-        return self.stream
-
-    def _open(self) -> IO[bytes]:
-        if self.is_stdin:
-            return sys.stdin.buffer
-        try:
-            if os.path.isdir(self.spec):
-                raise DataError("is a directory, not a chat log", Location(self.name))
-            # 64 KiB: the batch size; a long first line (a minified document) is read
-            # in half the time of the default 8 KiB
-            return open(self.spec, "rb", buffering=BATCH_BYTES)
-        except FileNotFoundError:
-            raise DataError("no such file", Location(self.name)) from None
-        except PermissionError:
-            raise DataError("permission denied", Location(self.name)) from None
-        except OSError as exc:
-            raise DataError(exc.strerror or str(exc), Location(self.name)) from None
-
-    def suffix(self) -> str:
-        return "" if self.is_stdin else os.path.splitext(self.spec)[1].lower()
-
-
-# byte order marks of the wide encodings; UTF-32's first, as it begins with UTF-16's
-_WIDE_BOMS = (
-    (b"\xff\xfe\x00\x00", "utf-32"),
-    (b"\x00\x00\xfe\xff", "utf-32"),
-    (b"\xff\xfe", "utf-16"),
-    (b"\xfe\xff", "utf-16"),
-)
-
-
-def _wide_encoding(stream: IO[bytes]) -> str | None:
-    """The encoding a byte order mark names, for text that is not UTF-8 (Windows tools
-    write UTF-16); None for anything else, which is read as UTF-8."""
-    peek = getattr(stream, "peek", None)
-    if peek is None:
-        return None
-    head = peek(4)[:4]
-    for bom, encoding in _WIDE_BOMS:
-        if head.startswith(bom):
-            return encoding
-    return None
-
-
-class _Transcoded(io.RawIOBase):
-    """A UTF-16 or UTF-32 stream read as UTF-8 bytes, a block at a time: every container
-    (JSONL, JSON, YAML, SSE) then reads it as it reads UTF-8."""
-
-    def __init__(self, raw: IO[bytes], encoding: str, name: str) -> None:
-        import codecs
-
-        self.raw = raw
-        self.name = name
-        self.encoding = encoding
-        self.decoder = codecs.getincrementaldecoder(encoding)()
-        self.pending = b""
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        while not self.pending:
-            block = self.raw.read(1 << 16)
-            try:
-                text = self.decoder.decode(block, final=not block)
-            except UnicodeDecodeError:
-                raise DataError(
-                    f"invalid {self.encoding.upper()} text",
-                    Location(self.name),
-                    "convert it to UTF-8, e.g. with iconv -t UTF-8",
-                ) from None
-            self.pending = text.encode()
-            if not block:
-                break
-        taken = self.pending[: len(buffer)]
-        buffer[: len(taken)] = taken
-        self.pending = self.pending[len(taken) :]
-        return len(taken)
-
-    def close(self) -> None:
-        self.raw.close()
-        super().close()
-
-
-def display_path(path: str) -> str:
-    """A path as people read it: bytes that are not UTF-8 shown as ``\xff``."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return os.fsencode(path).decode("utf-8", "backslashreplace")
-    return path
 
 
 def read_records(source: Source) -> Iterator[Record]:
@@ -190,12 +77,12 @@ def read_records(source: Source) -> Iterator[Record]:
             except orjson.JSONDecodeError:
                 value = _MISSING
             except DataError as exc:
-                raise exc.located(Location(source.name, lineno, _col(first))) from None
+                raise exc.located(Location(source.name, lineno, start_column(first))) from None
             if value is not _MISSING:
                 nxt, nxt_lineno = _first_line(stream, lineno + 1)
                 if nxt.strip():
                     source.container = "jsonl"
-                    yield Record(value, Location(source.name, lineno, _col(first)))
+                    yield Record(value, Location(source.name, lineno, start_column(first)))
                     source.jsonl = JsonlReader(source, stream, nxt, nxt_lineno)
                     yield from source.jsonl.records()
                     return
@@ -211,7 +98,7 @@ def read_records(source: Source) -> Iterator[Record]:
             try:
                 value = _document_loads(data)
             except orjson.JSONDecodeError as exc:
-                raise _json_error(exc, source, data, lineno - 1) from None
+                raise json_error(exc, source, data, lineno - 1) from None
             except DataError as exc:
                 raise exc.located(Location(source.name)) from None
             yield from _document_records(source, value, data, lineno)
@@ -253,7 +140,7 @@ def _first_line(stream: IO[bytes], lineno: int = 1) -> tuple[bytes, int]:
     ``--max-record-bytes`` of it (``_unended`` tells a line cut there)."""
     limit = LIMITS.record_bytes + 1
     while True:
-        line = stream.readline(limit)
+        line = _long_line(stream, limit) or stream.readline(limit)
         if lineno == 1 and line.startswith(BOM):
             line = line[3:]
         if not line or line.strip() or len(line) >= limit - 3:
@@ -261,15 +148,26 @@ def _first_line(stream: IO[bytes], lineno: int = 1) -> tuple[bytes, int]:
         lineno += 1
 
 
+def _long_line(stream: IO[bytes], limit: int) -> bytes | None:
+    """The next line of a regular file, at most ``limit`` bytes, read in one piece when it
+    is longer than what is buffered (a minified document is one line: readline would copy
+    it 64 KiB at a time, three times as slow); None where that cannot be done."""
+    peek = getattr(stream, "peek", None)
+    if peek is None or b"\n" in peek(1):
+        return None
+    try:
+        start = stream.tell()
+        with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            end = mapped.find(b"\n", start, start + limit)
+            size = end + 1 - start if end >= 0 else min(len(mapped) - start, limit)
+    except (OSError, ValueError, AttributeError):  # a pipe, an empty file, a wrapper
+        return None
+    return stream.read(size) if size > 0 else None
+
+
 def _unended(line: bytes) -> bool:
     """A line that ``_first_line`` cut at the record limit (no line break in it)."""
     return len(line) > LIMITS.record_bytes - 3 and not line.endswith(b"\n")
-
-
-def _col(line: bytes) -> int:
-    if line[:1] not in b" \t":
-        return 1
-    return len(line) - len(line.lstrip()) + 1
 
 
 def _oversized(source: Source, stream: IO[bytes], line: bytes, lineno: int) -> BadRecord | None:
@@ -281,66 +179,6 @@ def _oversized(source: Source, stream: IO[bytes], line: bytes, lineno: int) -> B
     while rest and not rest.endswith(b"\n"):
         rest = stream.readline(1 << 20)
     return too_long(source, lineno)
-
-
-def too_long(source: Source, lineno: int) -> BadRecord:
-    return BadRecord(
-        DataError(
-            f"a record larger than {LIMITS.record_bytes:,} bytes",
-            Location(source.name, lineno, 1),
-            "raise the limit with chatpipe --max-record-bytes N",
-        )
-    )
-
-
-def _too_deep_record(
-    source: Source, value: Any, data: bytes, location: Location
-) -> BadRecord | None:
-    if bytes_may_be_too_deep(data) and too_deep(value):
-        return _too_deep(location)
-    return None
-
-
-def _too_deep(location: Location) -> BadRecord:
-    return BadRecord(
-        DataError(
-            f"a record nested deeper than {LIMITS.depth} levels",
-            location,
-            "raise the limit with chatpipe --max-depth N",
-        )
-    )
-
-
-def line_record(source: Source, line: bytes, lineno: int) -> Record | None:
-    """One JSONL line parsed and checked: its Record, a BadRecord, or None (blank)."""
-    location = Location(source.name, lineno, _col(line))
-    try:
-        value = loads(line)
-    except orjson.JSONDecodeError:
-        bare = line.rstrip(b"\r\n")  # parsed again without it: an early end is on this line
-        if not bare.strip():
-            return None
-        try:
-            value = loads(bare)
-        except orjson.JSONDecodeError as exc:
-            return BadRecord(_json_error(exc, source, bare, lineno - 1))
-        except DataError as exc:
-            return BadRecord(exc.located(location))
-    except DataError as exc:
-        return BadRecord(exc.located(location))
-    return checked_record(value, line, location, exact=True)
-
-
-def checked_record(value: Any, line: bytes, location: Location, exact: bool = False) -> Record:
-    """A value orjson parsed from one line, as a Record: its integers exact (``exact``:
-    they are already), its depth within the limit (a BadRecord otherwise)."""
-    try:
-        value = value if exact else again(value, line)
-    except DataError as exc:
-        return BadRecord(exc.located(location))
-    if line.count(b"{") + line.count(b"[") > LIMITS.depth and too_deep(value):
-        return _too_deep(location)
-    return Record(value, location)
 
 
 class JsonlReader:
@@ -442,7 +280,7 @@ def _sse_records(source: Source, stream: IO[bytes], first: bytes, lineno: int) -
                     try:
                         yield Record(loads(payload), location)
                     except orjson.JSONDecodeError as exc:
-                        yield BadRecord(_json_error(exc, source, payload, start - 1))
+                        yield BadRecord(json_error(exc, source, payload, start - 1))
                     except DataError as exc:
                         yield BadRecord(exc.located(location))
             data, size = [], 0
@@ -468,61 +306,13 @@ def _skip_rest(stream: IO[bytes], line: bytes) -> bytes:
     return b"\n" if line else b""
 
 
-class BadRecord(Record):
-    """A record that could not be parsed: readers report or skip it, and go on."""
-
-    __slots__ = ("error",)
-
-    def __init__(self, error: DataError) -> None:
-        super().__init__(None, error.location)
-        self.error = error
-
-
-def _json_error(
-    exc: orjson.JSONDecodeError, source: Source, data: bytes, line_offset: int
-) -> DataError:
-    line = exc.lineno + line_offset
-    message = exc.msg
-    if "UTF-8" in message:
-        return utf8_error(source, data, line_offset) or DataError(
-            "invalid UTF-8", Location(source.name, line, exc.colno)
-        )
-    hint = None
-    try:
-        at = exc.doc[exc.pos : exc.pos + 1]
-    except (AttributeError, IndexError, TypeError):
-        at = ""
-    if at in ("'", b"'"):
-        hint = "this looks like a Python repr, not JSON: write it with json.dumps"
-    return DataError(
-        f"invalid JSON: {message[0].lower() + message[1:]}",
-        Location(source.name, line, exc.colno),
-        hint,
-    )
-
-
-def utf8_error(source: Source, data: bytes, line_offset: int) -> DataError | None:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        start = exc.start
-        line = data.count(b"\n", 0, start) + 1 + line_offset
-        col = start - (data.rfind(b"\n", 0, start) + 1) + 1
-        return DataError(
-            f"invalid UTF-8: byte 0x{data[start]:02x} (column counts bytes)",
-            Location(source.name, line, col),
-            "the input must be UTF-8 text",
-        )
-    return None
-
-
 def _document_records(
     source: Source, value: Any, data: bytes, first_lineno: int
 ) -> Iterator[Record]:
     """A JSON document's records: its list's elements, or the document itself."""
     if not isinstance(value, list):
-        location = Location(source.name, first_lineno, _col(data))
-        yield _too_deep_record(source, value, data, location) or Record(value, location)
+        location = Location(source.name, first_lineno, start_column(data))
+        yield deep_record(source, value, data, location) or Record(value, location)
         return
     source.document = DocumentReader(source, value, data, first_lineno)
     yield from source.document.records()
@@ -568,7 +358,7 @@ class DocumentReader:
             item = values[index]
             # the first few (detection's) measured at once, the rest if they may be deep
             deep = (index < DIRECT_DEPTH_CHECKS or self.may_be_deep) and too_deep(item)
-            yield _too_deep(location) if deep else Record(item, location)
+            yield nested_too_deep(location) if deep else Record(item, location)
 
     def value_batches(self) -> Iterator[tuple[int, list[Any]]]:
         """The elements not yet handed out, in batches: (index of the first, values),
@@ -577,5 +367,7 @@ class DocumentReader:
         values = self.values
         while self.next < len(values):
             start = self.next
-            self.next = min(start + DOCUMENT_BATCH, len(values))
-            yield start, values[start : self.next]
+            stop = self.next = min(start + DOCUMENT_BATCH, len(values))
+            yield start, values[start:stop]
+            # taken: let go, so that what is written next reuses their memory
+            values[start:stop] = [None] * (stop - start)

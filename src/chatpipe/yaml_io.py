@@ -31,7 +31,7 @@ def _yaml_loader_class() -> Any:
 def yaml_records(source: Any, data: bytes, line_offset: int = 0) -> Iterator[Any]:
     import yaml
 
-    from .io import Record
+    from .records import Record
 
     if data.startswith(BOM):
         data = data[3:]
@@ -85,7 +85,7 @@ def _where(source: Any, node: Any, line_offset: int) -> Location:
 
 def _check_encoding(source: Any, data: bytes, line_offset: int) -> None:
     """YAML read as JSON is: UTF-8 only, a bad byte named with its line and column."""
-    from .io import utf8_error
+    from .records import utf8_error
 
     error = utf8_error(source, data, line_offset)
     if error is not None:

@@ -164,7 +164,9 @@ def _root(
     LIMITS.depth = max_depth
     LIMITS.yaml_values = max_yaml_values
     # deep records need a deeper Python stack (repr, json and orjson recurse)
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), max_depth * 4 + 1000))
+    needed = max_depth * 4 + 1000
+    if needed > sys.getrecursionlimit():
+        sys.setrecursionlimit(needed)
 
 
 def main() -> None:

@@ -203,7 +203,11 @@ def count(
     tokens_per_image: Annotated[
         int,
         typer.Option(
-            "--tokens-per-image", metavar="N", min=0, help="approximate: tokens per image."
+            "--tokens-per-image",
+            metavar="N",
+            min=0,
+            max=1_000_000_000,
+            help="approximate: tokens per image.",
         ),
     ] = 85,
     use_usage_metadata_scaling: Annotated[

@@ -14,9 +14,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, UsageError
-from ..io import BadRecord, Record, Source, read_records
+from ..io import read_records
 from ..limits import LIMITS
 from ..messages import AnyMessage
+from ..records import BadRecord, Record
+from ..sources import Source
 from .anthropic import AnthropicDialect, AnthropicStreamDialect, is_anthropic_response
 from .base import Conversation, Dialect, _keys_hint
 from .exports import ChatGPTExportDialect, ClaudeExportDialect, ReadOptions
@@ -82,9 +84,7 @@ def reading_dialect(name: str | None) -> Dialect | None:
         why = "is written only" if dialect is not None else "is not a dialect"
         if name in ("yaml", "json", "jsonl", "sse"):
             why = "is a container, recognised by itself"
-        raise UsageError(
-            f"--from {name}: {name} {why}", hint="--from takes auto, " + ", ".join(READABLE)
-        )
+        raise UsageError(f"--from {name!r} {why}", hint="--from takes auto, " + ", ".join(READABLE))
     return dialect
 
 

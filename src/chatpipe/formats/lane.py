@@ -21,19 +21,18 @@ import orjson
 from orjson import JSONDecodeError
 
 from ..errors import ChatpipeError, DataError, Location
-from ..io import (
-    BadRecord,
-    DocumentReader,
-    JsonlReader,
-    Record,
-    _col,
-    _too_deep,
-    checked_record,
-    line_record,
-)
+from ..io import DocumentReader, JsonlReader
 from ..json_numbers import loads
 from ..limits import LIMITS, too_deep
 from ..messages import AIMessage, AnyMessage
+from ..records import (
+    BadRecord,
+    Record,
+    checked_record,
+    line_record,
+    nested_too_deep,
+    start_column,
+)
 from .base import Dialect
 from .links import ToolLinks, needs_link
 
@@ -346,9 +345,9 @@ class Lane:
         if line is None:
             location = self.reader.location(lineno)
             if self.reader.may_be_deep and too_deep(value):
-                return _Bad(_too_deep(location).error)
+                return _Bad(nested_too_deep(location).error)
             return self._message(value, location)
-        location = Location(self.reader.source.name, lineno, _col(line))
+        location = Location(self.reader.source.name, lineno, start_column(line))
         record = checked_record(value, line, location)
         if isinstance(record, BadRecord):
             return _Bad(record.error)

@@ -17,8 +17,9 @@ from typing import Any
 import orjson
 
 from ..errors import ChatpipeError, DataError, Location
-from ..io import BadRecord, Source, line_record, too_long
 from ..limits import LIMITS
+from ..records import BadRecord, line_record, too_long
+from ..sources import Source
 from .losses import CHECKS
 
 _RANGES_PER_JOB = 16  # at least this many ranges a worker: they even out the workers' ends

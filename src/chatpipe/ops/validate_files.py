@@ -39,7 +39,8 @@ def validate_files(
         open_records,
         reading_dialect,
     )
-    from ..io import BadRecord, Source
+    from ..records import BadRecord
+    from ..sources import Source
 
     finetune = rules in ("all", "openai-finetune")
     structure = rules in ("all", "structure")
@@ -84,7 +85,7 @@ def validate_files(
 
 def _validate_streamed(dialect, first, records, structure, max_tokens, counter):
     """A captured stream: the structure of the messages it spells."""
-    from ..io import BadRecord
+    from ..records import BadRecord
 
     values = []
     for record in records:
@@ -118,7 +119,7 @@ class _StreamReading:
         self.assistant_seen = False
 
     def messages(self) -> Iterator[AnyMessage]:
-        from ..io import BadRecord
+        from ..records import BadRecord
 
         for record in self.records:
             if isinstance(record, BadRecord):

@@ -1,0 +1,125 @@
+"""Inputs: a path or stdin, opened for reading, named as people read it, and read as
+UTF-8 whatever its encoding (UTF-16 and UTF-32 with a byte order mark are transcoded)."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from typing import IO, Any
+
+from .errors import DataError, Location
+
+# bytes a file is read in: the batch size; a long first line (a minified document) is
+# read in half the time of the default 8 KiB
+READ_BUFFER = 1 << 16
+
+
+class Source:
+    """An input: a path, or ``-`` for stdin. ``name`` is what errors call it."""
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self.is_stdin = spec == "-"
+        # a name that is not UTF-8 is shown with its bytes escaped (\xff), never as a crash
+        self.name = "<stdin>" if self.is_stdin else display_path(spec)
+        self.container: str | None = None  # set once read: jsonl, json, yaml
+        self.stream: IO[bytes] | None = None  # while being read (for progress)
+        self.jsonl: Any = None  # a JSONL source's reader, once known
+        self.document: Any = None  # a JSON array's, likewise
+
+    def open(self) -> IO[bytes]:
+        stream = self._open()
+        encoding = _wide_encoding(stream)
+        if encoding is not None:  # UTF-16 or UTF-32 text: read as the UTF-8 it spells
+            stream = io.BufferedReader(_Transcoded(stream, encoding, self.name))
+        self.stream = stream
+        return self.stream
+
+    def _open(self) -> IO[bytes]:
+        if self.is_stdin:
+            return sys.stdin.buffer
+        try:
+            if os.path.isdir(self.spec):
+                raise DataError("is a directory, not a chat log", Location(self.name))
+            return open(self.spec, "rb", buffering=READ_BUFFER)
+        except FileNotFoundError:
+            raise DataError("no such file", Location(self.name)) from None
+        except PermissionError:
+            raise DataError("permission denied", Location(self.name)) from None
+        except OSError as exc:
+            raise DataError(exc.strerror or str(exc), Location(self.name)) from None
+
+    def suffix(self) -> str:
+        return "" if self.is_stdin else os.path.splitext(self.spec)[1].lower()
+
+
+# byte order marks of the wide encodings; UTF-32's first, as it begins with UTF-16's
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+
+
+def _wide_encoding(stream: IO[bytes]) -> str | None:
+    """The encoding a byte order mark names, for text that is not UTF-8 (Windows tools
+    write UTF-16); None for anything else, which is read as UTF-8."""
+    peek = getattr(stream, "peek", None)
+    if peek is None:
+        return None
+    head = peek(4)[:4]
+    for bom, encoding in _WIDE_BOMS:
+        if head.startswith(bom):
+            return encoding
+    return None
+
+
+class _Transcoded(io.RawIOBase):
+    """A UTF-16 or UTF-32 stream read as UTF-8 bytes, a block at a time: every container
+    (JSONL, JSON, YAML, SSE) then reads it as it reads UTF-8."""
+
+    def __init__(self, raw: IO[bytes], encoding: str, name: str) -> None:
+        import codecs
+
+        self.raw = raw
+        self.name = name
+        self.encoding = encoding
+        self.decoder = codecs.getincrementaldecoder(encoding)()
+        self.pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self.pending:
+            block = self.raw.read(1 << 16)
+            try:
+                text = self.decoder.decode(block, final=not block)
+            except UnicodeDecodeError:
+                raise DataError(
+                    f"invalid {self.encoding.upper()} text",
+                    Location(self.name),
+                    "convert it to UTF-8, e.g. with iconv -t UTF-8",
+                ) from None
+            self.pending = text.encode()
+            if not block:
+                break
+        taken = self.pending[: len(buffer)]
+        buffer[: len(taken)] = taken
+        self.pending = self.pending[len(taken) :]
+        return len(taken)
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+def display_path(path: str) -> str:
+    """A path as people read it: bytes that are not UTF-8 shown as ``\xff``."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    return path
