@@ -86,7 +86,9 @@ def loads(data: bytes | str) -> Any:
             return _exact(data)
         except (json.JSONDecodeError, NotJson):
             raise refused from None
-    return again(value, data)
+    # (the look for long digit runs inline: this is called once a tool call)
+    text = data.encode("utf-8", "surrogatepass") if type(data) is str else data
+    return _exact(data) if _LONG_RUN in text.translate(_DIGITS_TO_NUL) else value
 
 
 def again(value: Any, data: bytes | str) -> Any:
