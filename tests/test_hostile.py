@@ -463,10 +463,12 @@ def test_an_integer_yaml_cannot_hold_is_a_clean_error(tmp_path):
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (["--chars-per-token", "0"], "'--chars-per-token': 0.0 is not more than 0"),
-        (["--chars-per-token", "-1"], "'--chars-per-token': -1.0 is not more than 0"),
+        (["--chars-per-token", "0"], "'--chars-per-token': 0.0 is not from 0.001 to 1e+06"),
+        (["--chars-per-token", "-1"], "'--chars-per-token': -1.0 is not from 0.001 to 1e+06"),
+        (["--chars-per-token", "1e-300"], "1e-300 is not from 0.001 to 1e+06"),
         (["--chars-per-token", "nan"], "'--chars-per-token': nan is not a finite number"),
         (["--extra-tokens-per-message", "inf"], "inf is not a finite number"),
+        (["--extra-tokens-per-message", "2e307"], "2e+307 is not from 0 to 1e+06"),
         (["--tokens-per-image", "-3"], "-3 is not in the range 0<=x<=1000000000"),
     ],
 )

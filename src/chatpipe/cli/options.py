@@ -135,12 +135,17 @@ def finite(value: float | None) -> float | None:
     return value
 
 
-def positive(value: float | None) -> float | None:
-    """A float option's callback: a finite number above zero."""
-    finite(value)
-    if value is not None and value <= 0:
-        raise typer.BadParameter(f"{value} is not more than 0")
-    return value
+def between(low: float, high: float):
+    """A float option's callback: a finite number from ``low`` to ``high`` (a count made
+    with a number past them would be infinite, or nothing)."""
+
+    def check(value: float | None) -> float | None:
+        finite(value)
+        if value is not None and not low <= value <= high:
+            raise typer.BadParameter(f"{value} is not from {low:g} to {high:g}")
+        return value
+
+    return check
 
 
 def message_types(values: list[str] | None, flag: str) -> list[str] | None:

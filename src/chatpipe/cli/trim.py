@@ -27,9 +27,8 @@ from .options import (
     Quiet,
     To,
     Verbose,
-    finite,
+    between,
     message_types,
-    positive,
 )
 from .runtime import Inputs, check_target, run, warn, write_lines, write_operation
 
@@ -183,8 +182,8 @@ def count(
         typer.Option(
             "--chars-per-token",
             metavar="F",
-            callback=positive,
-            help="approximate: characters per token (more than 0).",
+            callback=between(0.001, 1_000_000),
+            help="approximate: characters per token (0.001 to 1000000).",
         ),
     ] = 4.0,
     extra_tokens_per_message: Annotated[
@@ -192,8 +191,7 @@ def count(
         typer.Option(
             "--extra-tokens-per-message",
             metavar="F",
-            min=0,
-            callback=finite,
+            callback=between(0, 1_000_000),
             help="approximate: tokens added per message.",
         ),
     ] = 3.0,
