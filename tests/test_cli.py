@@ -585,3 +585,15 @@ def test_a_failed_conversion_says_one_thing_its_error():
     assert failed.stderr == "chatpipe: error: <stdin>:2:1: not a openai message (got a NoneType)\n"
     kept = runner.invoke(app, ["convert", "--to", "anthropic", "-"], input=data.split("\n")[0])
     assert kept.exit_code == 0 and "anthropic cannot hold chat and function roles" in kept.stderr
+
+
+def test_a_stream_dialect_forced_on_a_file_of_other_records_is_an_error():
+    """#18: --from openai-stream on a chat log printed nothing and exited 0. (gemini-stream
+    still reads any record as a chunk: an empty AI message; left for #18.)"""
+    for dialect in ("openai-stream", "anthropic-stream", "openai-responses-stream"):
+        result = cli("convert", "--from", dialect, TOOL_LOG)
+        assert result.exit_code == 1 and result.stdout == ""
+        assert result.stderr == (
+            f"chatpipe: error: {TOOL_LOG}:1:1: no {dialect} events here: nothing to read "
+            "(leave --from out to detect the dialect)\n"
+        )

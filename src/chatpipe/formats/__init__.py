@@ -220,8 +220,17 @@ def _read_source(
         return
     if shape == STREAM:
         values = (r.value for r in rest if not isinstance(r, BadRecord) or errors.handle(r.error))
+        spelled = False
         with shape_errors(dialect, first.location):
-            yield from dialect.read_stream(values, first.location)
+            for conversation in dialect.read_stream(values, first.location):
+                spelled = True
+                yield conversation
+        if not spelled:  # events of another kind (a --from that does not fit): not silence
+            raise DataError(
+                f"no {dialect.name} events here: nothing to read",
+                first.location,
+                "leave --from out to detect the dialect",
+            )
         return
     location = first.location
     if group_by:
