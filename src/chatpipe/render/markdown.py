@@ -98,8 +98,3 @@ def conversation_markdown_parts(conversation: Conversation, index: int) -> Itera
     for message in conversation.messages:
         yield "\n\n" + message_markdown(message)
     yield "\n"
-
-
-def conversation_markdown(conversation: Conversation, index: int) -> str:
-    """A conversation as one Markdown transcript."""
-    return "".join(conversation_markdown_parts(conversation, index))
