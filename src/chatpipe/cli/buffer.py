@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
-from ..canonical import dumps_text
 from ..errors import DataError, UsageError
 from ..formats.lane import ROLE_TYPES
 from ..formats.write import LaneWriter
 from ..render.buffer import FORMATS, TOOL_CALL_FORMATS, BufferRenderer, TurnLabels
+from .framing import TextFraming
 from .options import (
     Branch,
     FromDialect,
@@ -96,8 +96,6 @@ def buffer(
             raise UsageError(f"--format must be prefix or xml, got {format!r}")
         if tool_calls not in TOOL_CALL_FORMATS:
             raise UsageError(f"--tool-calls must be repr or json, got {tool_calls!r}")
-        if null and separator is not None:
-            raise UsageError("-0 and --separator both say how to separate conversations; pick one")
         renderer = BufferRenderer(
             human_prefix,
             ai_prefix,
@@ -111,25 +109,12 @@ def buffer(
             files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
         )
         joiner = unescape(message_separator)
-        between = unescape(separator) if separator is not None else None
         check = _AmbiguityCheck(renderer) if format == "prefix" else None
         with output_sink(output, inputs.files) as sink:
-            raw = None  # decided at the first conversation
-            for number, conversation in enumerate(inputs.conversations()):
-                if raw is None:
-                    raw = inputs.message_stream() or null or between is not None
-                texts = _render(renderer, conversation, joiner, check)
-                if not raw:
-                    sink.line(dumps_text("".join(texts)))
-                    continue
-                if between is not None and number:
-                    sink.raw(between.encode("utf-8", "surrogateescape"))
-                for text in texts:
-                    sink.raw(text.encode("utf-8", "surrogateescape"))
-                if null:
-                    sink.raw(b"\0")
-            if raw and not null:
-                sink.raw(b"\n")
+            framing = TextFraming(inputs, sink, separator, null)
+            for conversation in inputs.conversations():
+                framing.write(_render(renderer, conversation, joiner, check))
+            framing.close()
         inputs.report()
 
     run(body, quiet)
