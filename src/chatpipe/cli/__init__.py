@@ -18,6 +18,7 @@ from ..output import write_failed
 COMMANDS = {
     "convert": ("convert", "convert"),
     "buffer": ("buffer", "buffer"),
+    "template": ("template", "template"),
     "openai": ("openai", "openai"),
     "trim": ("trim", "trim"),
     "count": ("trim", "count"),

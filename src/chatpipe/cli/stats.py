@@ -14,6 +14,13 @@ from ..ops.count import resolve_counter
 from ..ops.stats import conversation_stats, overall_stats
 from .options import AsJson, FromDialect, InputFiles, OnError, Output, Quiet, Verbose
 from .runtime import Inputs, rich_console, run, write_lines, write_text
+from .template import (
+    CountThroughTemplate,
+    TemplateName,
+    Variables,
+    for_conversation,
+    templated_counter,
+)
 from .trim import TokenCounterOption
 
 HELP = """Count messages by type, tool calls, images and files, characters and tokens, per
@@ -35,6 +42,9 @@ _ROWS = 30  # conversations shown in the table
 def stats(
     files: InputFiles = None,
     token_counter: TokenCounterOption = "approximate",
+    chat_template: CountThroughTemplate = None,
+    template_name: TemplateName = None,
+    var: Variables = None,
     as_json: AsJson = False,
     as_table: Annotated[
         bool, typer.Option("--table", help="Print the table even when stdout is not a terminal.")
@@ -48,14 +58,18 @@ def stats(
     def body() -> None:
         if as_json and as_table:
             raise UsageError("--json and --table ask for two different outputs; pick one")
-        counter = resolve_counter(token_counter)
+        counter = templated_counter(
+            resolve_counter(token_counter), chat_template, template_name, var
+        )
         inputs = Inputs(files, from_, on_error, verbose=verbose)
         table = as_table or (not as_json and output is None and sys.stdout.isatty())
         each: list[dict] = []
 
         def rows():
             for index, conversation in enumerate(inputs.conversations()):
-                figures = conversation_stats(conversation.messages, counter)
+                figures = conversation_stats(
+                    conversation.messages, for_conversation(counter, conversation)
+                )
                 ident = conversation.meta.get("id")
                 row = {
                     "conversation": index + 1,

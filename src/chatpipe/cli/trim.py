@@ -31,6 +31,13 @@ from .options import (
     message_types,
 )
 from .runtime import Inputs, check_target, run, warn, write_lines, write_operation
+from .template import (
+    CountThroughTemplate,
+    TemplateName,
+    Variables,
+    for_conversation,
+    templated_counter,
+)
 
 TokenCounterOption = Annotated[
     str,
@@ -112,6 +119,9 @@ def trim(
             "(no orphan tool results, no unanswered calls).",
         ),
     ] = False,
+    chat_template: CountThroughTemplate = None,
+    template_name: TemplateName = None,
+    var: Variables = None,
     to: To = None,
     from_: FromDialect = "auto",
     on_error: OnError = "fail",
@@ -126,11 +136,31 @@ def trim(
             raise UsageError("--start-on and --include-system go with --strategy last")
         starts, ends = message_types(start_on, "--start-on"), message_types(end_on, "--end-on")
         target = check_target(to)
-        counter = resolve_counter(token_counter)
+        counter = templated_counter(
+            resolve_counter(token_counter), chat_template, template_name, var
+        )
+        if chat_template is not None and (strategy != "last" or allow_partial or end_on):
+            raise UsageError(
+                "--chat-template trims with --strategy last, whole messages, no --end-on",
+                hint="it keeps the newest messages whose rendered prompt fits --max-tokens",
+            )
         inputs = Inputs(files, from_, on_error, verbose=verbose)
 
         def trimmed(conversation: Conversation) -> list:
-            if strategy == "last":
+            if chat_template is not None:
+                from ..templates.count import trim_to_fit
+
+                every = list(conversation.messages)
+                kept = trim_to_fit(
+                    every,
+                    for_conversation(counter, conversation),
+                    max_tokens,
+                    include_system=include_system,
+                    start_on=starts,
+                    location=conversation.location,
+                )
+                after = answered_after(every, kept)
+            elif strategy == "last":
                 messages = conversation.messages
                 if (
                     conversation.lane is not None
@@ -177,6 +207,9 @@ def trim(
 def count(
     files: InputFiles = None,
     token_counter: TokenCounterOption = "approximate",
+    chat_template: CountThroughTemplate = None,
+    template_name: TemplateName = None,
+    var: Variables = None,
     chars_per_token: Annotated[
         float,
         typer.Option(
@@ -232,27 +265,28 @@ def count(
                 "tokens_per_image": tokens_per_image,
                 "use_usage_metadata_scaling": use_usage_metadata_scaling,
             }
-        plain = resolve_counter(token_counter, **options)
+        plain = templated_counter(
+            resolve_counter(token_counter, **options), chat_template, template_name, var
+        )
         inputs = Inputs(files, from_, on_error, verbose=verbose)
 
         def lines():
             for conversation in inputs.conversations():
                 tools = conversation.meta.get("tools")
-                counter = plain
+                counter = for_conversation(plain, conversation)
                 if token_counter == "approximate" and isinstance(tools, list) and tools:
                     counter = resolve_counter("approximate", tools=tools, **options)
                 if not as_json:
                     yield str(counter.count(conversation.messages)).encode()
                     continue
                 messages = list(conversation.messages)
-                by_type: dict[str, int] = {}
-                for message in messages:
-                    by_type[message.type] = by_type.get(message.type, 0) + plain.count([message])
-                report = {
-                    "tokens": counter.count(messages),
-                    "messages": len(messages),
-                    "by_type": by_type,
-                }
+                report = {"tokens": counter.count(messages), "messages": len(messages)}
+                if chat_template is None:  # a template's count is of the whole prompt only
+                    by_type: dict[str, int] = {}
+                    for message in messages:
+                        cost = plain.count([message])
+                        by_type[message.type] = by_type.get(message.type, 0) + cost
+                    report["by_type"] = by_type
                 if "id" in conversation.meta:
                     report = {"id": conversation.meta["id"], **report}
                 yield orjson.dumps(report)

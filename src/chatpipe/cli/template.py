@@ -1,0 +1,260 @@
+"""``chatpipe template``: each conversation as a model's chat template renders it."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Optional
+
+import orjson
+import typer
+
+from ..errors import DataError, UsageError
+from .framing import TextFraming
+from .options import (
+    Branch,
+    FromDialect,
+    IncludeHidden,
+    InputFiles,
+    OnError,
+    Output,
+    Quiet,
+    Verbose,
+)
+from .runtime import Inputs, output_sink, run
+
+HELP = """Render each conversation through a model's chat template: the prompt it really sees.
+
+The same text as Hugging Face transformers' tokenizer.apply_chat_template(messages,
+tokenize=False), from the model's own Jinja template, without transformers or torch.
+SOURCE is a tokenizer_config.json, a chat_template.jinja or .json, a model directory,
+or a model id already in the local Hugging Face cache (never downloaded). Tools and
+documents come from each conversation (a fine-tuning row's "tools") or --tools/--documents.
+
+Framing as buffer: one conversation in gives its text; several give one JSON string per
+line, or raw with --separator or -0.
+
+Examples:
+
+  chatpipe template --chat-template fixtures/chat_templates/Qwen-Qwen3-0.6B.jinja \\
+      --add-generation-prompt --var enable_thinking=false session.jsonl
+
+  chatpipe template --chat-template Qwen/Qwen2.5-7B-Instruct train.jsonl
+
+  chatpipe count --chat-template DIR --token-counter hf:DIR/tokenizer.json train.jsonl
+"""
+
+ChatTemplateOption = Annotated[
+    str,
+    typer.Option(
+        "--chat-template",
+        metavar="SOURCE",
+        help="tokenizer_config.json, chat_template.jinja/.json, a model directory, or a "
+        "cached model id.",
+        show_default=False,
+    ),
+]
+TemplateName = Annotated[
+    Optional[str],  # noqa: UP045 - typer reads the annotation at run time
+    typer.Option(
+        "--template-name",
+        metavar="NAME",
+        help="Which of a model's named templates (e.g. tool_use, rag); default: default, or "
+        "tool_use when there are tools.",
+        show_default=False,
+    ),
+]
+AddGenerationPrompt = Annotated[
+    bool,
+    typer.Option(
+        "--add-generation-prompt",
+        help="End with the header of a new assistant turn (to prompt a reply).",
+    ),
+]
+ContinueFinalMessage = Annotated[
+    bool,
+    typer.Option(
+        "--continue-final-message",
+        help="End inside the final message, for the model to continue it.",
+    ),
+]
+Variables = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option(
+        "--var",
+        metavar="KEY=VALUE",
+        help="An extra template variable (repeatable); VALUE is JSON if it parses "
+        "(enable_thinking=false), else text.",
+        show_default=False,
+    ),
+]
+ToolsFile = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--tools",
+        metavar="FILE",
+        help="A JSON list of tool schemas, for conversations that carry none.",
+        show_default=False,
+    ),
+]
+DocumentsFile = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--documents",
+        metavar="FILE",
+        help="A JSON list of documents ({title, text}) for RAG templates.",
+        show_default=False,
+    ),
+]
+
+
+def parse_variables(values: list[str] | None) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs; a VALUE that is JSON (false, 3, "x", [..]) is taken as JSON."""
+    out: dict[str, Any] = {}
+    for item in values or ():
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise UsageError(
+                f"--var takes KEY=VALUE with KEY a name, got {item!r}",
+                hint="e.g. --var enable_thinking=false",
+            )
+        try:
+            out[key] = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def json_list_file(path: str | None, flag: str) -> list[Any] | None:
+    """A JSON list read from ``path`` (``{"tools": [...]}`` also accepted for --tools)."""
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            data = orjson.loads(handle.read())
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: cannot read it ({exc.strerror or exc})") from None
+    except orjson.JSONDecodeError as exc:
+        raise UsageError(f"{flag} {path}: not valid JSON ({exc})") from None
+    key = flag.lstrip("-")
+    if isinstance(data, dict) and isinstance(data.get(key), list):
+        data = data[key]
+    if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
+        raise UsageError(f"{flag} {path}: expected a JSON list of objects")
+    if key == "tools":
+        data = [t if "type" in t else {"type": "function", "function": t} for t in data]
+    return data
+
+
+def chat_template_from_options(
+    source: str,
+    name: str | None = None,
+    *,
+    add_generation_prompt: bool = False,
+    continue_final_message: bool = False,
+    variables: list[str] | None = None,
+    tools: str | None = None,
+    documents: str | None = None,
+):
+    """The ``ChatTemplate`` the command-line options describe."""
+    from ..templates import ChatTemplate
+
+    return ChatTemplate(
+        source,
+        name=name,
+        add_generation_prompt=add_generation_prompt,
+        continue_final_message=continue_final_message,
+        variables=parse_variables(variables),
+        tools=json_list_file(tools, "--tools"),
+        documents=json_list_file(documents, "--documents"),
+    )
+
+
+def template(
+    files: InputFiles = None,
+    chat_template: ChatTemplateOption = ...,
+    template_name: TemplateName = None,
+    add_generation_prompt: AddGenerationPrompt = False,
+    continue_final_message: ContinueFinalMessage = False,
+    var: Variables = None,
+    tools: ToolsFile = None,
+    documents: DocumentsFile = None,
+    separator: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--separator",
+            metavar="TEXT",
+            help="Print conversations raw, joined by TEXT, not as JSON strings.",
+            show_default=False,
+        ),
+    ] = None,
+    null: Annotated[
+        bool, typer.Option("-0", "--null", help="Print conversations raw, each ended by NUL.")
+    ] = False,
+    from_: FromDialect = "auto",
+    on_error: OnError = "fail",
+    output: Output = None,
+    branch: Branch = "active",
+    include_hidden: IncludeHidden = False,
+    verbose: Verbose = 0,
+    quiet: Quiet = False,
+) -> None:
+    def body() -> None:
+        prompt = chat_template_from_options(
+            chat_template,
+            template_name,
+            add_generation_prompt=add_generation_prompt,
+            continue_final_message=continue_final_message,
+            variables=var,
+            tools=tools,
+            documents=documents,
+        )
+        inputs = Inputs(
+            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
+        )
+        with output_sink(output, inputs.files) as sink:
+            framing = TextFraming(inputs, sink, separator, null)
+            for conversation in inputs.conversations():
+                try:
+                    text = prompt.render(
+                        conversation.messages, conversation.meta, conversation.location
+                    )
+                except DataError as exc:  # the template refused this conversation
+                    inputs.errors.handle(exc)
+                    continue
+                framing.write((text,))
+            framing.close()
+        inputs.report()
+
+    run(body, quiet)
+
+
+template.__doc__ = HELP
+
+
+CountThroughTemplate = Annotated[
+    Optional[str],  # noqa: UP045 - typer reads the annotation at run time
+    typer.Option(
+        "--chat-template",
+        metavar="SOURCE",
+        help="Count the prompt as this model's chat template renders it (with --token-counter "
+        "hf:... or tiktoken:...): template overhead included.",
+        show_default=False,
+    ),
+]
+
+
+def templated_counter(counter, source: str | None, name: str | None, variables: list[str] | None):
+    """``counter`` counting through the chat template of ``source``, or as it is without one."""
+    if source is None:
+        if name is not None or variables:
+            raise UsageError("--template-name and --var go with --chat-template")
+        return counter
+    from ..templates.count import TemplateCounter
+
+    return TemplateCounter(chat_template_from_options(source, name, variables=variables), counter)
+
+
+def for_conversation(counter, conversation):
+    """The counter for one conversation: a template counter takes its tools and documents."""
+    bind = getattr(counter, "for_conversation", None)
+    return counter if bind is None else bind(conversation.meta)

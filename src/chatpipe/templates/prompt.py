@@ -1,0 +1,101 @@
+"""A model's chat template with its options: conversations in, prompt text out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..errors import Location, UsageError
+from ..messages import AnyMessage
+from .messages import chat_messages
+from .render import TemplateRaised, compile_template, render
+from .source import TemplateSource, load_source
+
+
+class ChatTemplate:
+    """Renders message lists as ``apply_chat_template(..., tokenize=False)`` would.
+
+    ``source``: a path or cached model id (``load_source``) or a ``TemplateSource``.
+    ``variables`` are extra template variables (``enable_thinking=False``); they win over
+    the model's special tokens. ``tools``/``documents`` apply to every conversation that
+    does not carry its own (a fine-tuning row's ``tools``).
+    """
+
+    def __init__(
+        self,
+        source: str | TemplateSource,
+        *,
+        name: str | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        variables: dict[str, Any] | None = None,
+        tools: list[Any] | None = None,
+        documents: list[Any] | None = None,
+    ) -> None:
+        self.source = load_source(source) if isinstance(source, str) else source
+        self.name = name
+        self.add_generation_prompt = add_generation_prompt
+        self.continue_final_message = continue_final_message
+        self.variables = {**self.source.special_tokens, **(variables or {})}
+        self.tools = tools
+        self.documents = documents
+        if continue_final_message and add_generation_prompt:
+            raise UsageError(
+                "--continue-final-message and --add-generation-prompt contradict each other: "
+                "the first continues the last message, the second starts a new one"
+            )
+        if documents is not None and not all(isinstance(d, dict) for d in documents):
+            raise UsageError("documents are a list of objects (with 'title' and 'text')")
+        self.select(tools=bool(tools))  # an unknown --template-name fails before any input
+
+    def select(self, *, tools: bool) -> tuple[str, Any, str]:
+        """The name, compiled template and text of the template for a conversation."""
+        name, text = self.source.select(self.name, tools=tools)
+        origin = self.source.files.get(name, self.source.origin)
+        return name, compile_template(text, origin), text
+
+    def render(
+        self,
+        messages: Iterable[AnyMessage],
+        meta: dict[str, Any] | None = None,
+        location: Location | None = None,
+    ) -> str:
+        """The prompt text of one conversation; ``meta`` may hold its ``tools``/``documents``."""
+        tools = self.tools
+        documents = self.documents
+        if meta:
+            if isinstance(meta.get("tools"), list) and meta["tools"]:
+                tools = meta["tools"]
+            if isinstance(meta.get("documents"), list) and meta["documents"]:
+                documents = meta["documents"]
+        _, template, text = self.select(tools=tools is not None)
+        try:
+            return render(
+                template,
+                chat_messages(messages),
+                tools=tools,
+                documents=documents,
+                add_generation_prompt=self.add_generation_prompt,
+                continue_final_message=self.continue_final_message,
+                template_text=text,
+                variables=self.variables,
+            )
+        except TemplateRaised as exc:
+            raise exc.located(location) from None
+
+    def render_dicts(self, messages: list[dict[str, Any]], **options: Any) -> str:
+        """The prompt text of chat dicts given as they are (no conversion)."""
+        tools = options.pop("tools", self.tools)
+        _, template, text = self.select(tools=tools is not None)
+        return render(
+            template,
+            messages,
+            tools=tools,
+            documents=options.pop("documents", self.documents),
+            add_generation_prompt=options.pop("add_generation_prompt", self.add_generation_prompt),
+            continue_final_message=options.pop(
+                "continue_final_message", self.continue_final_message
+            ),
+            template_text=text,
+            variables={**self.variables, **options},
+        )

@@ -1,0 +1,281 @@
+"""Running a chat template as transformers' ``apply_chat_template(..., tokenize=False)`` does.
+
+The environment matches transformers' (read in its source, written here anew): Jinja's
+immutable sandbox with ``trim_blocks`` and ``lstrip_blocks``, loop controls, the
+``{% generation %}`` block (rendered as its body), a ``tojson`` filter that does not escape
+HTML and takes ``indent``/``separators``/``sort_keys``, and the globals ``raise_exception``,
+``strftime_now``, a ``dict`` that only builds dicts and a ``namespace`` that refuses
+underscore names. Everything the template sees is plain JSON data.
+
+Jinja2 is an optional extra, imported when a template is first compiled.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from functools import cache, lru_cache
+from typing import Any
+
+from ..errors import DataError, UsageError
+
+REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
+_CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
+
+
+class TemplateRaised(DataError):
+    """The template refused the conversation (its ``raise_exception``, or a failed render)."""
+
+
+def _jinja():
+    try:
+        import jinja2
+        import jinja2.ext
+        import jinja2.sandbox
+    except ImportError:
+        raise UsageError(
+            "chat templates need the jinja2 package",
+            hint="pip install 'chatpipe[templates]'",
+        ) from None
+    version = tuple(int(p) if p.isdigit() else 0 for p in jinja2.__version__.split(".")[:3])
+    if version < (3, 1, 6):
+        raise UsageError(
+            f"jinja2 {jinja2.__version__} has known sandbox escapes; "
+            "chat templates need 3.1.6 or newer",
+            hint="pip install -U 'jinja2>=3.1.6'",
+        )
+    return jinja2
+
+
+@cache
+def _refusal():
+    jinja2 = _jinja()
+
+    class Refusal(jinja2.exceptions.TemplateError):
+        """What a template's ``raise_exception(message)`` raises."""
+
+    return Refusal
+
+
+@cache
+def _environment():
+    jinja2 = _jinja()
+    Refusal = _refusal()
+    from jinja2 import nodes
+    from jinja2.ext import Extension, loopcontrols
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    class Generation(Extension):
+        """``{% generation %}...{% endgeneration %}``: the assistant's tokens, rendered as is."""
+
+        tags = {"generation"}  # noqa: RUF012 (Jinja reads it from the class)
+
+        def parse(self, parser):
+            lineno = next(parser.stream).lineno
+            body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+            return nodes.CallBlock(self.call_method("_body"), [], [], body).set_lineno(lineno)
+
+        def _body(self, caller):
+            return caller()
+
+    def raise_exception(message):
+        raise Refusal(message)
+
+    def tojson(value, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
+        return json.dumps(
+            value,
+            ensure_ascii=ensure_ascii,
+            indent=indent,
+            separators=separators,
+            sort_keys=sort_keys,
+        )
+
+    def strftime_now(format):
+        return datetime.now().strftime(format)
+
+    class Dicts:
+        """``dict(...)`` and ``dict.fromkeys(...)``, and nothing else of the type."""
+
+        def __call__(self, *args, **kwargs):
+            return dict(*args, **kwargs)
+
+        def fromkeys(self, *args, **kwargs):
+            return dict.fromkeys(*args, **kwargs)
+
+    class Namespace(jinja2.utils.Namespace):
+        """Jinja's namespace, refusing attributes that start with an underscore."""
+
+        def __init__(*args, **kwargs):
+            self, rest = args[0], args[1:]
+            attrs = dict(*rest, **kwargs)
+            for name in attrs:
+                Namespace._check(name)
+            jinja2.utils.Namespace.__init__(self, attrs)
+
+        def __setitem__(self, name, value):
+            Namespace._check(name)
+            jinja2.utils.Namespace.__setitem__(self, name, value)
+
+        @staticmethod
+        def _check(name):
+            if isinstance(name, str) and name.startswith("_"):
+                raise jinja2.exceptions.SecurityError(
+                    f"Chat templates cannot store underscore-prefixed attributes on a namespace, "
+                    f"but got {name!r}. Please rename the attribute."
+                )
+
+    env = ImmutableSandboxedEnvironment(
+        trim_blocks=True, lstrip_blocks=True, extensions=[Generation, loopcontrols]
+    )
+    env.filters["tojson"] = tojson
+    env.globals["raise_exception"] = raise_exception
+    env.globals["strftime_now"] = strftime_now
+    env.globals["dict"] = Dicts()
+    env.globals["namespace"] = Namespace
+    return env
+
+
+@lru_cache(maxsize=32)
+def compile_template(text: str, origin: str = "chat template"):
+    """The compiled template; a syntax error is a usage error naming ``origin`` and the line."""
+    jinja2 = _jinja()
+    try:
+        return _environment().from_string(text)
+    except jinja2.TemplateSyntaxError as exc:
+        raise UsageError(
+            f"{origin}:{exc.lineno}: the chat template is not valid Jinja ({exc.message})"
+        ) from None
+
+
+def plain_data(value: Any) -> Any:
+    """``value`` as plain JSON types, as the template may see it (anything else: ``<type>``)."""
+    kind = type(value)
+    if value is None or kind in (str, int, float, bool):
+        return value
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, dict):
+        return {plain_data(k): plain_data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain_data(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(plain_data(v) for v in value)
+    return f"<{kind.__name__}>"
+
+
+def _with_reasoning_aliases(messages: list[dict]) -> list[dict]:
+    """Reasoning under every name templates read it by (``reasoning_content``, ``thinking``)."""
+    out = []
+    for message in messages:
+        reasoning = next(
+            (message[k] for k in REASONING_FIELDS if message.get(k) is not None),
+            None,
+        )
+        if reasoning is not None:
+            message = {"thinking": reasoning, **message, "reasoning_content": reasoning}
+        out.append(message)
+    return out
+
+
+def render(
+    template,
+    messages: list[dict],
+    *,
+    tools: list | None = None,
+    documents: list | None = None,
+    add_generation_prompt: bool = False,
+    continue_final_message: bool | str = False,
+    template_text: str = "",
+    variables: dict[str, Any] | None = None,
+) -> str:
+    """One conversation's prompt text, as ``apply_chat_template(..., tokenize=False)``.
+
+    ``messages`` are chat dicts (``chat_messages``); ``variables``: the special tokens and
+    any extra template variables (these win over the special tokens, as in transformers).
+    Raises ``TemplateRaised`` with the template's own message when it refuses.
+    """
+    jinja2 = _jinja()
+    if continue_final_message and add_generation_prompt:
+        raise UsageError(
+            "--continue-final-message and --add-generation-prompt contradict each other: "
+            "the first continues the last message, the second starts a new one"
+        )
+    if not messages:
+        raise TemplateRaised("this conversation has no messages for the chat template to render")
+    chat = _with_reasoning_aliases(
+        [{k: v for k, v in m.items() if v is not None} for m in plain_data(messages)]
+    )
+    final_text = None
+    if continue_final_message:
+        final_text = _tag_final(chat, continue_final_message, template_text)
+    kwargs = plain_data(variables or {})
+    try:
+        text = template.render(
+            messages=chat,
+            tools=plain_data(tools),
+            documents=plain_data(documents),
+            add_generation_prompt=add_generation_prompt,
+            **kwargs,
+        )
+    except jinja2.exceptions.SecurityError as exc:
+        raise TemplateRaised(
+            f"the chat template tried something the sandbox forbids: {exc}"
+        ) from None
+    except _refusal() as exc:
+        raise TemplateRaised(f"the chat template refused this conversation: {exc}") from None
+    except jinja2.exceptions.TemplateError as exc:
+        raise TemplateRaised(f"the chat template failed on this conversation: {exc}") from None
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError) as exc:
+        raise TemplateRaised(
+            f"the chat template failed on this conversation: {exc} "
+            "(a value of a type the template does not expect)"
+        ) from None
+    if final_text is not None:
+        text = _cut_at_tag(text, final_text)
+    return text
+
+
+def _tag_final(chat: list[dict], field: bool | str, template_text: str) -> str:
+    """Marks the final message's text so the prompt can be cut just after it."""
+    field = field if isinstance(field, str) else "content"
+    last = chat[-1]
+    final = last.get(field)
+    if final is None:
+        raise TemplateRaised(
+            f'--continue-final-message: the final message has no "{field}" to continue'
+        )
+    fields = [field]
+    if field in REASONING_FIELDS:
+        fields = [f for f in REASONING_FIELDS if last.get(f) == final]
+    if not any(f in template_text for f in fields):
+        raise TemplateRaised(
+            f'--continue-final-message: the chat template never reads the "{field}" field'
+        )
+    if isinstance(final, (list, tuple)):
+        for block in reversed(final):
+            if "text" in block:
+                final = block["text"]
+                block["text"] = block["text"] + _CONTINUE_TAG
+                return final
+        raise TemplateRaised("--continue-final-message: the final message has no text to continue")
+    for f in fields:
+        last[f] = last[f] + _CONTINUE_TAG
+    return final
+
+
+def _cut_at_tag(text: str, final: str) -> str:
+    if final.strip() not in text or _CONTINUE_TAG.strip() not in text:
+        raise TemplateRaised(
+            "--continue-final-message: the chat template drops part of the final message, "
+            "so the prompt cannot end inside it"
+        )
+    at = text.rindex(_CONTINUE_TAG.strip())
+    if text[at : at + len(_CONTINUE_TAG)] == _CONTINUE_TAG:
+        return text[:at]
+    return text[:at].rstrip()
