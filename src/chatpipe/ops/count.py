@@ -253,6 +253,9 @@ class HFCounter(_EncodingCounter):
             self.tokenizer = Tokenizer.from_file(path)
         except Exception as exc:
             raise UsageError(f"cannot load the tokenizer {path}: {exc}") from None
+        # a tokenizer.json may carry the model's truncation and padding: a count takes neither
+        self.tokenizer.no_truncation()
+        self.tokenizer.no_padding()
 
     def encode_len(self, text: str) -> int:
         return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
