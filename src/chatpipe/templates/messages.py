@@ -10,8 +10,9 @@ Each message is its OpenAI chat dict (``role``, ``content``, ``name``, ``tool_ca
 - content is a string when it is only text; otherwise a list of parts: ``{"type": "text",
   "text"}``, ``{"type": "image", "url"}`` (a data URL for inline images), ``{"type":
   "audio", ...}``, other blocks as they are;
-- an assistant message that only calls tools has no ``content`` (as the OpenAI API's
-  ``null``, which transformers drops).
+- content is always there: ``""`` for an assistant turn that only calls tools (many
+  templates, Qwen 3's among them, fail on a message without ``content``, which is what
+  the OpenAI API's ``null`` becomes once transformers drops ``None`` values).
 """
 
 from __future__ import annotations
@@ -47,12 +48,9 @@ def _shaped(item: dict[str, Any], message: AnyMessage, names: dict[str, str]) ->
     if calls:
         out["tool_calls"] = _calls(message, calls, names)
     if isinstance(message.content, str):
-        text = message.content
-        out["content"] = None if not text and calls else text
+        out["content"] = message.content
     else:
         out["content"] = _content(out.get("content"))
-    if out["content"] is None:
-        del out["content"]
     if out["role"] == "tool" and "name" not in out:
         name = names.get(out.get("tool_call_id") or "")
         if name is None and isinstance(message, ToolMessage):
@@ -81,7 +79,9 @@ def _calls(message: AnyMessage, written: list[dict], names: dict[str, str]) -> l
 
 def _content(content: Any) -> Any:
     """String content as it is; blocks without reasoning: a string when all text, else parts."""
-    if content is None or isinstance(content, str):
+    if content is None:
+        return ""
+    if isinstance(content, str):
         return content
     parts = []
     for block in content:
@@ -100,7 +100,7 @@ def _content(content: Any) -> Any:
         else:
             parts.append(block)
     if not parts:
-        return None
+        return ""
     if all(p.get("type") == "text" for p in parts):
         return "\n".join(str(p.get("text", "")) for p in parts)
     return parts

@@ -124,9 +124,16 @@ def _environment():
                     f"but got {name!r}. Please rename the attribute."
                 )
 
-    env = ImmutableSandboxedEnvironment(
-        trim_blocks=True, lstrip_blocks=True, extensions=[Generation, loopcontrols]
-    )
+    class Sandbox(ImmutableSandboxedEnvironment):
+        """Jinja's immutable sandbox; reaching an unsafe attribute (``__class__``,
+        ``__globals__``, ...) is refused at once, where Jinja's would render it as empty."""
+
+        def unsafe_undefined(self, obj, attribute):
+            raise jinja2.exceptions.SecurityError(
+                f"access to attribute {attribute!r} of a {type(obj).__name__!r} object is unsafe"
+            )
+
+    env = Sandbox(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, loopcontrols])
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = strftime_now
