@@ -260,6 +260,7 @@ def test_every_command_teaches_itself():
         "openai",
         "show",
         "stats",
+        "template",
         "trim",
         "validate",
     ]

@@ -21,8 +21,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..formats.openai_writer import OpenAIWriter
-from ..messages import AIMessage, AnyMessage, ToolMessage
+from ..messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 
+_SIMPLE = {HumanMessage: "user", AIMessage: "assistant", SystemMessage: "system"}
 _REASONING_BLOCKS = {"reasoning": "reasoning", "thinking": "thinking"}
 
 
@@ -32,13 +33,23 @@ def chat_messages(messages: Iterable[AnyMessage]) -> list[dict[str, Any]]:
     names: dict[str, str] = {}  # tool-call id -> tool name, for the results
     out: list[dict[str, Any]] = []
     for index, message in enumerate(messages):
+        simple = _SIMPLE.get(type(message))
+        if (  # most messages: text, and nothing else to say
+            simple is not None
+            and type(message.content) is str
+            and not message.additional_kwargs
+            and not message.name
+            and not (simple == "assistant" and (message.tool_calls or message.invalid_tool_calls))
+        ):
+            out.append({"role": simple, "content": message.content})
+            continue
         reasoning = _reasoning(message)
         for item in writer.message(index, message):
             shaped = _shaped(item, message, names)
             if reasoning and item["role"] == "assistant":
                 shaped["reasoning_content"] = reasoning
                 reasoning = None
-            out.append(shaped)
+            out.append({k: v for k, v in shaped.items() if v is not None})
     return out
 
 

@@ -79,6 +79,7 @@ class ChatTemplate:
                 continue_final_message=self.continue_final_message,
                 template_text=text,
                 variables=self.variables,
+                plain=True,
             )
         except TemplateRaised as exc:
             raise exc.located(location) from None

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import DataError, UsageError
 
+_DICT_ATTRIBUTES = frozenset(dir(dict))
 REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
 _CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
 
@@ -128,6 +129,35 @@ def _environment():
         """Jinja's immutable sandbox; reaching an unsafe attribute (``__class__``,
         ``__globals__``, ...) is refused at once, where Jinja's would render it as empty."""
 
+        # the data a template reads is plain JSON (dicts, lists, strings): a key of a dict
+        # that is not one of dict's own attributes is looked up at once, which is what
+        # the sandbox's full path ends in for such data, at a third of its cost
+        def getattr(self, obj, attribute):
+            if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+                try:
+                    return obj[attribute]
+                except KeyError:
+                    return self.undefined(obj=obj, name=attribute)
+            if type(obj) is str and attribute[:1] != "_":  # str's methods are all safe
+                try:
+                    return getattr(obj, attribute)
+                except AttributeError:
+                    return self.undefined(obj=obj, name=attribute)
+            return super().getattr(obj, attribute)
+
+        def getitem(self, obj, argument):
+            if type(obj) is dict and type(argument) is str:
+                try:
+                    return obj[argument]
+                except KeyError:
+                    pass
+            elif type(obj) is list and type(argument) is int:
+                try:
+                    return obj[argument]
+                except IndexError:
+                    pass
+            return super().getitem(obj, argument)
+
         def unsafe_undefined(self, obj, attribute):
             raise jinja2.exceptions.SecurityError(
                 f"access to attribute {attribute!r} of a {type(obj).__name__!r} object is unsafe"
@@ -200,11 +230,14 @@ def render(
     continue_final_message: bool | str = False,
     template_text: str = "",
     variables: dict[str, Any] | None = None,
+    plain: bool = False,
 ) -> str:
     """One conversation's prompt text, as ``apply_chat_template(..., tokenize=False)``.
 
     ``messages`` are chat dicts (``chat_messages``); ``variables``: the special tokens and
     any extra template variables (these win over the special tokens, as in transformers).
+    ``plain``: the messages are fresh plain dicts without None values (``chat_messages``
+    makes them so), which need no copy.
     Raises ``TemplateRaised`` with the template's own message when it refuses.
     """
     jinja2 = _jinja()
@@ -215,9 +248,9 @@ def render(
         )
     if not messages:
         raise TemplateRaised("this conversation has no messages for the chat template to render")
-    chat = _with_reasoning_aliases(
-        [{k: v for k, v in m.items() if v is not None} for m in plain_data(messages)]
-    )
+    if not plain:  # messages from elsewhere: rebuilt as plain data, without None values
+        messages = [{k: v for k, v in m.items() if v is not None} for m in plain_data(messages)]
+    chat = _with_reasoning_aliases(messages)
     final_text = None
     if continue_final_message:
         final_text = _tag_final(chat, continue_final_message, template_text)
@@ -251,7 +284,7 @@ def render(
 def _tag_final(chat: list[dict], field: bool | str, template_text: str) -> str:
     """Marks the final message's text so the prompt can be cut just after it."""
     field = field if isinstance(field, str) else "content"
-    last = chat[-1]
+    last = chat[-1] = dict(chat[-1])  # a copy: the tag must not reach the caller's message
     final = last.get(field)
     if final is None:
         raise TemplateRaised(
@@ -265,6 +298,7 @@ def _tag_final(chat: list[dict], field: bool | str, template_text: str) -> str:
             f'--continue-final-message: the chat template never reads the "{field}" field'
         )
     if isinstance(final, (list, tuple)):
+        final = last[field] = [dict(block) for block in final]
         for block in reversed(final):
             if "text" in block:
                 final = block["text"]
