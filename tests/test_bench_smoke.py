@@ -75,3 +75,18 @@ def test_container_benchmark_runs_on_a_tiny_log(tmp_path):
     ):
         assert f"| {writer} |" in table
     assert "targets of issue #23: " in table
+
+
+def test_template_benchmark_runs_and_checks_both_texts_agree():
+    done = subprocess.run(
+        [
+            *(sys.executable, str(ROOT / "bench" / "templates.py")),
+            *("--conversations", "30", "--repeat", "1"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "| render, end to end |" in done.stdout
+    assert "| start-up, one conversation |" in done.stdout
+    assert "different texts" not in done.stdout + done.stderr
