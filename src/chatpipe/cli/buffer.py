@@ -16,9 +16,11 @@ from .options import (
     FromDialect,
     IncludeHidden,
     InputFiles,
+    Null,
     OnError,
     Output,
     Quiet,
+    Separator,
     Verbose,
     unescape,
 )
@@ -71,18 +73,8 @@ def buffer(
             help="Prefix format: tool calls as langchain's Python repr, or as JSON.",
         ),
     ] = "repr",
-    separator: Annotated[
-        str | None,
-        typer.Option(
-            "--separator",
-            metavar="TEXT",
-            help="Print conversations raw, joined by TEXT, not as JSON strings.",
-            show_default=False,
-        ),
-    ] = None,
-    null: Annotated[
-        bool, typer.Option("-0", "--null", help="Print conversations raw, each ended by NUL.")
-    ] = False,
+    separator: Separator = None,
+    null: Null = False,
     from_: FromDialect = "auto",
     on_error: OnError = "fail",
     output: Output = None,

@@ -73,6 +73,18 @@ Output = Annotated[
         show_default=False,
     ),
 ]
+Separator = Annotated[
+    Optional[str],  # noqa: UP045 - typer reads the annotation at run time
+    typer.Option(
+        "--separator",
+        metavar="TEXT",
+        help="Print conversations raw, joined by TEXT, not as JSON strings.",
+        show_default=False,
+    ),
+]
+Null = Annotated[
+    bool, typer.Option("-0", "--null", help="Print conversations raw, each ended by NUL.")
+]
 GroupBy = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(

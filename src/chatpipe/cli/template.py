@@ -14,9 +14,11 @@ from .options import (
     FromDialect,
     IncludeHidden,
     InputFiles,
+    Null,
     OnError,
     Output,
     Quiet,
+    Separator,
     Verbose,
 )
 from .runtime import Inputs, output_sink, run
@@ -34,8 +36,7 @@ line, or raw with --separator or -0.
 
 Examples:
 
-  chatpipe template --chat-template fixtures/chat_templates/Qwen-Qwen3-0.6B.jinja \\
-      --add-generation-prompt --var enable_thinking=false session.jsonl
+  chatpipe template --chat-template Qwen/Qwen3-0.6B --var enable_thinking=false session.jsonl
 
   chatpipe template --chat-template Qwen/Qwen2.5-7B-Instruct train.jsonl
 
@@ -178,18 +179,8 @@ def template(
     var: Variables = None,
     tools: ToolsFile = None,
     documents: DocumentsFile = None,
-    separator: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option(
-            "--separator",
-            metavar="TEXT",
-            help="Print conversations raw, joined by TEXT, not as JSON strings.",
-            show_default=False,
-        ),
-    ] = None,
-    null: Annotated[
-        bool, typer.Option("-0", "--null", help="Print conversations raw, each ended by NUL.")
-    ] = False,
+    separator: Separator = None,
+    null: Null = False,
     from_: FromDialect = "auto",
     on_error: OnError = "fail",
     output: Output = None,
