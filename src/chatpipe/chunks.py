@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from .errors import ValidationError
-from .merge import merge_content, merge_dicts, merge_lists, merge_obj
+from .merge import IDENTITY_KEYS, merge_content, merge_dicts, merge_lists, merge_obj
 from .messages import (
     LC_AUTO_PREFIX,
     LC_ID_PREFIX,
@@ -143,9 +143,17 @@ def _rank_ids(ids: list[str | None]) -> str | None:
     return best
 
 
-def add_ai_message_chunks(left: AIMessageChunk, *others: AIMessageChunk) -> AIMessageChunk:
-    """Sum AI chunks: content, kwargs and metadata merged, tool-call chunks by index."""
-    merged_chunks = merge_lists(left.tool_call_chunks, *(o.tool_call_chunks for o in others))
+def add_ai_message_chunks(
+    left: AIMessageChunk, *others: AIMessageChunk, identities: frozenset[str] = IDENTITY_KEYS
+) -> AIMessageChunk:
+    """Sum AI chunks: content, kwargs and metadata merged, tool-call chunks by index.
+
+    ``identities``: the keys whose equal string values are kept once (merge.py); the
+    default is langchain-core's set, the stream readers pass ``STREAM_IDENTITY_KEYS``.
+    """
+    merged_chunks = merge_lists(
+        left.tool_call_chunks, *(o.tool_call_chunks for o in others), identities=identities
+    )
     usage = None
     if left.usage_metadata or any(o.usage_metadata is not None for o in others):
         usage = left.usage_metadata
@@ -155,7 +163,9 @@ def add_ai_message_chunks(left: AIMessageChunk, *others: AIMessageChunk) -> AIMe
     return left.__class__(
         content=merge_content(left.content, *(o.content for o in others)),
         additional_kwargs=merge_dicts(
-            left.additional_kwargs, *(o.additional_kwargs for o in others)
+            left.additional_kwargs,
+            *(o.additional_kwargs for o in others),
+            identities=identities,
         ),
         tool_call_chunks=[
             tool_call_chunk(
@@ -164,7 +174,9 @@ def add_ai_message_chunks(left: AIMessageChunk, *others: AIMessageChunk) -> AIMe
             for c in merged_chunks or []
         ],
         response_metadata=merge_dicts(
-            left.response_metadata, *(o.response_metadata for o in others)
+            left.response_metadata,
+            *(o.response_metadata for o in others),
+            identities=identities,
         ),
         usage_metadata=usage,
         id=_rank_ids([m.id for m in everyone]),

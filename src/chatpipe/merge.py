@@ -12,7 +12,27 @@ from __future__ import annotations
 from typing import Any
 
 # String values under these keys are identities, not text: equal ones are not doubled.
-_IDENTITY_KEYS = frozenset(("id", "output_version", "model_provider"))
+# langchain-core's own set, used by chunk addition (``AIMessageChunk.__add__``).
+IDENTITY_KEYS = frozenset(("id", "output_version", "model_provider"))
+# The set the stream readers use: providers repeat identities in every chunk (a tool
+# call's ``name``, OpenRouter's ``reasoning_details[].format``), which langchain-core's
+# set would concatenate (``lookuplookup``). Unequal values under these keys still
+# concatenate, so a name streamed in fragments is joined as before.
+STREAM_IDENTITY_KEYS = IDENTITY_KEYS | frozenset(
+    (
+        "name",
+        "type",
+        "format",
+        "role",
+        "model",
+        "model_name",
+        "object",
+        "system_fingerprint",
+        "service_tier",
+        "finish_reason",
+        "status",
+    )
+)
 # Integer values under these keys are positions or times: the newer one wins.
 _LATEST_INT_KEYS = frozenset(("index", "created", "timestamp"))
 
@@ -22,8 +42,13 @@ def _is_mergeable_index(value: Any) -> bool:
     return isinstance(value, int) or (isinstance(value, str) and value.startswith("lc_"))
 
 
-def merge_dicts(left: dict[str, Any], *others: dict[str, Any]) -> dict[str, Any]:
-    """Merge dicts left to right by the chunk rules; raises TypeError on a type clash."""
+def merge_dicts(
+    left: dict[str, Any], *others: dict[str, Any], identities: frozenset[str] = IDENTITY_KEYS
+) -> dict[str, Any]:
+    """Merge dicts left to right by the chunk rules; raises TypeError on a type clash.
+
+    Equal strings under a key in ``identities`` are kept once instead of concatenated.
+    """
     merged = dict(left)
     for right in others:
         for key, value in right.items():
@@ -39,14 +64,14 @@ def merge_dicts(left: dict[str, Any], *others: dict[str, Any]) -> dict[str, Any]
                 )
             elif isinstance(current, str):
                 if (key == "index" and current.startswith("lc_")) or (
-                    key in _IDENTITY_KEYS and current == value
+                    key in identities and current == value
                 ):
                     continue
                 merged[key] = current + value
             elif isinstance(current, dict):
-                merged[key] = merge_dicts(current, value)
+                merged[key] = merge_dicts(current, value, identities=identities)
             elif isinstance(current, list):
-                merged[key] = merge_lists(current, value)
+                merged[key] = merge_lists(current, value, identities=identities)
             elif current == value:
                 continue
             elif isinstance(current, int) and not isinstance(current, bool):
@@ -63,7 +88,11 @@ def _ids_compatible(a: Any, b: Any) -> bool:
     return a in (None, "") or b in (None, "") or a == b
 
 
-def merge_lists(left: list[Any] | None, *others: list[Any] | None) -> list[Any] | None:
+def merge_lists(
+    left: list[Any] | None,
+    *others: list[Any] | None,
+    identities: frozenset[str] = IDENTITY_KEYS,
+) -> list[Any] | None:
     """Concatenate lists, merging dict items that share an integer (or ``lc_``) index."""
     merged = list(left) if left is not None else None
     for other in others:
@@ -90,7 +119,9 @@ def merge_lists(left: list[Any] | None, *others: list[Any] | None) -> list[Any] 
             if target is None:
                 merged.append(item)
                 continue
-            merged[target] = merge_dicts(merged[target], _mergeable_part(merged[target], item))
+            merged[target] = merge_dicts(
+                merged[target], _mergeable_part(merged[target], item), identities=identities
+            )
     return merged
 
 

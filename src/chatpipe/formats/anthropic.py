@@ -330,15 +330,27 @@ def write_turns(messages: Iterable[AnyMessage]) -> tuple[Any, list[dict[str, Any
 
 
 def assemble_stream(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Responses spelled by a run of stream events (several streams may follow each other)."""
+    """Responses spelled by a run of stream events (several streams may follow each other).
+
+    A new ``message_start`` ends the message before it, unless it repeats that message's
+    id (gateways such as LiteLLM's and Bifrost's send the start twice): then the message
+    goes on, and the repeat only fills fields the first start left empty.
+    """
     message: dict[str, Any] | None = None
     partial: dict[int, str] = {}
     for event in events:
         kind = event.get("type")
         if kind == "message_start":
+            started = event.get("message") or {}
+            if message is not None and started.get("id") and started.get("id") == message.get("id"):
+                # a gateway repeating the start of the same message: it continues
+                for key, value in started.items():
+                    if key != "content" and message.get(key) is None:
+                        message[key] = value
+                continue
             if message is not None:
                 yield _finish(message, partial)
-            message, partial = dict(event.get("message") or {}), {}
+            message, partial = dict(started), {}
             message["content"] = list(message.get("content") or [])
         elif message is None:
             continue

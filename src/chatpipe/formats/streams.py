@@ -4,7 +4,8 @@ live with their dialects.
 
 OpenAI deltas are summed as ``AIMessageChunk``s, by langchain's chunk addition, so
 tool-call argument fragments join by index; a capture may hold several streams, split where
-the chunk id changes.
+the chunk id changes. Identities a provider repeats in every chunk (a tool call's name,
+``reasoning_details[].format``) are kept once (``STREAM_IDENTITY_KEYS``, merge.py).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..chunks import add_ai_message_chunks
 from ..errors import Location
+from ..merge import STREAM_IDENTITY_KEYS
 from ..messages import AIMessageChunk, message_chunk_to_message
 from ..tool_calls import chunks_from_openai
 from .base import Conversation, Dialect, StreamDialect
@@ -77,7 +80,11 @@ def assemble_openai(values: Iterable[dict[str, Any]]) -> Iterator[Any]:
                 metadata["finish_reason"] = choice["finish_reason"]
         chunk = _chunk(value)
         if chunk is not None:
-            total = chunk if total is None else total + chunk
+            total = (
+                chunk
+                if total is None
+                else add_ai_message_chunks(total, chunk, identities=STREAM_IDENTITY_KEYS)
+            )
     if total is not None:
         yield _finish(total, metadata)
 
