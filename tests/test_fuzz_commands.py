@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import yaml
@@ -15,6 +16,7 @@ from strategies import json_values
 from test_robustness import message_like_junk
 
 runner = CliRunner()
+PYTHON_ERROR = re.compile(r"\b(KeyError|AttributeError|TypeError|IndexError|ValueError):")
 COMMANDS = [
     ["convert"],
     ["convert", "--to", "anthropic"],
@@ -41,10 +43,13 @@ provider_like = st.fixed_dictionaries(
         "contents": st.lists(
             st.dictionaries(st.sampled_from(["role", "parts"]), json_values), max_size=2
         ),
-        "mapping": st.dictionaries(
-            st.sampled_from(["a", "b"]),
-            st.dictionaries(st.sampled_from(["parent", "message", "id"]), json_values),
-            max_size=2,
+        "mapping": st.one_of(
+            st.dictionaries(
+                st.sampled_from(["a", "b"]),
+                st.dictionaries(st.sampled_from(["parent", "message", "id"]), json_values),
+                max_size=2,
+            ),
+            json_values,
         ),
         "current_node": st.sampled_from(["a", "b", None]),
         "chat_messages": st.lists(
@@ -95,6 +100,8 @@ def test_every_command_ends_cleanly_on_any_input(command, data):
     assert "Traceback" not in result.stderr
     if result.exit_code and not (command == ["validate"] and result.exit_code == 1):
         assert result.stderr.startswith("chatpipe: error: "), (command, result.stderr)
+    # a reader's error is said in words, never as a Python exception name (#18)
+    assert not PYTHON_ERROR.search(result.stdout + result.stderr), (command, result.stderr)
 
 
 # option values as a user (or a script gone wrong) may type them: out of range, not

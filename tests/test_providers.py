@@ -159,12 +159,12 @@ def test_chatgpt_branches():
     data = json.loads(path.read_text())
     for conversation in data if isinstance(data, list) else [data]:
         conversation.pop("current_node", None)
-    with pytest.raises(DataError, match="branches into 2 leaves"):
-        list(
-            get_dialect("chatgpt-export").read_conversations(
-                data[0] if isinstance(data, list) else data, cp.errors.Location("x"), ReadOptions()
-            )
-        )
+    # no active leaf named: the newest leaf, marked as chosen so (#18)
+    [newest] = get_dialect("chatgpt-export").read_conversations(
+        data[0] if isinstance(data, list) else data, cp.errors.Location("x"), ReadOptions()
+    )
+    assert newest.meta["branch"]["chosen"] == "newest"
+    assert newest.meta["branch"]["left_out"] == 1
     latest = list(
         get_dialect("chatgpt-export").read_conversations(
             data[0] if isinstance(data, list) else data,

@@ -113,3 +113,124 @@ def test_a_new_message_id_still_starts_a_new_message():
 
     out = list(assemble_stream([start("a"), *text("one"), start("b"), *text("two")]))
     assert [(m["id"], m["content"][0]["text"]) for m in out] == [("a", "one"), ("b", "two")]
+
+
+# -- exports -------------------------------------------------------------------------------
+
+
+def test_export_records_without_a_tree_are_empty_conversations_with_their_metadata():
+    name = "chatgpt_export__documented_listing_items_without_mapping.json"
+    code, out, err = run("convert", "-v", FIXTURES / name)
+    assert code == 0, err
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [len(r["messages"]) for r in records] == [4, 0, 0]
+    assert [r.get("title") for r in records[1:]] == ["Greeting", "Bread recipe"]
+    assert records[2]["id"] == "6a1f0d71-0c4e-8a93-b2f6-7e9d1c3a5f08"
+    assert f"{FIXTURES / name}:1:5275: conversation 'Greeting' has no messages" in err
+    name = "claude_export__documented_listing_item_without_chat_messages.json"
+    code, out, err = run("convert", "-v", FIXTURES / name)
+    assert code == 0, err
+    last = json.loads(out.splitlines()[-1])
+    assert last["messages"] == [] and last["name"] == "Trip planning"
+    assert "conversation 'Trip planning' has no messages" in err
+
+
+def test_an_export_tree_of_the_wrong_kind_is_named_in_words(tmp_path):
+    for field, good, bad in (("mapping", {}, [1]), ("chat_messages", [], {"a": 1})):
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps([{"title": "t", field: good}, {"title": "u", field: bad}]))
+        code, _, err = run("convert", path)
+        assert code == 1
+        [line] = err.splitlines()
+        assert f'the "{field}" field must be' in line and f"{path}:1:" in line
+        assert "Error:" not in line
+
+
+def test_a_claude_conversation_that_branches_gives_its_newest_leaf_and_says_so():
+    path = FIXTURES / "claude_export__documented_retried_answer_no_current_leaf.json"
+    for command in (
+        ["convert"],
+        ["openai"],
+        ["buffer"],
+        ["count"],
+        ["trim", "--max-tokens", "100000"],
+        ["stats"],
+        ["validate"],
+        ["filter"],
+        ["merge"],
+    ):
+        code, out, err = run(*command, path)
+        assert code == 0, (command, err)
+        if command[0] != "validate":
+            assert err.splitlines()[-1] == (
+                "chatpipe: 1 conversation branches and names no current leaf: wrote its newest"
+                " branch, 1 other branch left out (--branch all writes them)"
+            ), command
+    [record] = [json.loads(line) for line in run("convert", path)[1].splitlines()]
+    assert record["messages"][-1]["content"].startswith("Here is a shorter answer")
+    assert record["branch"] == {
+        "leaf": "9b1f3c2e-7a4d-4e8b-b0c5-2f6e1d9a8c71",
+        "left_out": 1,
+        "chosen": "newest",
+    }
+    code, out, err = run("openai", "--branch", "all", path)
+    assert code == 0 and len(out.splitlines()) == 2 and err == ""
+    code, out, _ = run("convert", "-q", path)
+    assert code == 0
+
+
+def test_a_pasted_file_is_written_as_each_dialect_can_hold_it():
+    path = FIXTURES / "claude_export__documented_pasted_file_attachment.json"
+    csv = "name,rating,price\nThe Good Alley Sandwich Bakery,4.8,$$\nCrumb & Co,3.9,$\nLe Fournil,4.4,$$$\n"
+    code, out, err = run("convert", "--to", "openai", path)
+    assert code == 0, err
+    user = json.loads(out)["messages"][2]
+    assert user["content"][1] == {
+        "type": "text",
+        "text": f'<file name="bakeries.csv">\n{csv}</file>',
+    }
+    assert "text files (OpenAI has no text-file part) in 1 message: written as text parts" in err
+    code, out, err = run("openai", path)
+    assert code == 0 and err == ""
+    assert json.loads(out)["messages"][2]["content"].endswith(
+        f'<file name="bakeries.csv">\n{csv}</file>'
+    )
+    code, out, err = run("convert", "--to", "anthropic", path)
+    assert code == 0, err
+    assert json.loads(out)["messages"][2]["content"][1] == {
+        "type": "document",
+        "source": {"type": "text", "media_type": "text/plain", "data": csv},
+        "title": "bakeries.csv",
+    }
+
+
+def test_a_conversation_the_target_cannot_hold_is_skipped_with_on_error_skip(tmp_path):
+    path = tmp_path / "w.jsonl"
+    path.write_text(
+        '{"messages":[{"type":"human","content":[{"type":"image_url"}]}]}\n'
+        '{"messages":[{"type":"human","content":"ok"}]}\n'
+    )
+    code, _, err = run("convert", "--to", "openai", path)
+    assert code == 1 and len(err.splitlines()) == 1 and f"{path}:1:1:" in err
+    for command in (["convert", "--to", "openai"], ["openai"]):
+        code, out, err = run(*command, "--on-error", "skip", path)
+        assert code == 0
+        assert out == '{"messages":[{"role":"user","content":"ok"}]}\n'
+        assert err.splitlines() == [
+            f"chatpipe: skipped: {path}:1:1: Unrecognized content block at messages[0].content[0]"
+            " has 'type': 'image_url' but is missing expected key(s) ['image_url']. Full content"
+            " block: {'type': 'image_url'}",
+            "chatpipe: warning: skipped 1 bad record",
+        ]
+
+
+def test_a_record_of_an_unexpected_shape_is_said_in_words(tmp_path):
+    path = tmp_path / "odd.json"
+    path.write_text('{"mapping":{"a":{"message":{"author":5}}}}')
+    code, _, err = run("convert", path)
+    assert code == 1
+    assert err == (
+        f"chatpipe: error: {path}:1:1: cannot read this record as chatgpt-export: a field holds"
+        " a value of another kind than this dialect needs ('int' object has no attribute"
+        " 'get') (check the record against the dialect, or name another with --from)\n"
+    )

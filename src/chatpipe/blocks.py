@@ -362,3 +362,26 @@ def is_data_content_block(block: dict[str, Any]) -> bool:
         or (source == "id" and "id" in block)
         or (source == "text" and "url" in block)
     )
+
+
+def text_file(block: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(name, text) of a ``text-plain`` block, for dialects that hold no text files.
+
+    The name is the block's ``title`` or the ``file_name``/``filename``/``name`` an
+    export left in its extras; the text is ``text``, else its base64 data decoded as UTF-8,
+    else None (a file only referenced by url or id).
+    """
+    extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
+    name = block.get("title") or next(
+        (extras[k] for k in ("file_name", "filename", "name") if extras.get(k)), None
+    )
+    text = block.get("text")
+    if not isinstance(text, str) and isinstance(block.get("base64"), str):
+        import base64
+        import binascii
+
+        try:
+            text = base64.b64decode(block["base64"], validate=True).decode("utf-8", "replace")
+        except (binascii.Error, ValueError):
+            text = None
+    return (str(name) if name else None), (text if isinstance(text, str) else None)

@@ -162,6 +162,7 @@ def _write(target, inputs: Inputs, losses: LossReport, output, as_json: bool) ->
         getattr(target, "write_conversation", None),
         target.record_meta,
         target.lane_writer(),
+        errors=inputs.errors,
     )
     write_lines(inputs, output, lines, as_json)
 

@@ -9,7 +9,9 @@ import typer
 
 from ..ops.filter import iter_filter, iter_merge
 from .options import (
+    Branch,
     FromDialect,
+    IncludeHidden,
     InputFiles,
     OnError,
     Output,
@@ -73,6 +75,8 @@ def filter_(
     from_: FromDialect = "auto",
     on_error: OnError = "fail",
     output: Output = None,
+    branch: Branch = "active",
+    include_hidden: IncludeHidden = False,
     verbose: Verbose = 0,
     quiet: Quiet = False,
 ) -> None:
@@ -85,7 +89,9 @@ def filter_(
             raise UsageError("--exclude-all-tool-calls already drops every tool call")
         target = check_target(to)
         calls = True if exclude_all_tool_calls else (list(exclude_tool_calls or ()) or None)
-        inputs = Inputs(files, from_, on_error, verbose=verbose)
+        inputs = Inputs(
+            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
+        )
 
         def transform(conversation):
             return iter_filter(
@@ -116,13 +122,17 @@ def merge(
     from_: FromDialect = "auto",
     on_error: OnError = "fail",
     output: Output = None,
+    branch: Branch = "active",
+    include_hidden: IncludeHidden = False,
     verbose: Verbose = 0,
     quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         target = check_target(to)
         separator = unescape(chunk_separator)
-        inputs = Inputs(files, from_, on_error, verbose=verbose)
+        inputs = Inputs(
+            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
+        )
         write_operation(
             inputs, output, target, lambda c: iter_merge(c.messages, chunk_separator=separator)
         )

@@ -10,7 +10,17 @@ from ..errors import UsageError
 from ..formats import get_dialect
 from ..formats.openai_writer import TEXT_FORMATS, OpenAIWriter
 from ..formats.write import write_records
-from .options import AsJson, FromDialect, InputFiles, OnError, Output, Quiet, Verbose
+from .options import (
+    AsJson,
+    Branch,
+    FromDialect,
+    IncludeHidden,
+    InputFiles,
+    OnError,
+    Output,
+    Quiet,
+    Verbose,
+)
 from .runtime import Inputs, run, write_lines
 
 HELP = """Write a chat log as OpenAI chat messages, as langchain's convert_to_openai_messages.
@@ -62,14 +72,20 @@ def openai(
     on_error: OnError = "fail",
     output: Output = None,
     as_json: AsJson = False,
+    branch: Branch = "active",
+    include_hidden: IncludeHidden = False,
     verbose: Verbose = 0,
     quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         if text_format not in TEXT_FORMATS:
             raise UsageError(f"--text-format must be string, block or keep, got {text_format!r}")
-        writer = OpenAIWriter(text_format, include_id, pass_through_unknown_blocks, keep_fields)
-        inputs = Inputs(files, from_, on_error, verbose=verbose)
+        writer = OpenAIWriter(
+            text_format, include_id, pass_through_unknown_blocks, keep_fields, files_as_text=True
+        )
+        inputs = Inputs(
+            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
+        )
         lines = write_records(
             inputs.conversations(),
             writer.write,
@@ -77,6 +93,7 @@ def openai(
             as_json,
             record_meta=get_dialect("openai").record_meta,
             lane=writer.lane(),
+            errors=inputs.errors,
         )
         write_lines(inputs, output, lines, as_json)
 

@@ -113,8 +113,9 @@ Branch = Annotated[
     typer.Option(
         "--branch",
         metavar="active|latest|all",
-        help="Exports that branch (ChatGPT, Claude.ai): the active branch, the newest leaf, "
-        "or every root-to-leaf path as its own conversation.",
+        help="Exports that branch (ChatGPT, Claude.ai): the active branch (the newest leaf "
+        "where none is named), the newest leaf, or every root-to-leaf path as its own "
+        "conversation.",
     ),
 ]
 IncludeHidden = Annotated[

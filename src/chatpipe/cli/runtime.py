@@ -26,15 +26,23 @@ _DIRECT = 1 << 14  # a block this large is written as it is, not copied into a l
 _quiet = False  # -q: no warnings or notes on stderr, only errors
 
 
+def _one_line(text: str) -> str:
+    """A message on one line: langchain-core's messages span several (a block shown
+    after a blank line), and each stderr line must stand alone for grep and logs."""
+    if "\n" not in text and "\r" not in text:
+        return text
+    return " ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
 def warn(text: str) -> None:
     """A note or warning for people on stderr (silenced by -q)."""
     if not _quiet:
-        sys.stderr.write(f"{PROG}: {text}\n")
+        sys.stderr.write(f"{PROG}: {_one_line(text)}\n")
 
 
 def error(text: str) -> None:
     """An error line on stderr: always shown."""
-    sys.stderr.write(f"{PROG}: error: {text}\n")
+    sys.stderr.write(f"{PROG}: error: {_one_line(text)}\n")
 
 
 class Sink:
@@ -171,6 +179,8 @@ class Inputs:
         self.dialect = dialect
         self.group_by = group_by
         self.verbose = verbose
+        # trees that named no active leaf, read by their newest one: (conversations, others)
+        self.newest_taken = [0, 0]
 
     def conversations(self) -> Iterator[Conversation]:
         """The conversations, behind a progress bar on stderr for large inputs on a terminal."""
@@ -191,6 +201,10 @@ class Inputs:
             reading=self.reading,
             options=self.options,
         ):
+            branch = conversation.meta.get("branch")
+            if isinstance(branch, dict) and branch.get("chosen") == "newest":
+                self.newest_taken[0] += 1
+                self.newest_taken[1] += branch.get("left_out") or 0
             if self.verbose:
                 for source, dialect, shape in self.reading.found[reported:]:
                     per = {MESSAGES: "message per record", STREAM: "a stream of events"}.get(
@@ -198,13 +212,17 @@ class Inputs:
                     )
                     warn(f"read {source.name}: {dialect.name} ({source.container}, {per})")
                 reported = len(self.reading.found)
-                branch = conversation.meta.get("branch")
+                where = conversation.location or ""
                 if isinstance(branch, dict) and branch.get("left_out"):
-                    where = conversation.location or ""
+                    which = "newest" if branch.get("chosen") == "newest" else "active"
                     warn(
-                        f"{where}: wrote the active branch; {branch['left_out']} other branch"
+                        f"{where}: wrote the {which} branch; {branch['left_out']} other branch"
                         f"{'es' * (branch['left_out'] != 1)} left out (--branch all writes them)"
                     )
+                if not conversation.messages and conversation.meta:
+                    title = conversation.meta.get("title") or conversation.meta.get("name")
+                    named = f" {title!r}" if isinstance(title, str) and title else ""
+                    warn(f"{where}: conversation{named} has no messages (its record holds none)")
             yield conversation
 
     def message_stream(self) -> bool:
@@ -217,6 +235,17 @@ class Inputs:
         )
 
     def report(self) -> None:
+        taken, others = self.newest_taken
+        if taken:
+            subject, chosen = (
+                ("s branch and name", "the newest branch of each")
+                if taken != 1
+                else (" branches and names", "its newest branch")
+            )
+            warn(
+                f"{taken} conversation{subject} no current leaf: wrote {chosen}, {others} other"
+                f" branch{'es' * (others != 1)} left out (--branch all writes them)"
+            )
         shown, count = self.errors.skipped, self.errors.count
         for error in shown:
             warn(f"skipped: {error}")

@@ -12,7 +12,17 @@ import typer
 from ..errors import UsageError
 from ..ops.count import resolve_counter
 from ..ops.stats import conversation_stats, overall_stats
-from .options import AsJson, FromDialect, InputFiles, OnError, Output, Quiet, Verbose
+from .options import (
+    AsJson,
+    Branch,
+    FromDialect,
+    IncludeHidden,
+    InputFiles,
+    OnError,
+    Output,
+    Quiet,
+    Verbose,
+)
 from .runtime import Inputs, rich_console, run, write_lines, write_text
 from .template import (
     CountThroughTemplate,
@@ -52,6 +62,8 @@ def stats(
     from_: FromDialect = "auto",
     on_error: OnError = "fail",
     output: Output = None,
+    branch: Branch = "active",
+    include_hidden: IncludeHidden = False,
     verbose: Verbose = 0,
     quiet: Quiet = False,
 ) -> None:
@@ -61,7 +73,9 @@ def stats(
         counter = templated_counter(
             resolve_counter(token_counter), chat_template, template_name, var
         )
-        inputs = Inputs(files, from_, on_error, verbose=verbose)
+        inputs = Inputs(
+            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
+        )
         table = as_table or (not as_json and output is None and sys.stdout.isatty())
         each: list[dict] = []
 

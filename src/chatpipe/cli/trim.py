@@ -20,7 +20,9 @@ from ..ops.trim_stream import (
 )
 from .options import (
     AsJson,
+    Branch,
     FromDialect,
+    IncludeHidden,
     InputFiles,
     OnError,
     Output,
@@ -126,6 +128,8 @@ def trim(
     from_: FromDialect = "auto",
     on_error: OnError = "fail",
     output: Output = None,
+    branch: Branch = "active",
+    include_hidden: IncludeHidden = False,
     verbose: Verbose = 0,
     quiet: Quiet = False,
 ) -> None:
@@ -144,7 +148,9 @@ def trim(
                 "--chat-template trims with --strategy last, whole messages, no --end-on",
                 hint="it keeps the newest messages whose rendered prompt fits --max-tokens",
             )
-        inputs = Inputs(files, from_, on_error, verbose=verbose)
+        inputs = Inputs(
+            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
+        )
 
         def trimmed(conversation: Conversation) -> list:
             if chat_template is not None:
@@ -252,6 +258,8 @@ def count(
     from_: FromDialect = "auto",
     on_error: OnError = "fail",
     output: Output = None,
+    branch: Branch = "active",
+    include_hidden: IncludeHidden = False,
     verbose: Verbose = 0,
     quiet: Quiet = False,
 ) -> None:
@@ -268,7 +276,9 @@ def count(
         plain = templated_counter(
             resolve_counter(token_counter, **options), chat_template, template_name, var
         )
-        inputs = Inputs(files, from_, on_error, verbose=verbose)
+        inputs = Inputs(
+            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
+        )
 
         def lines():
             for conversation in inputs.conversations():

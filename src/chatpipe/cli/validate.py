@@ -13,7 +13,7 @@ from ..errors import UsageError
 from ..ops.count import resolve_counter
 from ..ops.validate import RULES
 from ..ops.validate_files import validate_files
-from .options import AsJson, FromDialect, InputFiles, Output, Quiet, Verbose
+from .options import AsJson, Branch, FromDialect, IncludeHidden, InputFiles, Output, Quiet, Verbose
 from .runtime import output_sink, run, warn
 from .trim import TokenCounterOption
 
@@ -53,10 +53,14 @@ def validate(
     as_json: AsJson = False,
     from_: FromDialect = "auto",
     output: Output = None,
+    branch: Branch = "active",
+    include_hidden: IncludeHidden = False,
     verbose: Verbose = 0,
     quiet: Quiet = False,
 ) -> None:
     def body() -> None:
+        from ..formats.exports import ReadOptions
+
         if rules not in RULES:
             raise UsageError(f"--rules must be one of {', '.join(RULES)}, got {rules!r}")
         counter = resolve_counter(token_counter) if max_tokens is not None else None
@@ -66,7 +70,12 @@ def validate(
         kinds: Counter[str] = Counter()
         with output_sink(output, specs) as sink:
             for problem in validate_files(
-                specs, dialect=from_, rules=rules, max_tokens=max_tokens, counter=counter
+                specs,
+                dialect=from_,
+                rules=rules,
+                max_tokens=max_tokens,
+                counter=counter,
+                options=ReadOptions(branch, include_hidden),
             ):
                 kinds[problem.kind] += 1
                 sink.line(orjson.dumps(problem.to_dict()) if as_json else str(problem).encode())

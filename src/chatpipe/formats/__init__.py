@@ -272,8 +272,17 @@ def shape_errors(dialect: Dialect, location: Location) -> Iterator[None]:
 
 
 def _shape_error(dialect: Dialect, exc: Exception, location: Location) -> DataError:
+    """Words for a record a reader met with a shape it did not check for."""
+    if isinstance(exc, KeyError):
+        what = f"it has no {exc.args[0]!r} field" if exc.args else "a field is missing"
+    elif isinstance(exc, IndexError):
+        what = "a list in it is shorter than this dialect needs"
+    else:
+        what = f"a field holds a value of another kind than this dialect needs ({exc})"
     return DataError(
-        f"cannot read this record as {dialect.name}: {type(exc).__name__}: {exc}", location
+        f"cannot read this record as {dialect.name}: {what}",
+        location,
+        hint="check the record against the dialect, or name another with --from",
     )
 
 

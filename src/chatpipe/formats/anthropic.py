@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..blocks import text_file
 from ..errors import ChatpipeError, Location, ValidationError
 from ..messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from .base import Conversation, Dialect, StreamDialect, _keys_hint
@@ -239,6 +240,16 @@ def _block_to_anthropic(block: Any) -> dict[str, Any]:
                 "data": block["base64"],
             },
         }
+    if kind == "text-plain":
+        name, text = text_file(block)
+        if text is not None:  # Anthropic's plain-text document
+            document: dict[str, Any] = {
+                "type": "document",
+                "source": {"type": "text", "media_type": "text/plain", "data": text},
+            }
+            if name:
+                document["title"] = name
+            return document
     if kind == "reasoning":
         return {
             "type": "thinking",

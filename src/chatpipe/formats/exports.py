@@ -1,8 +1,10 @@
 """ChatGPT and Claude.ai data exports (formats.md §6, §7): trees of messages, walked from
 the active leaf to the root (``--branch active``, the default), every root-to-leaf path
-(``--branch all``), or the newest leaf (``--branch latest``). A cycle in the parent links
-is an error; so are several leaves with no active one, unless a branch option says what
-to do.
+(``--branch all``), or the newest leaf (``--branch latest``). A tree that names no active
+leaf gives its newest leaf for ``--branch active`` too, and its metadata says so
+(``branch.chosen == "newest"``) for the command to tell the user. A cycle in the parent
+links is an error. A record with no tree at all (``mapping`` / ``chat_messages`` null or
+missing, as conversation listings hold) is an empty conversation with its metadata.
 """
 
 from __future__ import annotations
@@ -63,18 +65,36 @@ def _paths(
         return [walk(leaf) for leaf in leaves], 0
     if options.branch == "active" and active is not None and active in parents:
         return [walk(active)], max(0, len(leaves) - 1)
-    if len(leaves) > 1 and options.branch == "active":
-        raise DataError(
-            f"the conversation branches into {len(leaves)} leaves and names no active one",
-            location,
-            hint="use --branch latest for the newest leaf, or --branch all for every path",
-        )
-    if not leaves:
+        # no active leaf named (a Claude.ai export of a retried answer): the newest leaf
         if order:
             raise DataError("the parent links loop: no message is a leaf", location)
         return [], 0
     latest = max(leaves, key=lambda n: (times.get(n) or 0, order.index(n)))
     return [walk(latest)], len(leaves) - 1
+
+
+def _branch_meta(
+    path: list[str], number: int, count: int, dropped: int, active: Any, options: ReadOptions
+) -> dict[str, Any]:
+    """What a conversation's ``branch`` metadata says about the path it holds."""
+    if options.branch == "all":
+        return {"leaf": path[-1], "index": number, "of": count}
+    branch: dict[str, Any] = {"leaf": path[-1] if path else None, "left_out": dropped}
+    if options.branch == "active" and dropped and path and path[-1] != active:
+        branch["chosen"] = "newest"  # no active leaf named: the newest one was taken
+    return branch
+
+
+def _tree(value: dict[str, Any], field: str, kind: type, what: str, location: Location) -> Any:
+    """The tree field of an export record; None when the record has none (a listing)."""
+    tree = value.get(field)
+    if tree is None or isinstance(tree, kind):
+        return tree
+    raise DataError(
+        f'the "{field}" field must be {what}, got {type(tree).__name__}',
+        location,
+        hint=f'fix or remove "{field}" in this record; null or missing reads as no messages',
+    )
 
 
 # -- ChatGPT --------------------------------------------------------------------------------
@@ -202,23 +222,29 @@ class ChatGPTExportDialect(Dialect):
     def read_conversations(
         self, value: Any, location: Location, options: ReadOptions
     ) -> Iterator[Conversation]:
-        mapping = value["mapping"]
-        order = list(mapping)
-        parents = {key: (node or {}).get("parent") for key, node in mapping.items()}
-        times = {
-            key: ((node or {}).get("message") or {}).get("create_time")
-            for key, node in mapping.items()
-        }
-        paths, dropped = _paths(parents, order, value.get("current_node"), times, options, location)
+        mapping = _tree(value, "mapping", dict, "an object of message nodes", location)
         meta = {k: v for k, v in value.items() if k != "mapping"}
+        if not mapping:
+            yield Conversation([], meta, location)
+            return
+        nodes_by_key = {
+            key: node if isinstance(node, dict) else {} for key, node in mapping.items()
+        }
+        order = list(nodes_by_key)
+        parents = {key: node.get("parent") for key, node in nodes_by_key.items()}
+        times = {
+            key: (node.get("message") or {}).get("create_time")
+            for key, node in nodes_by_key.items()
+        }
+        active = value.get("current_node")
+        paths, dropped = _paths(parents, order, active, times, options, location)
         for number, path in enumerate(paths):
-            nodes = [{"_key": key, **(mapping[key] or {})} for key in path]
-            branch_meta = dict(meta)
-            branch_meta["branch"] = {"leaf": path[-1] if path else None, "left_out": dropped}
-            if options.branch == "all":
-                branch_meta["branch"] = {"leaf": path[-1], "index": number, "of": len(paths)}
+            nodes = [{"_key": key, **nodes_by_key[key]} for key in path]
+            branch = _branch_meta(path, number, len(paths), dropped, active, options)
             yield Conversation(
-                _chatgpt_messages(nodes, options.include_hidden), branch_meta, location
+                _chatgpt_messages(nodes, options.include_hidden),
+                {**meta, "branch": branch},
+                location,
             )
 
     def read_conversation(self, value: Any, location: Location) -> Conversation:
@@ -318,7 +344,8 @@ class ClaudeExportDialect(Dialect):
     def read_conversations(
         self, value: Any, location: Location, options: ReadOptions
     ) -> Iterator[Conversation]:
-        messages = [m for m in value["chat_messages"] if isinstance(m, dict)]
+        tree = _tree(value, "chat_messages", list, "a list of messages", location)
+        messages = [m for m in tree or () if isinstance(m, dict)]
         meta = {k: v for k, v in value.items() if k != "chat_messages"}
         if not any("parent_message_uuid" in m for m in messages):
             ordered = (
@@ -337,13 +364,10 @@ class ClaudeExportDialect(Dialect):
         }
         order = [m.get("uuid") for m in messages]
         times = {m.get("uuid"): m.get("created_at") for m in messages}
-        paths, dropped = _paths(
-            parents, order, value.get("current_leaf_message_uuid"), times, options, location
-        )
+        active = value.get("current_leaf_message_uuid")
+        paths, dropped = _paths(parents, order, active, times, options, location)
         for number, path in enumerate(paths):
-            branch = {"leaf": path[-1] if path else None, "left_out": dropped}
-            if options.branch == "all":
-                branch = {"leaf": path[-1], "index": number, "of": len(paths)}
+            branch = _branch_meta(path, number, len(paths), dropped, active, options)
             yield Conversation(
                 [_claude_message(by_id[i]) for i in path], {**meta, "branch": branch}, location
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
+from ..blocks import text_file
 from ..messages import AnyMessage
 from .base import Conversation
 
@@ -63,14 +64,24 @@ def _markdown(message: AnyMessage) -> list[str]:
 
 
 def _openai(message: AnyMessage) -> list[str]:
+    found = []
     if getattr(message, "invalid_tool_calls", None):
-        return [_UNPARSED]
-    return []
+        found.append(_UNPARSED)
+    files = [b for b in _blocks(message) if b.get("type") == "text-plain"]
+    if any(text_file(b)[1] is not None for b in files):
+        found.append(_TEXT_FILES)
+    if any(text_file(b)[1] is None for b in files):
+        found.append("text files known only by url or id")
+    return found
 
 
-# kinds that are kept, not left out, but said all the same
+# kinds that are kept, not left out, but said all the same: how they were written
 _UNPARSED = "tool-call arguments that are not valid JSON"
-KEPT_AS_THEY_CAME = {_UNPARSED}
+_TEXT_FILES = "text files (OpenAI has no text-file part)"
+KEPT = {
+    _UNPARSED: "written as they came",
+    _TEXT_FILES: "written as text parts headed by the file's name",
+}
 
 CHECKS: dict[str, Callable[[AnyMessage], list[str]]] = {
     "openai": _openai,
@@ -111,8 +122,8 @@ class LossReport:
         out = []
         for kind, cases in self.cases.items():
             count = f"{len(cases)} message{'s' * (len(cases) != 1)}"
-            if kind in KEPT_AS_THEY_CAME:
-                said = f"warning: {kind} in {count}: written as they came"
+            if kind in KEPT:
+                said = f"warning: {kind} in {count}: {KEPT[kind]}"
             else:
                 said = f"warning: {self.target} cannot hold {kind}: left out of {count}"
             out.append(said + ("" if verbose else " (-v lists them)"))

@@ -351,12 +351,12 @@ class OpenAIDialect(Dialect):
         """Lossless: the OpenAI fields a reader kept in additional_kwargs go back."""
         from .openai_writer import OpenAIWriter
 
-        return OpenAIWriter("keep", keep_fields=True).write(messages)
+        return OpenAIWriter("keep", keep_fields=True, files_as_text=True).write(messages)
 
     def lane_writer(self):
         from .openai_writer import OpenAIWriter
 
-        return OpenAIWriter("keep", keep_fields=True).lane()
+        return OpenAIWriter("keep", keep_fields=True, files_as_text=True).lane()
 
     def read_conversation(self, value: Any, location: Location) -> Conversation:
         if is_openai_response(value):

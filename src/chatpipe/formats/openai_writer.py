@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..blocks import is_data_content_block
+from ..blocks import is_data_content_block, text_file
 from ..errors import ConversionError
 from ..jsontext import json_text
 from ..messages import (
@@ -107,6 +107,7 @@ class OpenAIWriter:
         include_id: bool = False,
         pass_through_unknown_blocks: bool = True,
         keep_fields: bool = False,
+        files_as_text: bool = False,
     ) -> None:
         if text_format not in TEXT_FORMATS:
             raise ConversionError(
@@ -117,6 +118,8 @@ class OpenAIWriter:
         self.include_id = include_id
         self.pass_through = pass_through_unknown_blocks
         self.keep_fields = keep_fields
+        # text-plain blocks (OpenAI has no text-file part) as text parts; langchain-core raises
+        self.files_as_text = files_as_text
 
     def write(self, messages: Iterable[AnyMessage]) -> Iterator[dict[str, Any]]:
         for index, message in enumerate(messages):
@@ -237,6 +240,9 @@ class OpenAIWriter:
             if "image_url" not in block:
                 raise self._missing(i, j, block, "image_url", ["image_url"])
             return [{"type": "image_url", "image_url": block["image_url"]}]
+        if kind == "text-plain" and self.files_as_text:
+            text = file_as_text(block)  # None: a file known only by url or id, left out
+            return [] if text is None else [{"type": "text", "text": text}]
         if is_data_content_block(block):
             converted = data_block(block)
             if converted.get("type") == "file" and "filename" not in converted.get("file", {}):
@@ -364,3 +370,16 @@ def convert_to_openai_messages(
     single = isinstance(messages, (AnyMessage, dict, str))
     out = list(writer.write(convert_to_messages([messages] if single else messages)))
     return out[0] if single else out
+
+
+def file_as_text(block: dict[str, Any]) -> str | None:
+    """A text file's content as prompt text, headed by its name; None with no text."""
+    from html import escape
+
+    name, text = text_file(block)
+    if text is None:
+        return None
+    if not name:
+        return text
+    end = "" if text.endswith("\n") else "\n"
+    return f'<file name="{escape(name)}">\n{text}{end}</file>'

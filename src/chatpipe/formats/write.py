@@ -59,6 +59,7 @@ def write_records(
     write_conversation: Callable[[Conversation], Any] | None = None,
     record_meta: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     lane: LaneWriter | None = None,
+    errors: Any = None,
 ) -> Iterator[bytes]:
     """Encoded JSON lines (or one document when ``as_json``) for the conversations.
 
@@ -66,7 +67,9 @@ def write_records(
     ``message_per_line`` is asked once the first conversation has been read, when the
     input's shape is known. ``write_conversation``, when it gives a record, writes a
     whole conversation instead. Errors name the conversation they happened in. ``lane``
-    writes a message stream from the fast lane in blocks of lines.
+    writes a message stream from the fast lane in blocks of lines. ``errors`` (an
+    ErrorLog) decides about a conversation the target cannot be written from: the run
+    stops (``--on-error fail``) or it is left out and reported (``skip``).
     """
     joiner = b"," if as_json else b"\n"
     pieces = _records(
@@ -77,6 +80,7 @@ def write_records(
         record_meta,
         lane,
         joiner,
+        errors,
     )
     if not as_json:
         yield from pieces
@@ -97,12 +101,19 @@ def _records(
     record_meta: Callable[[dict[str, Any]], dict[str, Any]] | None,
     lane: LaneWriter | None,
     joiner: bytes,
+    errors: Any = None,
 ) -> Iterator[bytes]:
     """Each record encoded (a block of several, joined by ``joiner``, from the lane)."""
     per_message: bool | None = None
     for conversation in conversations:
         # dialects whose records are whole conversations (anthropic, gemini, sharegpt)
-        whole = write_conversation(conversation) if write_conversation is not None else None
+        try:
+            whole = write_conversation(conversation) if write_conversation is not None else None
+        except ChatpipeError as exc:
+            if errors is None:
+                raise exc.located(conversation.location) from None
+            errors.handle(exc.located(conversation.location))
+            continue
         if whole is not None:
             yield dumps(whole)
             continue
@@ -116,6 +127,12 @@ def _records(
             for record in _located(conversation, write_messages(conversation.messages)):
                 yield dumps(record)
         else:
-            messages = list(_located(conversation, write_messages(conversation.messages)))
+            try:
+                messages = list(_located(conversation, write_messages(conversation.messages)))
+            except ChatpipeError as exc:
+                if errors is None:
+                    raise
+                errors.handle(exc)
+                continue
             meta = record_meta(conversation.meta) if record_meta is not None else None
             yield dumps(conversation.to_record(messages, meta))

@@ -27,8 +27,12 @@ def validate_files(
     rules: str = "all",
     max_tokens: int | None = None,
     counter: Any = None,
+    options: Any = None,
 ) -> Iterator[Problem]:
-    """Every problem in the files, in file order; unreadable records are problems too."""
+    """Every problem in the files, in file order; unreadable records are problems too.
+
+    ``options``: the ReadOptions for tree-shaped exports (default: the active branch).
+    """
 
     from ..formats import (
         CONVERSATIONS,
@@ -68,7 +72,7 @@ def validate_files(
                 if not structure or unusable:
                     continue
                 try:
-                    conversations = conversations_of(found, record, ReadOptions())
+                    conversations = conversations_of(found, record, options or ReadOptions())
                 except ChatpipeError as exc:
                     yield unreadable(exc.located(location))
                     continue
