@@ -234,3 +234,92 @@ def test_a_record_of_an_unexpected_shape_is_said_in_words(tmp_path):
         " a value of another kind than this dialect needs ('int' object has no attribute"
         " 'get') (check the record against the dialect, or name another with --from)\n"
     )
+
+
+def test_chatgpt_thoughts_keep_their_text_as_reasoning():
+    path = FIXTURES / "chatgpt_export__documented_o3_thoughts_reasoning_recap.json"
+    [record] = [json.loads(line) for line in run("convert", path)[1].splitlines()]
+    thoughts, recap, older, answer = record["messages"][1:]
+    assert thoughts["content"][0]["reasoning"] == (
+        "9.9 is 9.90, and 9.90 is more than 9.11, so 9.9 is larger."
+    )
+    assert thoughts["content"][0]["extras"]["thoughts"][0]["summary"] == "Comparing decimals"
+    assert older["content"] == [
+        {"type": "reasoning", "reasoning": "Older exports put the thought text in parts."}
+    ]
+    assert recap["content"][0]["value"]["content"] == "Thought for 4 seconds"
+    assert answer["content"] == "9.9 is larger than 9.11."
+
+
+# -- datasets ------------------------------------------------------------------------------
+
+
+def test_llamafactory_media_parts_become_media_blocks():
+    path = FIXTURES / "hf_messages__llamafactory_v1_multimodal_first3.jsonl"
+    code, out, err = run("openai", path)
+    assert code == 0, err
+    first = json.loads(out.splitlines()[0])["messages"][0]
+    assert first["content"] == [
+        {"type": "image_url", "image_url": {"url": "data/mllm_demo_data/1.jpg"}},
+        {"type": "text", "text": "Who are they?"},
+    ]
+    [human, *_] = messages("hf_messages__llamafactory_v1_multimodal_first3.jsonl")
+    assert human.content[0] == {"type": "image", "url": "data/mllm_demo_data/1.jpg"}
+
+
+def test_llamafactory_preference_rows_read_the_chosen_conversation():
+    path = FIXTURES / "hf_messages__llamafactory_v1_dpo_first3.jsonl"
+    code, out, err = run("convert", "-v", path)
+    assert code == 0, err
+    assert "llamafactory (jsonl, conversation per record)" in err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert len(rows) == 3
+    assert [m["type"] for m in rows[0]["messages"]] == ["system", "human", "ai"]
+    assert rows[1]["messages"][2]["content"] == [{"type": "text", "text": "D: considerate"}]
+    assert rows[1]["rejected_messages"][2]["content"][0]["value"].startswith(
+        " Based on the context"
+    )
+
+
+def test_sharegpt_preference_answers_given_as_text():
+    path = FIXTURES / "sharegpt__documented_preference_string_answers.json"
+    code, out, err = run("convert", path)
+    assert code == 0, err
+    first = json.loads(out.splitlines()[0])
+    assert first["messages"][-1]["type"] == "ai"
+    assert first["messages"][-1]["content"].startswith("That sounds like a fun and engaging idea")
+    assert first["rejected"].startswith("Hello! I'd be happy to help you create a")
+    code, out, _ = run("convert", "--to", "sharegpt", path)
+    written = json.loads(out.splitlines()[0])
+    assert written["chosen"] == json.loads(path.read_text())[0]["chosen"]
+
+
+def test_a_bad_chosen_turn_names_its_field(tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text('[{"conversations":[{"from":"human","value":"hi"}],"chosen":5}]')
+    code, _, err = run("convert", path)
+    assert code == 1
+    assert err == (
+        f'chatpipe: error: {path}:1:2: message 2: "chosen": a turn must be {{"from", "value"}}\n'
+    )
+
+
+def test_double_encoded_arguments_are_reported_and_written_back_as_they_came():
+    path = FIXTURES / "openai_chat__documented_double_encoded_arguments.jsonl"
+    raw = json.loads(path.read_text())["messages"][2]["tool_calls"][0]["function"]["arguments"]
+    [row] = [json.loads(line) for line in run("openai", "--keep-fields", path)[1].splitlines()]
+    assert row["messages"][2]["tool_calls"][0]["function"]["arguments"] == raw
+    [row] = [json.loads(line) for line in run("convert", "--to", "openai", path)[1].splitlines()]
+    assert row["messages"][2]["tool_calls"][0]["function"]["arguments"] == raw
+    [row] = [json.loads(line) for line in run("openai", path)[1].splitlines()]
+    assert json.loads(row["messages"][2]["tool_calls"][0]["function"]["arguments"]) == {
+        "file_path": "plan.md",
+        "content": "plan",
+    }
+    code, out, _ = run("validate", path)
+    assert code == 1
+    assert out == (
+        f"{path}:1:1: message 3: double_encoded_arguments: tool call 'write_file' (call_1): the"
+        " arguments are JSON text of JSON text (read decoded) (write arguments once as JSON"
+        " text of an object)\n"
+    )

@@ -18,6 +18,11 @@ try:  # NotRequired is in typing from 3.11
 except ImportError:  # pragma: no cover - python 3.10
     from typing_extensions import NotRequired
 
+# additional_kwargs key for tool-call arguments that came as JSON text of JSON text: read
+# decoded, they are kept as they came (``{"index": position in tool_calls, "arguments":
+# text}``) for ``validate`` to report and the OpenAI writer's keep_fields to write back
+DOUBLE_ENCODED = "double_encoded_arguments"
+
 
 class ToolCall(TypedDict):
     name: str

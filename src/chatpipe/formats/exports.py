@@ -133,6 +133,29 @@ def _chatgpt_text(content: dict[str, Any]) -> tuple[str | list[Any], bool]:
     return "", False
 
 
+def _thoughts_block(content: dict[str, Any]) -> dict[str, Any]:
+    """An o-series ``thoughts`` message as one reasoning block.
+
+    The text is each thought's ``content`` (its ``summary`` when it has none), or the
+    ``parts`` older exports hold instead; the thoughts themselves stay in ``extras``.
+    """
+    thoughts = content.get("thoughts")
+    texts = [
+        str(t.get("content") or t.get("summary") or "")
+        for t in thoughts or ()
+        if isinstance(t, dict)
+    ]
+    texts += [p for p in content.get("parts") or () if isinstance(p, str)]
+    block: dict[str, Any] = {
+        "type": "reasoning",
+        "reasoning": "\n\n".join(t for t in texts if t),
+    }
+    extras = {k: v for k, v in content.items() if k not in ("content_type", "parts")}
+    if extras:
+        block["extras"] = extras
+    return block
+
+
 def _chatgpt_messages(nodes: list[dict[str, Any]], include_hidden: bool) -> list[AnyMessage]:
     out: list[AnyMessage] = []
     calls_by_recipient: dict[str, str] = {}
@@ -170,14 +193,7 @@ def _chatgpt_messages(nodes: list[dict[str, Any]], include_hidden: bool) -> list
         fields = {"id": message_id, "additional_kwargs": {"chatgpt": keep}}
         recipient = message.get("recipient") or "all"
         if kind == "thoughts":
-            thoughts = content.get("thoughts") or []
-            summary = "\n\n".join(t.get("content", "") for t in thoughts if isinstance(t, dict))
-            out.append(
-                AIMessage(
-                    [{"type": "reasoning", "reasoning": summary, "extras": {"thoughts": thoughts}}],
-                    **fields,
-                )
-            )
+            out.append(AIMessage([_thoughts_block(content)], **fields))
         elif hidden:
             out.append(SystemMessage(text, **fields))
         elif role == "user":

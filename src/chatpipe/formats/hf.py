@@ -1,6 +1,8 @@
 """LLaMA-Factory v1 rows: content is a list of ``{"type", "value"}`` parts (formats.md §8).
 
-Parts become standard blocks (text, reasoning); a ``tool_call`` part, whose value is
+Parts become standard blocks (text, reasoning, and image/video/audio from ``image_url``,
+``video_url``, ``audio_url`` parts whose value is a URL or a dataset path); a ``tool_call``
+part, whose value is
 JSON text ``{"name", "arguments"}``, becomes a tool call; tool results are paired with
 calls by order. ``loss_weight`` and other message keys stay in ``additional_kwargs``.
 Unknown parts are kept as they are.
@@ -10,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ValidationError
+from ..errors import Location, ValidationError
 from ..messages import AnyMessage
-from .base import Dialect, not_a_message
+from .base import Conversation, Dialect, not_a_message
 from .openai import OpenAIDialect, message_from_dict, parse_arguments
 
 
@@ -38,13 +40,62 @@ def _tool_call(value: Any) -> dict[str, Any]:
     return {"type": "function", "function": {"name": call["name"], "arguments": arguments}}
 
 
+# media parts: their value is a URL, a data URL, or a path relative to the dataset
+_MEDIA = {
+    "image_url": "image",
+    "image": "image",
+    "video_url": "video",
+    "video": "video",
+    "audio_url": "audio",
+    "audio": "audio",
+}
+
+
+def _media_block(kind: str, part: dict[str, Any]) -> dict[str, Any]:
+    """A media part as a standard block: a data URL's bytes as ``base64``, else ``url``."""
+    value = part["value"]
+    block: dict[str, Any] = {"type": kind}
+    if value.startswith("data:") and ";base64," in value:
+        head, data = value[5:].split(";base64,", 1)
+        block["base64"] = data
+        if head:
+            block["mime_type"] = head
+    else:
+        block["url"] = value
+    rest = {k: v for k, v in part.items() if k not in ("type", "value")}
+    if rest:
+        block["extras"] = rest
+    return block
+
+
 class LlamaFactoryDialect(OpenAIDialect):
     name = "llamafactory"
     description = "LLaMA-Factory v1 rows: content parts {type, value}, loss_weight, tools"
 
     writable = False
-    # conversations are {"messages": [...]} rows only, recognised by their messages
-    is_conversation = Dialect.is_conversation
+
+    def is_conversation(self, value: Any) -> bool:
+        """A ``{"messages": [...]}`` row, or a preference row whose ``chosen_messages`` is
+        read as the conversation (``rejected_messages`` stays among the row's fields)."""
+        if Dialect.is_conversation(self, value):
+            return True
+        chosen = value.get("chosen_messages") if isinstance(value, dict) else None
+        return (
+            "messages" not in value
+            and isinstance(chosen, list)
+            and bool(chosen)
+            and self.is_message(chosen[0])
+        )
+
+    def read_conversation(self, value: Any, location: Location) -> Conversation:
+        if (
+            isinstance(value, dict)
+            and "messages" not in value
+            and isinstance(value.get("chosen_messages"), list)
+        ):
+            renamed = {("messages" if k == "chosen_messages" else k): v for k, v in value.items()}
+            return super().read_conversation(renamed, location)
+        return super().read_conversation(value, location)
 
     def is_message(self, value: Any) -> bool:
         return is_llamafactory_message(value)
@@ -65,6 +116,8 @@ class LlamaFactoryDialect(OpenAIDialect):
                     blocks.append({"type": "reasoning", "reasoning": part["value"]})
                 elif kind == "tool_call":
                     calls.append(_tool_call(part["value"]))
+                elif kind in _MEDIA and isinstance(part.get("value"), str):
+                    blocks.append(_media_block(_MEDIA[kind], part))
                 else:
                     blocks.append(part)
             fields["content"] = blocks

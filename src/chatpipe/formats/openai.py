@@ -28,7 +28,13 @@ from ..messages import (
     SystemMessage,
     ToolMessage,
 )
-from ..tool_calls import UsageMetadata, invalid_tool_call, normalize_usage, tool_call
+from ..tool_calls import (
+    DOUBLE_ENCODED,
+    UsageMetadata,
+    invalid_tool_call,
+    normalize_usage,
+    tool_call,
+)
 from .base import Conversation, Dialect, not_a_message
 from .links import _UNLINKED, link_tool_results
 
@@ -185,8 +191,11 @@ def message_from_role(
     if id is not None:
         kwargs["id"] = id
     if tool_calls is not None:
-        calls, invalid = _read_tool_calls(tool_calls)
+        calls, invalid, double = _read_tool_calls(tool_calls)
         kwargs["tool_calls"] = calls
+        if double:
+            extra = kwargs.setdefault("additional_kwargs", {})
+            extra[DOUBLE_ENCODED] = double
         if invalid:
             kwargs["invalid_tool_calls"] = [*kwargs.get("invalid_tool_calls", ()), *invalid]
     extra = kwargs.get("additional_kwargs", {})
@@ -214,12 +223,15 @@ def message_from_role(
         raise ValidationError(str(exc)) from None
 
 
-def _read_tool_calls(raw_calls: Any) -> tuple[list[Any], list[Any]]:
-    """OpenAI-form calls parsed (arguments as JSON text or object); others passed on."""
+def _read_tool_calls(raw_calls: Any) -> tuple[list[Any], list[Any], list[Any]]:
+    """OpenAI-form calls parsed (arguments as JSON text or object); others passed on.
+
+    The third list holds the double-encoded arguments, as they came."""
     if not isinstance(raw_calls, list):
         raise ValidationError(f"tool_calls must be a list, got {type(raw_calls).__name__}")
     calls: list[Any] = []
     invalid: list[Any] = []
+    double: list[Any] = []
     for raw in raw_calls:
         if not isinstance(raw, dict):
             raise ValidationError(f"a tool call must be an object, got {type(raw).__name__}")
@@ -235,6 +247,9 @@ def _read_tool_calls(raw_calls: Any) -> tuple[list[Any], list[Any]]:
             else:  # a custom tool takes free text
                 args, error = {"input": function.get("input")}, None
             if error is None:
+                arguments = function.get("arguments")
+                if isinstance(arguments, str) and arguments.lstrip()[:1] == '"':
+                    double.append({"index": len(calls), "arguments": arguments})
                 calls.append(tool_call(name=name, args=args, id=call_id))
             else:
                 invalid.append(
@@ -244,7 +259,7 @@ def _read_tool_calls(raw_calls: Any) -> tuple[list[Any], list[Any]]:
                 )
         else:
             calls.append(raw)
-    return calls, invalid
+    return calls, invalid, double
 
 
 def _lenient_json(text: str) -> Any:

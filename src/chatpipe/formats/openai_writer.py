@@ -23,6 +23,7 @@ from ..messages import (
     SystemMessage,
     ToolMessage,
 )
+from ..tool_calls import DOUBLE_ENCODED
 from .lane import ROLE_TYPES, line_head
 from .openai_media import (
     FALLBACK_FILENAME,
@@ -36,7 +37,7 @@ from .write import LaneWriter
 # langchain's two, and "keep": content stays a string or a list as the message holds it
 TEXT_FORMATS = ("string", "block", "keep")
 # additional_kwargs keys that are chatpipe's or langchain's bookkeeping, never OpenAI fields
-_NOT_FIELDS = frozenset(("__openai_role__", "tool_calls"))
+_NOT_FIELDS = frozenset(("__openai_role__", "tool_calls", DOUBLE_ENCODED))
 _PLAIN_ROLES = {"human": "user", "ai": "assistant", "system": "system"}  # of plain messages
 _ROLES = {role: _PLAIN_ROLES[kind] for role, kind in ROLE_TYPES.items()}  # of plain lines
 
@@ -154,6 +155,8 @@ class OpenAIWriter:
         is_ai = isinstance(message, AIMessage)
         if is_ai and message.tool_calls:
             out["tool_calls"] = [openai_tool_call(c) for c in message.tool_calls]
+            if self.keep_fields and DOUBLE_ENCODED in message.additional_kwargs:
+                _arguments_as_they_came(out["tool_calls"], message.additional_kwargs)
         if is_ai and self.keep_fields and message.invalid_tool_calls:
             # a log read back: calls whose arguments could not be parsed, as they came
             out.setdefault("tool_calls", []).extend(map(_unparsed_call, message.invalid_tool_calls))
@@ -383,3 +386,11 @@ def file_as_text(block: dict[str, Any]) -> str | None:
         return text
     end = "" if text.endswith("\n") else "\n"
     return f'<file name="{escape(name)}">\n{text}{end}</file>'
+
+
+def _arguments_as_they_came(calls: list[dict[str, Any]], kwargs: dict[str, Any]) -> None:
+    """Double-encoded arguments a reader decoded, written back as the text they were."""
+    for item in kwargs[DOUBLE_ENCODED] if isinstance(kwargs[DOUBLE_ENCODED], list) else ():
+        index = item.get("index") if isinstance(item, dict) else None
+        if isinstance(index, int) and 0 <= index < len(calls):
+            calls[index]["function"]["arguments"] = item.get("arguments")

@@ -97,18 +97,24 @@ class ShareGPTDialect(Dialect):
             messages.append(SystemMessage(value["system"]))
         turns = list(value[key])
         chosen = value.get("chosen")
-        if chosen is not None:
+        if isinstance(chosen, str):  # the chosen answer as plain text: the assistant turn
+            turns.append({"from": "gpt", "value": chosen})
+        elif chosen is not None:
             turns += chosen if isinstance(chosen, list) else [chosen]
         for index, turn in enumerate(turns):
             try:
                 messages.append(message_from_turn(turn))
             except ChatpipeError as exc:
+                if index >= len(value[key]):
+                    exc = type(exc)(f'"chosen": {exc.message}', hint=exc.hint)
                 raise exc.located(location.at_message(index)) from None
         meta = {
             k: (None if k == key else v) for k, v in value.items() if k not in ("system", "chosen")
         }
         if chosen is not None:
             meta["chosen_turns"] = len(chosen) if isinstance(chosen, list) else 1
+            if isinstance(chosen, str):
+                meta["chosen_turns"] = "text"
         return Conversation(list(self.finish(messages)), meta, location, key)
 
     def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
@@ -123,7 +129,10 @@ class ShareGPTDialect(Dialect):
         turns = [t for m in messages for t in write_turns(m)]
         meta = dict(conversation.meta)
         chosen = meta.pop("chosen_turns", None)
-        if chosen:
+        if chosen == "text" and turns:  # read from a plain-text answer: written back so
+            record["conversations"] = turns[:-1]
+            record["chosen"] = turns[-1]["value"]
+        elif isinstance(chosen, int) and chosen:
             record["conversations"] = turns[:-chosen]
             record["chosen"] = turns[-chosen:] if chosen > 1 else turns[-1]
         else:

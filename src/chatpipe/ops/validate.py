@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, Location
 from ..messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from ..tool_calls import DOUBLE_ENCODED
 
 FINETUNE_KINDS = (
     "data_type",
@@ -211,6 +212,19 @@ class StructureCheck:
                         "write arguments as a JSON object in JSON text",
                     )
                 )
+            for item in message.additional_kwargs.get(DOUBLE_ENCODED) or ():
+                at = item.get("index") if isinstance(item, dict) else None
+                if isinstance(at, int) and 0 <= at < len(message.tool_calls):
+                    call = message.tool_calls[at]
+                    problems.append(
+                        Problem(
+                            "double_encoded_arguments",
+                            f"tool call {call['name']!r} ({call['id']}): the arguments are JSON"
+                            " text of JSON text (read decoded)",
+                            location,
+                            "write arguments once as JSON text of an object",
+                        )
+                    )
             for call in message.tool_calls:
                 self.calls[call["id"]] = (index, location)
             if not (
