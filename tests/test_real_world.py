@@ -323,3 +323,59 @@ def test_double_encoded_arguments_are_reported_and_written_back_as_they_came():
         " arguments are JSON text of JSON text (read decoded) (write arguments once as JSON"
         " text of an object)\n"
     )
+
+
+# -- found reading the code ----------------------------------------------------------------
+
+
+def test_every_module_chatpipe_imports_outside_the_standard_library_is_declared():
+    """typing_extensions was imported on Python 3.10 but not declared (item 16)."""
+    import ast
+    import re
+    import sys
+    from pathlib import Path
+
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    declared = {
+        re.split(r"[<>=!~;\[ ]", spec, maxsplit=1)[0].lower().replace("-", "_")
+        for spec in project["dependencies"]
+    }
+    optional = {
+        re.split(r"[<>=!~;\[ ]", spec, maxsplit=1)[0].lower().replace("-", "_")
+        for specs in project["optional-dependencies"].values()
+        for spec in specs
+    }
+    names = {"yaml": "pyyaml"}
+    found = set()
+    for path in (root / "src" / "chatpipe").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    third_party = {
+        names.get(m, m)
+        for m in found
+        if m not in sys.stdlib_module_names and m not in ("chatpipe", "__future__")
+    }
+    missing = {m for m in third_party if m.lower() not in declared | optional}
+    assert not missing, missing
+    assert "typing_extensions" in declared
+
+
+def test_one_conversation_is_plain_text_whatever_holds_it(tmp_path):
+    """buffer (and template) on one JSON document printed a JSON string (item 17)."""
+    document = FIXTURES / "openai_chat__pydanticai_req_developer_role.json"
+    assert run("buffer", document)[1] == "System: You are a helpful assistant.\nHuman: Hello\n"
+    rows = (FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl").read_text()
+    one = tmp_path / "one.jsonl"
+    one.write_text(rows.splitlines()[0] + "\n")
+    out = run("buffer", one)[1]
+    assert out.startswith("System: You are a happy assistant") and out.count("\n") == 3
+    two = tmp_path / "two.jsonl"
+    two.write_text("\n".join(rows.splitlines()[:2]) + "\n")
+    lines = run("buffer", two)[1].splitlines()
+    assert len(lines) == 2 and all(json.loads(line).startswith("System:") for line in lines)

@@ -28,10 +28,10 @@ from .runtime import Inputs, output_sink, run, warn
 
 HELP = """Render a chat log as one prompt string, exactly as langchain's get_buffer_string.
 
-One conversation in gives its text and a final newline. Several conversations in (a
-conversation-per-line file, or several files) give one JSON string per line, so they
-stay separable; --separator or -0 print them raw instead. Separators understand \\n,
-\\t and \\0.
+One conversation in gives its text and a final newline, whatever holds it (a log, a
+JSON document, a file of one row). Several conversations in give one JSON string per
+line, so they stay separable; --separator or -0 print them raw instead. Separators
+understand \\n, \\t and \\0.
 
 Examples:
 

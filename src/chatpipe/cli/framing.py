@@ -1,8 +1,9 @@
 """Output framing of the commands that write one text per conversation (buffer, template).
 
-One conversation in (a message-per-line log) gives its text and a final newline. Several
-(a conversation-per-line file, or several files) give one JSON string per line, so they
-stay separable; ``--separator TEXT`` or ``-0`` print them raw instead.
+One conversation in, whatever holds it (a message-per-line log, a JSON document, a file of
+one row), gives its text and a final newline. Several give one JSON string per line, so
+they stay separable; ``--separator TEXT`` or ``-0`` print them raw instead. Which of the
+two is known at the second conversation: the first one's text waits until then.
 """
 
 from __future__ import annotations
@@ -24,13 +25,22 @@ class TextFraming:
         self.sink = sink
         self.between = unescape(separator) if separator is not None else None
         self.null = null
-        self.raw: bool | None = None  # decided at the first conversation
+        self.raw: bool | None = None  # decided at the first conversation, or the second
+        self.pending: str | None = None  # the first text, while it may be the only one
         self.written = 0
 
     def write(self, pieces: Iterable[str]) -> None:
         sink = self.sink
         if self.raw is None:
-            self.raw = self.inputs.message_stream() or self.null or self.between is not None
+            if self.inputs.message_stream() or self.null or self.between is not None:
+                self.raw = True
+            elif self.pending is None:
+                self.pending = "".join(pieces)
+                return
+            else:  # a second conversation: every text is a JSON string
+                self.raw = False
+                sink.line(dumps_text(self.pending))
+                self.pending = None
         if not self.raw:
             sink.line(dumps_text("".join(pieces)))
         else:
@@ -43,6 +53,10 @@ class TextFraming:
         self.written += 1
 
     def close(self) -> None:
-        """Ends raw output with a newline (not after NULs)."""
+        """Writes a lone conversation's text; ends raw output with a newline (not after NULs)."""
+        if self.pending is not None:
+            self.sink.raw(self.pending.encode("utf-8", "surrogateescape"))
+            self.pending, self.raw = None, True
+            self.written += 1
         if self.raw and not self.null:
             self.sink.raw(b"\n")
