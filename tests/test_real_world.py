@@ -379,3 +379,24 @@ def test_one_conversation_is_plain_text_whatever_holds_it(tmp_path):
     two.write_text("\n".join(rows.splitlines()[:2]) + "\n")
     lines = run("buffer", two)[1].splitlines()
     assert len(lines) == 2 and all(json.loads(line).startswith("System:") for line in lines)
+
+
+def test_every_stream_dialect_forced_on_records_of_another_kind_says_so():
+    """gemini-stream read any record as a chunk and printed an empty message (item 18)."""
+    path = FIXTURES / "openai_tool_calls.jsonl"
+    for dialect in (
+        "openai-stream",
+        "anthropic-stream",
+        "gemini-stream",
+        "openai-responses-stream",
+    ):
+        code, out, err = run("convert", "--from", dialect, path)
+        assert (code, out) == (1, ""), dialect
+        assert err == (
+            f"chatpipe: error: {path}:1:1: no {dialect} events here: nothing to read"
+            " (leave --from out to detect the dialect)\n"
+        )
+    code, out, _ = run(
+        "convert", "--from", "gemini-stream", FIXTURES / "gemini__vercel_stream_function_call.jsonl"
+    )
+    assert code == 0 and len(out.splitlines()) == 1

@@ -84,5 +84,14 @@ class GeminiStreamDialect(StreamDialect):
         return False  # chunks look like responses: detect() tells them apart by their number
 
     def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
-        response = assemble_stream(v for v in values if isinstance(v, dict))
-        yield Conversation([message_from_response(response)], {}, location)
+        chunks = [v for v in values if _is_chunk(v)]
+        if chunks:  # none: records of another kind, which the reader says (not silence)
+            yield Conversation([message_from_response(assemble_stream(chunks))], {}, location)
+
+
+def _is_chunk(value: Any) -> bool:
+    """A Gemini response chunk: candidates or usage metadata (camelCase or snake_case)."""
+    return isinstance(value, dict) and any(
+        isinstance(value.get(key), (list, dict))
+        for key in ("candidates", "usageMetadata", "usage_metadata", "promptFeedback")
+    )
