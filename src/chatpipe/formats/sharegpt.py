@@ -111,10 +111,14 @@ class ShareGPTDialect(Dialect):
         meta = {
             k: (None if k == key else v) for k, v in value.items() if k not in ("system", "chosen")
         }
-        if chosen is not None:
-            meta["chosen_turns"] = len(chosen) if isinstance(chosen, list) else 1
-            if isinstance(chosen, str):
-                meta["chosen_turns"] = "text"
+        if chosen is not None:  # how many turns the answer was, or "text" for a plain string
+            meta["chosen_turns"] = (
+                "text"
+                if isinstance(chosen, str)
+                else len(chosen)
+                if isinstance(chosen, list)
+                else 1
+            )
         return Conversation(list(self.finish(messages)), meta, location, key)
 
     def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
