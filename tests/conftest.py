@@ -31,7 +31,7 @@ def fixtures() -> Path:
 def _limits():
     """The CLI's root options (--max-depth ...) set process-wide limits: each test starts
     from the defaults and leaves them as it found them."""
-    from chatpipe.limits import LIMITS, Limits
+    from chatpipe.io.limits import LIMITS, Limits
 
     saved = vars(LIMITS).copy()
     vars(LIMITS).update(vars(Limits()))

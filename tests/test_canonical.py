@@ -7,7 +7,8 @@ import json
 from hypothesis import given, settings
 
 import chatpipe as cp
-from chatpipe.canonical import dumps, message_from_canonical, message_to_canonical
+from chatpipe.io.encode import dumps
+from chatpipe.model.canonical import message_from_canonical, message_to_canonical
 from strategies import message_kwargs
 from test_model_parity import build
 

@@ -304,7 +304,7 @@ def test_limits_have_clear_errors_and_options_to_raise_them(tmp_path):
     )
     raised = runner.invoke(app, ["--max-depth", "400", "convert", str(deep)])
     assert raised.exit_code == 0 and raised.stdout.count('{"k":') == 300
-    from chatpipe.limits import LIMITS
+    from chatpipe.io.limits import LIMITS
 
     LIMITS.depth, LIMITS.record_bytes = 200, 256 << 20  # the root options set them for the run
 

@@ -59,8 +59,8 @@ class Trickle(io.RawIOBase):
 
 
 def test_partial_writes_are_continued_until_every_byte_is_written(monkeypatch):
-    from chatpipe import output
     from chatpipe.cli.runtime import Sink
+    from chatpipe.io import sink as output
 
     monkeypatch.setattr(output, "WRITE_CHUNK", 50_000)  # as 1 GiB is to a real write
     stream = Trickle(most=7_777, largest=50_000)
@@ -125,7 +125,7 @@ def test_limits_out_of_range_are_usage_errors(option, value, shown):
 
 
 def test_a_json_array_is_measured_for_depth_once_not_once_per_element(tmp_path, monkeypatch):
-    import chatpipe.io as cio
+    import chatpipe.io.readers as cio
 
     scanned = []
     real = cio.bytes_may_be_too_deep
@@ -424,7 +424,7 @@ def test_deep_yaml_is_refused_before_the_loader_recurses(tmp_path, text, where):
 
 
 def test_a_text_too_long_for_orjson_is_written_by_the_standard_library(monkeypatch):
-    from chatpipe import canonical
+    from chatpipe.io import encode as canonical
 
     texts = ["plain", 'quote " back \\ slash', "".join(map(chr, range(0, 0x900))), "😀\u2028"]
     expected = [orjson.dumps(t) for t in texts]

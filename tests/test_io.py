@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chatpipe.errors import DataError
-from chatpipe.io import Source, read_records
+from chatpipe.io.readers import Source, read_records
 
 
 def records(path):

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chatpipe.jsontext import json_text
+from chatpipe.io.jsontext import json_text
 
 SCALARS = st.one_of(
     st.none(),

@@ -19,12 +19,12 @@ from typer.testing import CliRunner
 
 import chatpipe.errors
 import chatpipe.formats
-import chatpipe.io
-from chatpipe.canonical import message_to_canonical
+import chatpipe.io.readers
 from chatpipe.cli import app
 from chatpipe.formats.lane import plain_canonical
 from chatpipe.formats.openai import message_from_dict
 from chatpipe.formats.write import LaneWriter
+from chatpipe.model.canonical import message_to_canonical
 
 runner = CliRunner()
 
@@ -177,7 +177,7 @@ COMMANDS = [
 
 def _run(monkeypatch, args, data, lane, batch_bytes, depth=6):
     monkeypatch.setattr(chatpipe.formats, "FAST_LANE", lane)
-    monkeypatch.setattr(chatpipe.io, "BATCH_BYTES", batch_bytes)
+    monkeypatch.setattr(chatpipe.io.readers, "BATCH_BYTES", batch_bytes)
     root = ["--max-depth", str(depth)]
     result = runner.invoke(app, [*root, *args, "--on-error", "skip", "-"], input=data)
     return result.exit_code, result.stdout, result.stderr
@@ -208,7 +208,7 @@ def test_a_bad_line_stops_the_lane_where_it_stops_the_message_path(monkeypatch, 
     outcomes = []
     for lane in (False, True):
         monkeypatch.setattr(chatpipe.formats, "FAST_LANE", lane)
-        monkeypatch.setattr(chatpipe.io, "BATCH_BYTES", batch)
+        monkeypatch.setattr(chatpipe.io.readers, "BATCH_BYTES", batch)
         result = runner.invoke(app, ["--max-depth", "6", "convert", "-"], input=data)
         outcomes.append((result.exit_code, result.stdout, result.stderr))
     assert outcomes[0] == outcomes[1]
@@ -248,7 +248,7 @@ def test_an_oversized_line_is_reported_in_its_place(monkeypatch, tmp_path):
     lines = [json.dumps({"role": "user", "content": f"m{i}"}) for i in range(30)]
     lines[25] = json.dumps({"role": "user", "content": "x" * 500})
     log.write_text("\n".join(lines) + "\n")
-    monkeypatch.setattr(chatpipe.io, "BATCH_BYTES", 64)
+    monkeypatch.setattr(chatpipe.io.readers, "BATCH_BYTES", 64)
     result = runner.invoke(
         app, ["--max-record-bytes", "200", "convert", "--on-error", "skip", str(log)]
     )
@@ -324,7 +324,7 @@ def batches(draw):
     start_on=st.sampled_from([None, "human", "ai"]),
 )
 def test_the_budget_suffix_holds_what_trimming_keeps(parts, budget, partial, start_on):
-    from chatpipe.canonical import message_from_plain
+    from chatpipe.model.canonical import message_from_plain
     from chatpipe.ops.count import resolve_counter
     from chatpipe.ops.trim_stream import budget_suffix, trim_last_stream
 
@@ -390,14 +390,14 @@ def test_a_json_array_of_messages_takes_the_lane_and_writes_the_same(
         except ValueError:
             continue  # a line that is not JSON has no place in a document
     data = json.dumps(values)
-    monkeypatch.setattr(chatpipe.io, "DOCUMENT_BATCH", batch)
+    monkeypatch.setattr(chatpipe.io.readers, "DOCUMENT_BATCH", batch)
     expected = _run(monkeypatch, command, data, False, 1 << 16, depth)
     assert _run(monkeypatch, command, data, True, 1 << 16, depth) == expected
 
 
 def test_a_json_array_of_messages_is_read_by_the_lane(tmp_path):
     from chatpipe.formats import read
-    from chatpipe.io import DocumentReader
+    from chatpipe.io.readers import DocumentReader
 
     doc = tmp_path / "log.json"
     doc.write_text(json.dumps([{"role": "user", "content": f"m{i}"} for i in range(50)]))

@@ -363,7 +363,7 @@ def test_what_a_target_cannot_hold_is_said_once_per_kind():
 
 def test_a_thousand_conversation_export_is_read_in_one_pass(tmp_path):
     """Element positions are found only when an error needs one (no per-record scans)."""
-    from chatpipe.io import Source, read_records
+    from chatpipe.io.readers import Source, read_records
 
     export = [
         {"mapping": {"r": {"id": "r", "message": None, "parent": None}}, "title": str(i)}

@@ -10,7 +10,7 @@ from langchain_core.messages.utils import count_tokens_approximately as lc_count
 
 import chatpipe as cp
 from chatpipe.errors import ChatpipeError
-from chatpipe.messages import BaseMessage
+from chatpipe.model import BaseMessage
 from chatpipe.ops.count import MessagesCounter, count_tokens_approximately, resolve_counter
 from chatpipe.ops.trim import trim_messages
 from chatpipe.ops.trim_stream import keep_tool_pairs, trim_last_stream

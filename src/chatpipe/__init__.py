@@ -7,21 +7,6 @@ names, reimplemented without langchain-core (``from chatpipe import HumanMessage
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the names for type checkers; at run time they load on first use
-    from .blocks import (
-        KNOWN_BLOCK_TYPES,
-        create_audio_block,
-        create_citation,
-        create_file_block,
-        create_image_block,
-        create_non_standard_block,
-        create_plaintext_block,
-        create_reasoning_block,
-        create_text_block,
-        create_video_block,
-        ensure_id,
-        is_data_content_block,
-    )
-    from .canonical import message_from_canonical, message_to_canonical
     from .convert import (
         convert_to_messages,
         message_from_dict,
@@ -30,8 +15,7 @@ if TYPE_CHECKING:  # the names for type checkers; at run time they load on first
     )
     from .errors import ChatpipeError, DataError, UsageError, ValidationError
     from .formats.openai_writer import convert_to_openai_messages
-    from .merge import merge_content, merge_dicts, merge_lists
-    from .messages import (
+    from .model import (
         AIMessage,
         AIMessageChunk,
         AnyMessage,
@@ -51,11 +35,23 @@ if TYPE_CHECKING:  # the names for type checkers; at run time they load on first
         add_ai_message_chunks,
         message_chunk_to_message,
     )
-    from .ops.count import count_tokens_approximately
-    from .ops.filter import filter_messages, merge_message_runs
-    from .ops.trim import trim_messages
-    from .render.buffer import get_buffer_string
-    from .tool_calls import (
+    from .model.blocks import (
+        KNOWN_BLOCK_TYPES,
+        create_audio_block,
+        create_citation,
+        create_file_block,
+        create_image_block,
+        create_non_standard_block,
+        create_plaintext_block,
+        create_reasoning_block,
+        create_text_block,
+        create_video_block,
+        ensure_id,
+        is_data_content_block,
+    )
+    from .model.canonical import message_from_canonical, message_to_canonical
+    from .model.chunk_merge import merge_content, merge_dicts, merge_lists
+    from .model.tool_calls import (
         InputTokenDetails,
         InvalidToolCall,
         OutputTokenDetails,
@@ -68,23 +64,27 @@ if TYPE_CHECKING:  # the names for type checkers; at run time they load on first
         tool_call,
         tool_call_chunk,
     )
+    from .ops.count import count_tokens_approximately
+    from .ops.filter import filter_messages, merge_message_runs
+    from .ops.trim import trim_messages
+    from .render.buffer import get_buffer_string
 
 # public name -> module; imported on first use, so the command line starts fast
 _EXPORTS = {
-    "KNOWN_BLOCK_TYPES": ".blocks",
-    "create_audio_block": ".blocks",
-    "create_citation": ".blocks",
-    "create_file_block": ".blocks",
-    "create_image_block": ".blocks",
-    "create_non_standard_block": ".blocks",
-    "create_plaintext_block": ".blocks",
-    "create_reasoning_block": ".blocks",
-    "create_text_block": ".blocks",
-    "create_video_block": ".blocks",
-    "ensure_id": ".blocks",
-    "is_data_content_block": ".blocks",
-    "message_from_canonical": ".canonical",
-    "message_to_canonical": ".canonical",
+    "KNOWN_BLOCK_TYPES": ".model.blocks",
+    "create_audio_block": ".model.blocks",
+    "create_citation": ".model.blocks",
+    "create_file_block": ".model.blocks",
+    "create_image_block": ".model.blocks",
+    "create_non_standard_block": ".model.blocks",
+    "create_plaintext_block": ".model.blocks",
+    "create_reasoning_block": ".model.blocks",
+    "create_text_block": ".model.blocks",
+    "create_video_block": ".model.blocks",
+    "ensure_id": ".model.blocks",
+    "is_data_content_block": ".model.blocks",
+    "message_from_canonical": ".model.canonical",
+    "message_to_canonical": ".model.canonical",
     "convert_to_messages": ".convert",
     "message_from_dict": ".convert",
     "messages_from_dict": ".convert",
@@ -94,43 +94,43 @@ _EXPORTS = {
     "UsageError": ".errors",
     "ValidationError": ".errors",
     "convert_to_openai_messages": ".formats.openai_writer",
-    "merge_content": ".merge",
-    "merge_dicts": ".merge",
-    "merge_lists": ".merge",
-    "AIMessage": ".messages",
-    "AIMessageChunk": ".messages",
-    "AnyMessage": ".messages",
-    "BaseMessage": ".messages",
-    "BaseMessageChunk": ".messages",
-    "ChatMessage": ".messages",
-    "ChatMessageChunk": ".messages",
-    "FunctionMessage": ".messages",
-    "FunctionMessageChunk": ".messages",
-    "HumanMessage": ".messages",
-    "HumanMessageChunk": ".messages",
-    "RemoveMessage": ".messages",
-    "SystemMessage": ".messages",
-    "SystemMessageChunk": ".messages",
-    "ToolMessage": ".messages",
-    "ToolMessageChunk": ".messages",
-    "add_ai_message_chunks": ".messages",
-    "message_chunk_to_message": ".messages",
+    "merge_content": ".model.chunk_merge",
+    "merge_dicts": ".model.chunk_merge",
+    "merge_lists": ".model.chunk_merge",
+    "AIMessage": ".model",
+    "AIMessageChunk": ".model",
+    "AnyMessage": ".model",
+    "BaseMessage": ".model",
+    "BaseMessageChunk": ".model",
+    "ChatMessage": ".model",
+    "ChatMessageChunk": ".model",
+    "FunctionMessage": ".model",
+    "FunctionMessageChunk": ".model",
+    "HumanMessage": ".model",
+    "HumanMessageChunk": ".model",
+    "RemoveMessage": ".model",
+    "SystemMessage": ".model",
+    "SystemMessageChunk": ".model",
+    "ToolMessage": ".model",
+    "ToolMessageChunk": ".model",
+    "add_ai_message_chunks": ".model",
+    "message_chunk_to_message": ".model",
     "count_tokens_approximately": ".ops.count",
     "filter_messages": ".ops.filter",
     "merge_message_runs": ".ops.filter",
     "trim_messages": ".ops.trim",
     "get_buffer_string": ".render.buffer",
-    "InputTokenDetails": ".tool_calls",
-    "InvalidToolCall": ".tool_calls",
-    "OutputTokenDetails": ".tool_calls",
-    "ToolCall": ".tool_calls",
-    "ToolCallChunk": ".tool_calls",
-    "UsageMetadata": ".tool_calls",
-    "add_usage": ".tool_calls",
-    "invalid_tool_call": ".tool_calls",
-    "parse_partial_json": ".tool_calls",
-    "tool_call": ".tool_calls",
-    "tool_call_chunk": ".tool_calls",
+    "InputTokenDetails": ".model.tool_calls",
+    "InvalidToolCall": ".model.tool_calls",
+    "OutputTokenDetails": ".model.tool_calls",
+    "ToolCall": ".model.tool_calls",
+    "ToolCallChunk": ".model.tool_calls",
+    "UsageMetadata": ".model.tool_calls",
+    "add_usage": ".model.tool_calls",
+    "invalid_tool_call": ".model.tool_calls",
+    "parse_partial_json": ".model.tool_calls",
+    "tool_call": ".model.tool_calls",
+    "tool_call_chunk": ".model.tool_calls",
 }
 
 __version__ = "0.1.0.dev0"

@@ -7,7 +7,7 @@ from typing import Any
 
 from .formats.langchain import message_from_dict, messages_from_dict, messages_to_dict
 from .formats.openai import link_tool_results, message_from_like
-from .messages import AnyMessage
+from .model import AnyMessage
 
 __all__ = ["convert_to_messages", "message_from_dict", "messages_from_dict", "messages_to_dict"]
 

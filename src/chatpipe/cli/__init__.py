@@ -11,8 +11,8 @@ import typer
 
 from .. import __version__
 from ..errors import interrupted_code
-from ..limits import LIMITS, MAX_DEPTH, MAX_RECORD_BYTES, MAX_YAML_VALUES
-from ..output import write_failed
+from ..io.limits import LIMITS, MAX_DEPTH, MAX_RECORD_BYTES, MAX_YAML_VALUES
+from ..io.sink import write_failed
 
 # command name -> (module, function); a run imports and builds only the command it names
 COMMANDS = {

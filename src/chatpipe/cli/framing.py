@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..canonical import dumps_text
 from ..errors import UsageError
+from ..io.encode import dumps_text
 from .options import unescape
 
 

@@ -166,8 +166,8 @@ def message_types(values: list[str] | None, flag: str) -> list[str] | None:
     names are taken too), checked before any work."""
     if not values:
         return None
-    from ..chunks import MESSAGE_CLASSES
     from ..errors import UsageError
+    from ..model.chunks import MESSAGE_CLASSES
 
     for value in values:
         if value not in MESSAGE_CLASSES:

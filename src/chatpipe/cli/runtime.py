@@ -16,7 +16,7 @@ import typer
 
 from ..errors import ChatpipeError, OutputError, interrupted_code
 from ..formats import MESSAGES, STREAM, Conversation, ErrorLog, Reading, read
-from ..output import OutputFile, write_all, write_failed
+from ..io.sink import OutputFile, write_all, write_failed
 
 PROG = "chatpipe"
 _BLOCK = 1 << 16

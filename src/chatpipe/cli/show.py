@@ -10,8 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
-from ..messages import AIMessage, AnyMessage, ToolMessage
-from ..output import write_failed
+from ..io.sink import write_failed
+from ..model import AIMessage, AnyMessage, ToolMessage
 from .options import (
     Branch,
     FromDialect,

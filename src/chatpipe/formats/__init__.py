@@ -14,11 +14,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, UsageError
-from ..io import read_records
-from ..limits import LIMITS
-from ..messages import AnyMessage
-from ..records import BadRecord, Record
-from ..sources import Source
+from ..io.limits import LIMITS
+from ..io.readers import read_records
+from ..io.records import BadRecord, Record
+from ..io.sources import Source
+from ..model import AnyMessage
 from .anthropic import AnthropicDialect, AnthropicStreamDialect, is_anthropic_response
 from .base import Conversation, Dialect, _keys_hint
 from .exports import ChatGPTExportDialect, ClaudeExportDialect, ReadOptions
@@ -249,7 +249,7 @@ def _read_source(
 
 def _messages_of(batches: Iterator[list[Any]]) -> Iterator[AnyMessage]:
     """The messages of lane batches (formats.lane): plain dicts made messages."""
-    from ..canonical import message_from_plain
+    from ..model.canonical import message_from_plain
 
     for batch in batches:
         for item in batch:

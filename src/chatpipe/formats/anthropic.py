@@ -13,9 +13,9 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..blocks import text_file
 from ..errors import ChatpipeError, Location, ValidationError
-from ..messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from ..model.blocks import text_file
 from .base import Conversation, Dialect, StreamDialect, _keys_hint
 
 STREAM_EVENTS = frozenset(

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, ValidationError
-from ..messages import AnyMessage
+from ..model import AnyMessage
 
 
 class Conversation:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import DataError, Location
-from ..messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from .base import Conversation, Dialect
 
 BRANCHES = ("active", "all", "latest")

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, Location, ValidationError
-from ..messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from .base import Conversation, Dialect
 
 _SNAKE = re.compile(r"_([a-z])")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import Location, ValidationError
-from ..messages import AnyMessage
+from ..model import AnyMessage
 from .base import Conversation, Dialect, not_a_message
 from .openai import OpenAIDialect, message_from_dict, parse_arguments
 

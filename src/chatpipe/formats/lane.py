@@ -21,11 +21,10 @@ import orjson
 from orjson import JSONDecodeError
 
 from ..errors import ChatpipeError, DataError, Location
-from ..io import DocumentReader, JsonlReader
-from ..json_numbers import loads
-from ..limits import LIMITS, too_deep
-from ..messages import AIMessage, AnyMessage
-from ..records import (
+from ..io.json_numbers import loads
+from ..io.limits import LIMITS, too_deep
+from ..io.readers import DocumentReader, JsonlReader
+from ..io.records import (
     BadRecord,
     Record,
     checked_record,
@@ -33,6 +32,7 @@ from ..records import (
     nested_too_deep,
     start_column,
 )
+from ..model import AIMessage, AnyMessage
 from .base import Dialect
 from .links import ToolLinks, needs_link
 

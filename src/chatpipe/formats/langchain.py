@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ..canonical import CANONICAL_TYPES, message_from_canonical, message_to_canonical
 from ..errors import ValidationError
-from ..messages import MESSAGE_CLASSES, AnyMessage
+from ..model import MESSAGE_CLASSES, AnyMessage
+from ..model.canonical import CANONICAL_TYPES, message_from_canonical, message_to_canonical
 from .base import Dialect, not_a_message
 from .lane import ROLE_TYPES, line_head
 from .openai import is_envelope

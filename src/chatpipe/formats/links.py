@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..messages import AIMessage, AnyMessage, ToolMessage
+from ..model import AIMessage, AnyMessage, ToolMessage
 
 # marks a tool message whose tool_call_id the log did not give
 _UNLINKED = "\x00unlinked"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from ..blocks import text_file
-from ..messages import AnyMessage
+from ..model import AnyMessage
+from ..model.blocks import text_file
 from .base import Conversation
 
 _MEDIA = ("image", "image_url", "audio", "video", "file", "input_audio", "document", "text-plain")

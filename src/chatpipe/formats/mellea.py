@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ValidationError
-from ..messages import AnyMessage
+from ..model import AnyMessage
 from .base import Dialect, not_a_message
 from .openai import OpenAIDialect, message_from_dict
 

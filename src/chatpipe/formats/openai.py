@@ -16,9 +16,9 @@ from typing import Any
 import orjson
 
 from ..errors import ChatpipeError, DataError, Location, ValidationError
-from ..json_numbers import NotJson, loads, stdlib_loads
-from ..limits import LIMITS, too_deep
-from ..messages import (
+from ..io.json_numbers import NotJson, loads, stdlib_loads
+from ..io.limits import LIMITS, too_deep
+from ..model import (
     AIMessage,
     AnyMessage,
     ChatMessage,
@@ -28,7 +28,7 @@ from ..messages import (
     SystemMessage,
     ToolMessage,
 )
-from ..tool_calls import (
+from ..model.tool_calls import (
     DOUBLE_ENCODED,
     UsageMetadata,
     invalid_tool_call,

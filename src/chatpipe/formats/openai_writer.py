@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..blocks import is_data_content_block, text_file
 from ..errors import ConversionError
-from ..jsontext import json_text
-from ..messages import (
+from ..io.jsontext import json_text
+from ..model import (
     AIMessage,
     AnyMessage,
     ChatMessage,
@@ -23,7 +22,8 @@ from ..messages import (
     SystemMessage,
     ToolMessage,
 )
-from ..tool_calls import DOUBLE_ENCODED
+from ..model.blocks import is_data_content_block, text_file
+from ..model.tool_calls import DOUBLE_ENCODED
 from .lane import ROLE_TYPES, line_head
 from .openai_media import (
     FALLBACK_FILENAME,

@@ -17,9 +17,9 @@ from typing import Any
 import orjson
 
 from ..errors import ChatpipeError, DataError, Location
-from ..limits import LIMITS
-from ..records import BadRecord, line_record, too_long
-from ..sources import Source
+from ..io.limits import LIMITS
+from ..io.records import BadRecord, line_record, too_long
+from ..io.sources import Source
 from .losses import CHECKS
 
 _RANGES_PER_JOB = 16  # at least this many ranges a worker: they even out the workers' ends

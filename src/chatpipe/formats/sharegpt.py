@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, Location, ValidationError
-from ..messages import AIMessage, AnyMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
+from ..model import AIMessage, AnyMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 from .base import Conversation, Dialect
 from .links import _UNLINKED, link_tool_results
 from .openai import parse_arguments

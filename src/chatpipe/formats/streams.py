@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..chunks import add_ai_message_chunks
 from ..errors import Location
-from ..merge import STREAM_IDENTITY_KEYS
-from ..messages import AIMessageChunk, message_chunk_to_message
-from ..tool_calls import chunks_from_openai
+from ..model import AIMessageChunk, message_chunk_to_message
+from ..model.chunk_merge import STREAM_IDENTITY_KEYS
+from ..model.chunks import add_ai_message_chunks
+from ..model.tool_calls import chunks_from_openai
 from .base import Conversation, Dialect, StreamDialect
 from .openai import usage_from_openai
 
@@ -189,7 +189,7 @@ def _part_block(part: Any) -> Any:
 
 def messages_from_items(items: list[Any], instructions: Any = None) -> list[Any]:
     """Responses items as messages: one assistant turn's reasoning, text and calls together."""
-    from ..messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+    from ..model import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
     out: list[Any] = []
     if instructions:

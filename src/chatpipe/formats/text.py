@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..canonical import message_to_canonical
-from ..messages import AnyMessage
+from ..model import AnyMessage
+from ..model.canonical import message_to_canonical
 from .base import Conversation, Dialect
 
 

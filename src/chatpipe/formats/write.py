@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..canonical import dumps, dumps_lines
 from ..errors import ChatpipeError
-from ..messages import AnyMessage
+from ..io.encode import dumps, dumps_lines
+from ..model import AnyMessage
 from .base import Conversation
 
 MessageWriter = Callable[[Iterable[AnyMessage]], Iterator[Any]]

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import DataError, UsageError
 from ..formats.openai_writer import OpenAIWriter, openai_role
-from ..messages import AIMessage, AnyMessage, ToolMessage
+from ..model import AIMessage, AnyMessage, ToolMessage
 
 
 class TokenCounter:

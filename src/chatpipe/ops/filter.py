@@ -14,8 +14,7 @@ import copy
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ..merge import merge_dicts, merge_lists
-from ..messages import (
+from ..model import (
     CHUNK_TO_MESSAGE,
     AIMessage,
     AnyMessage,
@@ -25,7 +24,8 @@ from ..messages import (
     ToolMessage,
     _rank_ids,
 )
-from ..tool_calls import add_usage
+from ..model.chunk_merge import merge_dicts, merge_lists
+from ..model.tool_calls import add_usage
 from .trim import is_message_type
 
 _CALL_BLOCKS = ("tool_use", "tool_call")

@@ -7,7 +7,7 @@ import statistics
 from collections.abc import Iterable
 from typing import Any
 
-from ..messages import AIMessage, AnyMessage
+from ..model import AIMessage, AnyMessage
 
 _MEDIA = {
     "image": "images",

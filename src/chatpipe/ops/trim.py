@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..errors import UsageError
-from ..messages import AnyMessage, BaseMessage, SystemMessage
+from ..model import AnyMessage, BaseMessage, SystemMessage
 from .count import ApproximateCounter, TokenCounter, resolve_counter
 
 TypeSpec = Any  # a type string, a message class, or a list of them

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError
-from ..messages import AnyMessage, SystemMessage
+from ..model import AnyMessage, SystemMessage
 from .count import TokenCounter
 from .trim import TypeSpec, _keep_prefix, _trim_last, default_text_splitter, is_message_type
 
@@ -130,7 +130,7 @@ def budget_suffix(
     where ``trim_last_stream`` raises them."""
     from collections import deque
 
-    from ..canonical import message_from_plain
+    from ..model.canonical import message_from_plain
 
     plain_cost = counter.plain_cost
     window: deque = deque()
@@ -188,7 +188,7 @@ def keep_tool_pairs(
 
     Returns the messages and what was dropped, with why.
     """
-    from ..messages import AIMessage, ToolMessage
+    from ..model import AIMessage, ToolMessage
 
     dropped: list[tuple[AnyMessage, str]] = []
     result = list(kept)

@@ -10,8 +10,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, Location
-from ..messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
-from ..tool_calls import DOUBLE_ENCODED
+from ..model import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from ..model.tool_calls import DOUBLE_ENCODED
 
 FINETUNE_KINDS = (
     "data_type",

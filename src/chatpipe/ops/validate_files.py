@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import ChatpipeError
 from ..formats import message_of, shape_errors
-from ..messages import AnyMessage
+from ..model import AnyMessage
 from .validate import (
     Problem,
     StructureCheck,
@@ -43,8 +43,8 @@ def validate_files(
         open_records,
         reading_dialect,
     )
-    from ..records import BadRecord
-    from ..sources import Source
+    from ..io.records import BadRecord
+    from ..io.sources import Source
 
     finetune = rules in ("all", "openai-finetune")
     structure = rules in ("all", "structure")
@@ -89,7 +89,7 @@ def validate_files(
 
 def _validate_streamed(dialect, first, records, structure, max_tokens, counter):
     """A captured stream: the structure of the messages it spells."""
-    from ..records import BadRecord
+    from ..io.records import BadRecord
 
     values = []
     for record in records:
@@ -123,7 +123,7 @@ class _StreamReading:
         self.assistant_seen = False
 
     def messages(self) -> Iterator[AnyMessage]:
-        from ..records import BadRecord
+        from ..io.records import BadRecord
 
         for record in self.records:
             if isinstance(record, BadRecord):

@@ -10,8 +10,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ..jsontext import json_text
-from ..messages import (
+from ..io.jsontext import json_text
+from ..model import (
     AIMessage,
     AnyMessage,
     ChatMessage,

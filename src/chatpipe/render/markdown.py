@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..formats.base import Conversation
-from ..messages import AIMessage, AnyMessage, ToolMessage
+from ..model import AIMessage, AnyMessage, ToolMessage
 
 _LABELS = {
     "human": "User",

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import UsageError
-from ..messages import AnyMessage, SystemMessage
+from ..model import AnyMessage, SystemMessage
 from ..ops.count import TokenCounter
 from ..ops.trim import is_message_type
 from .prompt import ChatTemplate

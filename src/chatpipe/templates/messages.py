@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..formats.openai_writer import OpenAIWriter
-from ..messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 
 _SIMPLE = {HumanMessage: "user", AIMessage: "assistant", SystemMessage: "system"}
 _REASONING_BLOCKS = {"reasoning": "reasoning", "thinking": "thinking"}

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import Location, UsageError
-from ..messages import AnyMessage
+from ..model import AnyMessage
 from .messages import chat_messages
 from .render import TemplateRaised, compile_template, render
 from .source import TemplateSource, load_source

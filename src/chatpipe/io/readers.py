@@ -15,7 +15,7 @@ from typing import IO, Any
 
 import orjson
 
-from .errors import DataError, Location
+from ..errors import DataError, Location
 from .json_numbers import loads
 from .json_positions import ElementFinder
 from .limits import LIMITS, bytes_may_be_too_deep, too_deep
@@ -30,7 +30,7 @@ from .records import (
     too_long,
 )
 from .sources import Source
-from .yaml_io import yaml_records
+from .yaml_reader import yaml_records
 
 BOM = b"\xef\xbb\xbf"
 # bytes read at a time by batch readers: 64 KiB measured fastest (cache-sized batches)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal, TypedDict
 
-from .errors import ValidationError
+from ..errors import ValidationError
 
 try:  # NotRequired is in typing from 3.11
     from typing import NotRequired

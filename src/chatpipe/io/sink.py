@@ -10,7 +10,7 @@ import signal
 import stat
 from typing import IO
 
-from .errors import Location, OutputError, Terminated, UsageError
+from ..errors import Location, OutputError, Terminated, UsageError
 
 # the most one write() is handed: Linux writes at most 2 GiB - 4 KiB per call, and an
 # unbuffered stream (PYTHONUNBUFFERED=1) returns what the call wrote, not all of it

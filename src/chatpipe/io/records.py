@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from .errors import DataError, Location
+from ..errors import DataError, Location
 from .json_numbers import again, loads
 from .limits import LIMITS, bytes_may_be_too_deep, too_deep
 from .sources import Source

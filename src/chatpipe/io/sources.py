@@ -8,7 +8,7 @@ import os
 import sys
 from typing import IO, Any
 
-from .errors import DataError, Location
+from ..errors import DataError, Location
 
 # bytes a file is read in: the batch size; a long first line (a minified document) is
 # read in half the time of the default 8 KiB

@@ -11,8 +11,8 @@ import copy
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from .errors import ValidationError
-from .merge import merge_content, merge_dicts
+from ..errors import ValidationError
+from .chunk_merge import merge_content, merge_dicts
 from .tool_calls import (
     InvalidToolCall,
     ToolCall,
@@ -335,43 +335,17 @@ class RemoveMessage(BaseMessage):
 
 AnyMessage = BaseMessage
 
-# the chunk classes and the class registries live in chunks.py; re-exported here
-from .chunks import (  # noqa: E402
-    CHUNK_TO_MESSAGE,
-    MESSAGE_CLASSES,
-    AIMessageChunk,
-    ChatMessageChunk,
-    FunctionMessageChunk,
-    HumanMessageChunk,
-    SystemMessageChunk,
-    ToolMessageChunk,
-    _rank_ids,
-    add_ai_message_chunks,
-    message_chunk_to_message,
-)
-
 __all__ = [
-    "CHUNK_TO_MESSAGE",
     "LC_AUTO_PREFIX",
     "LC_ID_PREFIX",
-    "MESSAGE_CLASSES",
     "AIMessage",
-    "AIMessageChunk",
     "AnyMessage",
     "BaseMessage",
     "BaseMessageChunk",
     "ChatMessage",
-    "ChatMessageChunk",
     "FunctionMessage",
-    "FunctionMessageChunk",
     "HumanMessage",
-    "HumanMessageChunk",
     "RemoveMessage",
     "SystemMessage",
-    "SystemMessageChunk",
     "ToolMessage",
-    "ToolMessageChunk",
-    "_rank_ids",
-    "add_ai_message_chunks",
-    "message_chunk_to_message",
 ]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .errors import ValidationError
-from .merge import IDENTITY_KEYS, merge_content, merge_dicts, merge_lists, merge_obj
+from ..errors import ValidationError
+from .chunk_merge import IDENTITY_KEYS, merge_content, merge_dicts, merge_lists, merge_obj
 from .messages import (
     LC_AUTO_PREFIX,
     LC_ID_PREFIX,

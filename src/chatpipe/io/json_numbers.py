@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from .errors import DataError
+from ..errors import DataError
 
 # 19 digits: the shortest integer that may not fit (-9223372036854775809 does not).
 # Found with digits turned into NULs, which JSON text cannot hold raw: ten times the

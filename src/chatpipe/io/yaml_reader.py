@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .errors import DataError, Location
+from ..errors import DataError, Location
 from .limits import LIMITS
 
 BOM = b"\xef\xbb\xbf"
