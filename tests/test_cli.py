@@ -497,7 +497,7 @@ def test_jobs_reports_a_bad_message_as_one_process_does(tmp_path):
 def test_jobs_workers_take_ranges_as_they_get_free_and_give_them_back_in_order():
     import time
 
-    from chatpipe.formats import parallel
+    from chatpipe.fast import pool as parallel
 
     def work(span):
         time.sleep(0.03 if span[0] % 7 == 0 else 0)  # later ranges finish first
@@ -512,7 +512,7 @@ def test_jobs_workers_take_ranges_as_they_get_free_and_give_them_back_in_order()
 
 
 def test_jobs_output_larger_than_a_slot_is_piped(monkeypatch):
-    from chatpipe.formats import parallel
+    from chatpipe.fast import pool as parallel
 
     monkeypatch.setattr(parallel, "_SLOT", 100)
     sizes = [10, 250, 100, 101, 0, 7]
@@ -526,7 +526,7 @@ def test_jobs_output_larger_than_a_slot_is_piped(monkeypatch):
 
 
 def test_jobs_worker_failure_reaches_the_main_process():
-    from chatpipe.formats.parallel import _Workers
+    from chatpipe.fast.pool import _Workers
 
     def work(span):
         if span[0] == 5:

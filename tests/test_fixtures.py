@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 import chatpipe as cp
-from chatpipe.formats import read
-from chatpipe.formats.write import write_records
+from chatpipe.pipeline.read import read
+from chatpipe.pipeline.write import write_records
 from conftest import FIXTURES
 
 SAMPLES = sorted(
@@ -56,7 +56,7 @@ def convert(path: Path) -> list:
 
 
 def cp_dialect():
-    from chatpipe.formats import get_dialect
+    from chatpipe.formats.registry import get_dialect
 
     return get_dialect("canonical")
 

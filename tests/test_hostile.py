@@ -208,7 +208,7 @@ def test_an_sse_event_past_the_record_limit_is_skipped_not_held(tmp_path):
 
 def test_skip_counts_every_bad_record_but_keeps_only_those_shown(tmp_path):
     from chatpipe.errors import DataError
-    from chatpipe.formats import ErrorLog
+    from chatpipe.pipeline.read import ErrorLog
 
     log = ErrorLog("skip")
     for n in range(5_000):
@@ -752,17 +752,17 @@ def test_json_with_a_document_dialect_is_a_usage_error():
 
 
 def test_dialect_options_complete_dialect_names():
-    from chatpipe import formats
     from chatpipe.cli import options
+    from chatpipe.formats import registry
 
-    assert sorted(options.READABLE) == sorted(formats.READABLE)
-    assert sorted(options.WRITABLE) == sorted(formats.WRITABLE)
+    assert sorted(options.READABLE) == sorted(registry.readable())
+    assert sorted(options.WRITABLE) == sorted(registry.writable())
     env = {
         "_CHATPIPE_COMPLETE": "complete_bash",
         "COMP_WORDS": "chatpipe convert --to ",
         "COMP_CWORD": "3",
     }
-    assert chatpipe(env=env).stdout.decode().split() == list(formats.WRITABLE)
+    assert chatpipe(env=env).stdout.decode().split() == registry.writable()
     env = {
         "_CHATPIPE_COMPLETE": "complete_bash",
         "COMP_WORDS": "chatpipe buffer --from gem",

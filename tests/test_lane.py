@@ -1,4 +1,4 @@
-"""The fast lane (formats.lane) against the ordinary message path, output for output.
+"""The fast lane (fast/lane.py) against the ordinary message path, output for output.
 
 Generated message-per-line OpenAI logs mix plain lines with every kind of line the lane
 must hand to the ordinary reader (extra keys, list content, unlinked tool results, calls
@@ -18,12 +18,13 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import chatpipe.errors
-import chatpipe.formats
 import chatpipe.io.readers
+import chatpipe.pipeline.hooks
+import chatpipe.pipeline.read
 from chatpipe.cli import app
-from chatpipe.formats.lane import plain_canonical
+from chatpipe.fast.lane import plain_canonical
+from chatpipe.fast.writers import LaneWriter
 from chatpipe.formats.openai import message_from_dict
-from chatpipe.formats.write import LaneWriter
 from chatpipe.model.canonical import message_to_canonical
 
 runner = CliRunner()
@@ -176,7 +177,7 @@ COMMANDS = [
 
 
 def _run(monkeypatch, args, data, lane, batch_bytes, depth=6):
-    monkeypatch.setattr(chatpipe.formats, "FAST_LANE", lane)
+    monkeypatch.setattr(chatpipe.pipeline.hooks, "ENABLED", lane)
     monkeypatch.setattr(chatpipe.io.readers, "BATCH_BYTES", batch_bytes)
     root = ["--max-depth", str(depth)]
     result = runner.invoke(app, [*root, *args, "--on-error", "skip", "-"], input=data)
@@ -207,7 +208,7 @@ def test_a_bad_line_stops_the_lane_where_it_stops_the_message_path(monkeypatch, 
     data = "\n".join(logs)
     outcomes = []
     for lane in (False, True):
-        monkeypatch.setattr(chatpipe.formats, "FAST_LANE", lane)
+        monkeypatch.setattr(chatpipe.pipeline.hooks, "ENABLED", lane)
         monkeypatch.setattr(chatpipe.io.readers, "BATCH_BYTES", batch)
         result = runner.invoke(app, ["--max-depth", "6", "convert", "-"], input=data)
         outcomes.append((result.exit_code, result.stdout, result.stderr))
@@ -280,11 +281,11 @@ def test_the_lane_keeps_memory_and_order_on_a_large_log(command, tmp_path):
         rows.append({"role": "tool", "content": f"result {i}", "tool_call_id": f"c{i}"})
     log.write_text("\n".join(map(json.dumps, rows)) + "\n")
     lane = runner.invoke(app, [*command, str(log)])
-    chatpipe.formats.FAST_LANE = False
+    chatpipe.pipeline.hooks.ENABLED = False
     try:
         slow = runner.invoke(app, [*command, str(log)])
     finally:
-        chatpipe.formats.FAST_LANE = True
+        chatpipe.pipeline.hooks.ENABLED = True
     assert lane.exit_code == slow.exit_code == 0
     assert lane.stdout == slow.stdout
     assert "question 4999" in lane.stdout
@@ -293,7 +294,7 @@ def test_the_lane_keeps_memory_and_order_on_a_large_log(command, tmp_path):
 @st.composite
 def batches(draw):
     """Plain items and messages, cut into batches at random places."""
-    from chatpipe.formats.lane import Batch
+    from chatpipe.fast.lane import Batch
 
     values = draw(st.lists(message(), min_size=1, max_size=40))
     items = []
@@ -324,9 +325,10 @@ def batches(draw):
     start_on=st.sampled_from([None, "human", "ai"]),
 )
 def test_the_budget_suffix_holds_what_trimming_keeps(parts, budget, partial, start_on):
-    from chatpipe.model.canonical import message_from_plain
+    from chatpipe.fast.budget import batches_within
+    from chatpipe.fast.lane import message_from_plain
     from chatpipe.ops.count import resolve_counter
-    from chatpipe.ops.trim_stream import budget_suffix, trim_last_stream
+    from chatpipe.ops.trim_stream import trim_last_stream
 
     counter = resolve_counter("approximate")
     every = [message_from_plain(i) if type(i) is dict else i for part in parts for i in part]
@@ -341,7 +343,7 @@ def test_the_budget_suffix_holds_what_trimming_keeps(parts, budget, partial, sta
     except chatpipe.errors.ChatpipeError as exc:
         expected = str(exc)
     try:
-        got = trim_last_stream(list(budget_suffix(parts, counter, budget)), **options)
+        got = trim_last_stream(list(batches_within(iter(parts), counter, budget)), **options)
     except chatpipe.errors.ChatpipeError as exc:
         got = str(exc)
     assert got == expected
@@ -350,12 +352,12 @@ def test_the_budget_suffix_holds_what_trimming_keeps(parts, budget, partial, sta
 def test_a_lane_stream_is_read_once(tmp_path):
     log = tmp_path / "log.jsonl"
     log.write_text('{"role": "user", "content": "hi"}\n')
-    (conversation,) = chatpipe.formats.read([str(log)])
+    (conversation,) = chatpipe.pipeline.read.read([str(log)])
     assert [m.content for m in conversation.messages] == ["hi"]
     with pytest.raises(RuntimeError, match="read once"):
-        next(iter(conversation.lane.batches()))
+        next(iter(conversation.messages.lane.batches()))
     with pytest.raises(RuntimeError, match="read once"):
-        next(iter(conversation.lane.write(LaneWriter(dict, lambda _, message: [message]))))
+        next(iter(conversation.messages.lane.write(LaneWriter(dict, lambda _, message: [message]))))
 
 
 @pytest.mark.parametrize("depth", [3, 4])
@@ -396,11 +398,11 @@ def test_a_json_array_of_messages_takes_the_lane_and_writes_the_same(
 
 
 def test_a_json_array_of_messages_is_read_by_the_lane(tmp_path):
-    from chatpipe.formats import read
     from chatpipe.io.readers import DocumentReader
+    from chatpipe.pipeline.read import read
 
     doc = tmp_path / "log.json"
     doc.write_text(json.dumps([{"role": "user", "content": f"m{i}"} for i in range(50)]))
     [conversation] = read([str(doc)])
-    assert isinstance(conversation.lane.reader, DocumentReader)
+    assert isinstance(conversation.messages.lane.reader, DocumentReader)
     assert [m.content for m in conversation.messages] == [f"m{i}" for i in range(50)]

@@ -14,9 +14,10 @@ from typer.testing import CliRunner
 import chatpipe as cp
 from chatpipe.cli import app
 from chatpipe.errors import DataError
-from chatpipe.formats import get_dialect, read
 from chatpipe.formats.exports import ReadOptions
-from chatpipe.formats.write import write_records
+from chatpipe.formats.registry import get_dialect
+from chatpipe.pipeline.read import read
+from chatpipe.pipeline.write import write_records
 from conftest import FIXTURES
 from test_fixtures import leaves, parsed_and_kept
 

@@ -12,7 +12,7 @@ import json
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
-from chatpipe.formats import read
+from chatpipe.pipeline.read import read
 from conftest import FIXTURES
 
 runner = CliRunner()
@@ -52,7 +52,7 @@ def test_a_tool_call_header_repeated_in_every_chunk_is_kept_once():
 
 
 def test_a_name_streamed_in_fragments_is_still_joined():
-    from chatpipe.formats.streams import assemble_openai
+    from chatpipe.formats.openai_stream import assemble_openai
 
     def chunk(name, args):
         call = {"index": 0, "function": {"name": name, "arguments": args}}
@@ -96,7 +96,7 @@ def test_a_repeated_message_start_continues_the_same_message():
 
 
 def test_a_new_message_id_still_starts_a_new_message():
-    from chatpipe.formats.anthropic import assemble_stream
+    from chatpipe.formats.anthropic_stream import assemble_stream
 
     def start(mid):
         return {"type": "message_start", "message": {"id": mid, "role": "assistant", "content": []}}

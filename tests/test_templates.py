@@ -28,8 +28,8 @@ from typer.testing import CliRunner
 import chatpipe as cp
 from chatpipe.cli import app
 from chatpipe.errors import ChatpipeError
-from chatpipe.formats import read
 from chatpipe.ops.count import HFCounter
+from chatpipe.pipeline.read import read
 from chatpipe.templates import ChatTemplate, chat_messages
 from conftest import FIXTURES
 

@@ -7,13 +7,9 @@ names, reimplemented without langchain-core (``from chatpipe import HumanMessage
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the names for type checkers; at run time they load on first use
-    from .convert import (
-        convert_to_messages,
-        message_from_dict,
-        messages_from_dict,
-        messages_to_dict,
-    )
     from .errors import ChatpipeError, DataError, UsageError, ValidationError
+    from .formats.coerce import convert_to_messages
+    from .formats.langchain import message_from_dict, messages_from_dict, messages_to_dict
     from .formats.openai_writer import convert_to_openai_messages
     from .model import (
         AIMessage,
@@ -85,10 +81,10 @@ _EXPORTS = {
     "is_data_content_block": ".model.blocks",
     "message_from_canonical": ".model.canonical",
     "message_to_canonical": ".model.canonical",
-    "convert_to_messages": ".convert",
-    "message_from_dict": ".convert",
-    "messages_from_dict": ".convert",
-    "messages_to_dict": ".convert",
+    "convert_to_messages": ".formats.coerce",
+    "message_from_dict": ".formats.langchain",
+    "messages_from_dict": ".formats.langchain",
+    "messages_to_dict": ".formats.langchain",
     "ChatpipeError": ".errors",
     "DataError": ".errors",
     "UsageError": ".errors",

@@ -9,9 +9,9 @@ from typing import Annotated
 import typer
 
 from ..errors import UsageError
-from ..formats import WRITABLE, get_dialect
-from ..formats.losses import LossReport
-from ..formats.write import write_records
+from ..formats.registry import writable, writing_dialect
+from ..pipeline.losses import LossReport
+from ..pipeline.write import write_records
 from .options import (
     AsJson,
     Branch,
@@ -49,8 +49,8 @@ def convert(
         typer.Option(
             "--to",
             metavar="DIALECT",
-            help="Output: " + ", ".join(WRITABLE) + ".",
-            autocompletion=lambda: list(WRITABLE),
+            help="Output: " + ", ".join(writable()) + ".",
+            autocompletion=writable,
         ),
     ] = "canonical",
     from_: FromDialect = "auto",
@@ -73,15 +73,13 @@ def convert(
     quiet: Quiet = False,
 ) -> None:
     def body() -> None:
-        target = get_dialect(to)
-        if not target.writable:
-            raise UsageError(f"cannot write {to} yet", hint="--to takes " + ", ".join(WRITABLE))
+        target = writing_dialect(to)
         if jobs < 1:
             raise UsageError(f"--jobs must be at least 1, got {jobs}")
         jobs_run = min(jobs, _cores())
         if jobs_run < jobs:
             warn(f"--jobs {jobs}: this machine runs {jobs_run} at once; using {jobs_run} workers")
-        if as_json and hasattr(target, "render"):
+        if as_json and target.document:
             raise UsageError(
                 f"--json writes one JSON document; {target.name} is a document of its own",
                 hint="drop --json, or write --to canonical or openai",
@@ -111,8 +109,8 @@ def _cores() -> int:
 def _parallel(target, inputs: Inputs, losses: LossReport, output, as_json, jobs, group_by) -> bool:
     """Convert with worker processes when every input is conversation-per-line JSONL;
     False (and nothing done) when the inputs need the serial path."""
-    from ..formats import reading_dialect
-    from ..formats.parallel import convert_lines, parallel_dialect
+    from ..fast.pool import convert_lines, parallel_dialect
+    from ..formats.registry import reading_dialect
 
     if not hasattr(os, "fork"):
         warn("--jobs needs a system that can fork processes; converting in one process")
@@ -120,7 +118,7 @@ def _parallel(target, inputs: Inputs, losses: LossReport, output, as_json, jobs,
     forced = reading_dialect(inputs.dialect)
     found = (
         []
-        if hasattr(target, "render") or as_json or group_by
+        if target.document or as_json or group_by
         else [parallel_dialect(spec, forced, inputs.errors) for spec in inputs.files]
     )
     if not found or None in found:
@@ -145,7 +143,7 @@ def _parallel(target, inputs: Inputs, losses: LossReport, output, as_json, jobs,
 def _write(target, inputs: Inputs, losses: LossReport, output, as_json: bool) -> None:
     """Conversations to the target: a document (markdown, yaml) or JSON records."""
     conversations = losses.watch(inputs.conversations())
-    if hasattr(target, "render"):
+    if target.document:
         first = next(conversations, None)
         chunks = (
             []
@@ -159,9 +157,9 @@ def _write(target, inputs: Inputs, losses: LossReport, output, as_json: bool) ->
         target.write_messages,
         inputs.message_stream,
         as_json,
-        getattr(target, "write_conversation", None),
+        target.write_conversation if target.conversation_records else None,
         target.record_meta,
-        target.lane_writer(),
+        target,
         errors=inputs.errors,
     )
     write_lines(inputs, output, lines, as_json)

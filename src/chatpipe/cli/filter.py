@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ..ops.filter import iter_filter, iter_merge
+from ..pipeline.framing import unescape
 from .options import (
     Branch,
     FromDialect,
@@ -19,7 +20,6 @@ from .options import (
     To,
     Verbose,
     message_types,
-    unescape,
 )
 from .runtime import Inputs, check_target, run, write_operation
 

@@ -7,9 +7,9 @@ from typing import Annotated
 import typer
 
 from ..errors import UsageError
-from ..formats import get_dialect
 from ..formats.openai_writer import TEXT_FORMATS, OpenAIWriter
-from ..formats.write import write_records
+from ..formats.registry import get_dialect
+from ..pipeline.write import write_records
 from .options import (
     AsJson,
     Branch,
@@ -92,7 +92,7 @@ def openai(
             inputs.message_stream,
             as_json,
             record_meta=get_dialect("openai").record_meta,
-            lane=writer.lane(),
+            target=writer,
             errors=inputs.errors,
         )
         write_lines(inputs, output, lines, as_json)

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 # the dialects, named here so that help and completion need no import of formats (a
-# test checks them against formats.READABLE and formats.WRITABLE)
+# test checks them against the dialects' own capabilities)
 READABLE = (
     "openai",
     "canonical",
@@ -178,17 +178,3 @@ def message_types(values: list[str] | None, flag: str) -> list[str] | None:
                 hint=f"did you mean {hint}?" if hint else "types: " + ", ".join(types),
             )
     return values
-
-
-def unescape(text: str) -> str:
-    """Backslash escapes in separators typed on a command line: \\n \\t \\r \\0 \\\\."""
-    if "\\" not in text:
-        return text
-    out, chars = [], iter(text)
-    for char in chars:
-        if char != "\\":
-            out.append(char)
-            continue
-        nxt = next(chars, "")
-        out.append({"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\"}.get(nxt, "\\" + nxt))
-    return "".join(out)

@@ -15,8 +15,10 @@ from typing import IO, Any
 import typer
 
 from ..errors import ChatpipeError, OutputError, interrupted_code
-from ..formats import MESSAGES, STREAM, Conversation, ErrorLog, Reading, read
+from ..formats.detect import MESSAGES, STREAM
 from ..io.sink import OutputFile, write_all, write_failed
+from ..model import Conversation
+from ..pipeline.read import ErrorLog, Reading, read
 
 PROG = "chatpipe"
 _BLOCK = 1 << 16
@@ -169,7 +171,8 @@ class Inputs:
         branch: str = "active",
         include_hidden: bool = False,
     ) -> None:
-        from ..formats import ReadOptions, reading_dialect
+        from ..formats.exports import ReadOptions
+        from ..formats.registry import reading_dialect
 
         reading_dialect(dialect)  # a --from that cannot be read: said before any work
         self.options = ReadOptions(branch, include_hidden)
@@ -336,15 +339,9 @@ def run(body: Callable[[], Any], quiet: bool = False) -> None:
 
 def check_target(to: str | None):
     """The dialect ``--to`` names, checked before any work; None for the input's."""
-    from ..errors import UsageError
-    from ..formats import WRITABLE, get_dialect
+    from ..formats.registry import writing_dialect
 
-    if to is None:
-        return None
-    target = get_dialect(to)
-    if not target.writable:
-        raise UsageError(f"cannot write {to}", hint="--to takes " + ", ".join(WRITABLE))
-    return target
+    return None if to is None else writing_dialect(to)
 
 
 def write_operation(
@@ -357,15 +354,15 @@ def write_operation(
 
     The input's dialect is used when it can be written, canonical otherwise.
     """
-    from ..formats import DIALECTS
-    from ..formats.write import write_records
+    from ..formats.registry import get_dialect
+    from ..pipeline.write import write_records
 
     def dialect():
         if target is not None:
             return target
         found = inputs.reading.found
-        chosen = found[-1][1] if found else DIALECTS["canonical"]
-        return chosen if chosen.writable else DIALECTS["canonical"]
+        chosen = found[-1][1] if found else get_dialect("canonical")
+        return chosen if chosen.writable else get_dialect("canonical")
 
     changed = (
         Conversation(transform(c), c.meta, c.location, c.messages_key)
@@ -382,9 +379,7 @@ def write_operation(
 
 def _whole(dialect, conversation: Conversation):
     """A conversation record for dialects whose records are whole conversations."""
-    if hasattr(dialect, "write_conversation"):
-        return dialect.write_conversation(conversation)
-    return None
+    return dialect.write_conversation(conversation) if dialect.conversation_records else None
 
 
 @contextlib.contextmanager

@@ -8,7 +8,7 @@ import orjson
 import typer
 
 from ..errors import DataError, UsageError
-from .framing import TextFraming
+from ..pipeline.framing import TextFraming
 from .options import (
     Branch,
     FromDialect,

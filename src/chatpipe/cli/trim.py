@@ -9,15 +9,8 @@ import orjson
 import typer
 
 from ..errors import UsageError
-from ..formats.base import Conversation
 from ..ops.count import COUNTER_NAMES, resolve_counter
-from ..ops.trim import default_text_splitter, trim_messages
-from ..ops.trim_stream import (
-    answered_after,
-    budget_suffix,
-    keep_tool_pairs,
-    trim_last_stream,
-)
+from ..pipeline.trim import Trim
 from .options import (
     AsJson,
     Branch,
@@ -152,59 +145,23 @@ def trim(
             files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
         )
 
-        def trimmed(conversation: Conversation) -> list:
-            if chat_template is not None:
-                from ..templates.count import trim_to_fit
+        def dropped(message, why: str) -> None:
+            if verbose:
+                which = getattr(message, "tool_call_id", None) or message.id or ""
+                warn(f"trim: dropped a {message.type} message {which}: {why}".rstrip())
 
-                every = list(conversation.messages)
-                kept = trim_to_fit(
-                    every,
-                    for_conversation(counter, conversation),
-                    max_tokens,
-                    include_system=include_system,
-                    start_on=starts,
-                    location=conversation.location,
-                )
-                after = answered_after(every, kept)
-            elif strategy == "last":
-                messages = conversation.messages
-                if (
-                    conversation.lane is not None
-                    and not end_on
-                    and not include_system
-                    and getattr(counter, "additive", False)
-                    and hasattr(counter, "plain_cost")
-                ):
-                    messages = budget_suffix(conversation.lane.batches(), counter, max_tokens)
-                kept, after = trim_last_stream(
-                    messages,
-                    max_tokens=max_tokens,
-                    counter=counter,
-                    allow_partial=allow_partial,
-                    include_system=include_system,
-                    start_on=starts,
-                    end_on=ends,
-                    text_splitter=default_text_splitter,
-                )
-            else:
-                every = list(conversation.messages)
-                kept = trim_messages(
-                    every,
-                    max_tokens=max_tokens,
-                    token_counter=counter,
-                    strategy="first",
-                    allow_partial=allow_partial,
-                    end_on=ends,
-                )
-                after = answered_after(every, kept)
-            if keep_tool_pairs_:
-                kept, dropped = keep_tool_pairs(kept, after, start_on=starts, end_on=ends)
-                if verbose:
-                    for message, why in dropped:
-                        which = getattr(message, "tool_call_id", None) or message.id or ""
-                        warn(f"trim: dropped a {message.type} message {which}: {why}".rstrip())
-            return kept
-
+        trimmed = Trim(
+            max_tokens,
+            counter,
+            strategy=strategy,
+            allow_partial=allow_partial,
+            include_system=include_system,
+            start_on=starts,
+            end_on=ends,
+            tool_pairs=keep_tool_pairs_,
+            templated=chat_template is not None,
+            dropped=dropped,
+        )
         write_operation(inputs, output, target, trimmed)
 
     run(body, quiet)

@@ -12,7 +12,7 @@ import typer
 from ..errors import UsageError
 from ..ops.count import resolve_counter
 from ..ops.validate import RULES
-from ..ops.validate_files import validate_files
+from ..pipeline.validate import validate_files
 from .options import AsJson, Branch, FromDialect, IncludeHidden, InputFiles, Output, Quiet, Verbose
 from .runtime import output_sink, run, warn
 from .trim import TokenCounterOption

@@ -1,4 +1,4 @@
-"""What every dialect shares: the Conversation, and the Dialect interface.
+"""What every dialect shares: the Dialect interface and its capabilities.
 
 A dialect knows how to recognise its records, read a message record or a conversation
 record into messages, and (when writable) write messages back as records. The shared
@@ -11,54 +11,24 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, ValidationError
-from ..model import AnyMessage
-
-
-class Conversation:
-    """Messages plus what the source says about them as a whole (id, title, tools...).
-
-    ``messages`` is a list, or a one-pass iterator for a message-per-record stream so
-    that a long log is never held in memory. ``meta`` keeps the record's other keys in
-    their order; ``messages_key`` is where the messages stood among them.
-    """
-
-    __slots__ = ("lane", "location", "messages", "messages_key", "meta")
-
-    def __init__(
-        self,
-        messages: Iterable[AnyMessage],
-        meta: dict[str, Any] | None = None,
-        location: Location | None = None,
-        messages_key: str | None = None,
-        lane: Any = None,
-    ) -> None:
-        # a message stream from the fast lane (formats.lane.Lane) can be taken instead
-        # as its batches or written by a lane writer: one of the three, once
-        self.lane = lane
-        self.messages = messages
-        self.meta = meta if meta is not None else {}
-        self.location = location
-        self.messages_key = messages_key
-
-    def to_record(self, messages: list[Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The conversation as one record, ``{"messages": [...]}`` with the other fields
-        where they stood (a source's ``contents`` or ``conversations`` becomes ``messages``)."""
-        meta = self.meta if meta is None else meta
-        key = self.messages_key
-        if key is None or key not in meta:
-            return {"messages": messages, **meta}
-        return {
-            ("messages" if k == key else k): (messages if k == key else v) for k, v in meta.items()
-        }
+from ..model import AnyMessage, Conversation
 
 
 class Dialect:
-    """A chat-log format. Subclasses set ``name`` and override what they support."""
+    """A chat-log format. Subclasses set ``name`` and their capabilities, and override
+    what they support."""
 
     name = ""
-    writable = False
-    readable = True  # False for the write-only dialects (markdown, yaml)
     description = ""
+    # -- capabilities ---------------------------------------------------------------
+    readable = True  # False for the write-only dialects (markdown, yaml)
+    writable = False
+    stream = False  # records are events that spell out messages (``read_stream``)
+    # records are whole conversations when written (``write_conversation``: anthropic,
+    # gemini, sharegpt), not message records
+    conversation_records = False
+    # written as one document for people or tools (``render``: markdown, yaml)
+    document = False
 
     # -- recognising ----------------------------------------------------------------
 
@@ -97,14 +67,25 @@ class Dialect:
         meta = {k: (None if k == "messages" else v) for k, v in value.items()}
         return Conversation(list(self.finish(messages)), meta, location, "messages")
 
+    def read_conversations(
+        self, value: Any, location: Location, options: Any = None
+    ) -> Iterator[Conversation]:
+        """The conversations one record holds: one, or (trees of exports, with
+        ``options``) each branch asked for."""
+        yield self.read_conversation(value, location)
+
     # -- writing --------------------------------------------------------------------
 
     def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
         raise DataError(f"cannot write {self.name}")
 
-    def lane_writer(self) -> Any:
-        """A ``write.LaneWriter`` for the fast lane's batches, or None: messages only."""
-        return None
+    def write_conversation(self, conversation: Conversation) -> Any:
+        """The record of a whole conversation (``conversation_records`` dialects)."""
+        raise DataError(f"cannot write {self.name}")
+
+    def render(self, conversations: Iterable[Conversation], per_message: bool) -> Iterator[str]:
+        """The text of a whole document (``document`` dialects)."""
+        raise DataError(f"cannot write {self.name}")
 
     def record_meta(self, meta: dict[str, Any]) -> dict[str, Any]:
         """A conversation's fields as this dialect's records hold them."""

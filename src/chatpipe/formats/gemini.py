@@ -222,6 +222,7 @@ def message_from_response(value: dict[str, Any], pairing: _Pairing | None = None
 class GeminiDialect(Dialect):
     name = "gemini"
     writable = True
+    conversation_records = True
     description = "Gemini requests {contents, systemInstruction}, responses and streams"
 
     def is_conversation(self, value: Any) -> bool:

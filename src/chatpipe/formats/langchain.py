@@ -1,5 +1,5 @@
-"""The canonical dialect (chatpipe's flat JSONL, also LangGraph's ``model_dump``) and the
-langchain dialect (``messages_to_dict``'s ``{"type", "data"}`` and ``dumpd`` envelopes)."""
+"""The langchain dialect: ``messages_to_dict``'s ``{"type", "data"}`` records and ``dumpd``
+envelopes."""
 
 from __future__ import annotations
 
@@ -8,11 +8,8 @@ from typing import Any
 
 from ..errors import ValidationError
 from ..model import MESSAGE_CLASSES, AnyMessage
-from ..model.canonical import CANONICAL_TYPES, message_from_canonical, message_to_canonical
 from .base import Dialect, not_a_message
-from .lane import ROLE_TYPES, line_head
 from .openai import is_envelope
-from .write import LaneWriter
 
 _ENVELOPE_CLASSES = {cls.__name__: cls for cls in MESSAGE_CLASSES.values()}
 
@@ -31,17 +28,6 @@ def message_from_envelope(value: dict[str, Any]) -> AnyMessage:
         raise ValidationError(str(exc)) from None
 
 
-def is_canonical_message(value: Any) -> bool:
-    return (
-        isinstance(value, dict)
-        and isinstance(value.get("type"), str)
-        and value["type"] in CANONICAL_TYPES
-        and "role" not in value
-        and "data" not in value
-        and ("content" in value or value.get("type") == "remove")
-    )
-
-
 def is_langchain_message(value: Any) -> bool:
     if is_envelope(value):
         return True
@@ -51,48 +37,6 @@ def is_langchain_message(value: Any) -> bool:
         and value["type"] in MESSAGE_CLASSES
         and isinstance(value.get("data"), dict)
     )
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-class CanonicalDialect(Dialect):
-    name = "canonical"
-    writable = True
-    description = "chatpipe's flat JSONL, one message object per line (LangGraph model_dump)"
-
-    def is_message(self, value: Any) -> bool:
-        return is_canonical_message(value)
-
-    def read_message(self, value: Any) -> AnyMessage:
-        if not isinstance(value, dict):
-            raise not_a_message(self.name, value)
-        return message_from_canonical(value)
-
-    def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
-        return map(message_to_canonical, messages)
-
-    def lane_writer(self) -> LaneWriter:
-        """Plain dicts from the fast lane are canonical already."""
-        return LaneWriter(_same, lambda _, message: [message_to_canonical(message)], _fast)
-
-
-def _fast(values: list[Any], other: Any) -> list[Any]:
-    """The canonical dicts of {role, content} lines and tool results, from their values."""
-    return [
-        ({"type": head, "content": content} if head != "tool" else _tool_result(value, content))
-        if type(value) is dict
-        and type(content := value.get("content")) is str
-        and content
-        and (head := line_head(value, ROLE_TYPES, "tool"))
-        else other(value)
-        for value in values
-    ]
-
-
-def _tool_result(value: dict[str, Any], content: str) -> dict[str, Any]:
-    return {"type": "tool", "content": content, "tool_call_id": value["tool_call_id"]}
 
 
 class LangchainDialect(Dialect):

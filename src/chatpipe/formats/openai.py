@@ -36,7 +36,7 @@ from ..model.tool_calls import (
     tool_call,
 )
 from .base import Conversation, Dialect, not_a_message
-from .links import _UNLINKED, link_tool_results
+from .tool_links import _UNLINKED, link_tool_results
 
 ROLE_CLASSES: dict[str, type[AnyMessage]] = {
     "human": HumanMessage,
@@ -367,11 +367,6 @@ class OpenAIDialect(Dialect):
         from .openai_writer import OpenAIWriter
 
         return OpenAIWriter("keep", keep_fields=True, files_as_text=True).write(messages)
-
-    def lane_writer(self):
-        from .openai_writer import OpenAIWriter
-
-        return OpenAIWriter("keep", keep_fields=True, files_as_text=True).lane()
 
     def read_conversation(self, value: Any, location: Location) -> Conversation:
         if is_openai_response(value):

@@ -24,7 +24,6 @@ from ..model import (
 )
 from ..model.blocks import is_data_content_block, text_file
 from ..model.tool_calls import DOUBLE_ENCODED
-from .lane import ROLE_TYPES, line_head
 from .openai_media import (
     FALLBACK_FILENAME,
     anthropic_image,
@@ -32,14 +31,11 @@ from .openai_media import (
     media_image,
     unrecognized,
 )
-from .write import LaneWriter
 
 # langchain's two, and "keep": content stays a string or a list as the message holds it
 TEXT_FORMATS = ("string", "block", "keep")
 # additional_kwargs keys that are chatpipe's or langchain's bookkeeping, never OpenAI fields
 _NOT_FIELDS = frozenset(("__openai_role__", "tool_calls", DOUBLE_ENCODED))
-_PLAIN_ROLES = {"human": "user", "ai": "assistant", "system": "system"}  # of plain messages
-_ROLES = {role: _PLAIN_ROLES[kind] for role, kind in ROLE_TYPES.items()}  # of plain lines
 
 
 def openai_role(message: AnyMessage) -> str:
@@ -63,23 +59,6 @@ def openai_role(message: AnyMessage) -> str:
 
 
 _json = json_text
-
-
-def _fast(values: list[Any], other: Any) -> list[Any]:
-    """``plain`` of {role, content} lines and tool results, from their parsed values."""
-    return [
-        ({"role": head, "content": content} if head != "tool" else _tool_result(value, content))
-        if type(value) is dict
-        and type(content := value.get("content")) is str
-        and content
-        and (head := line_head(value, _ROLES, "tool"))
-        else other(value)
-        for value in values
-    ]
-
-
-def _tool_result(value: dict[str, Any], content: str) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": value["tool_call_id"], "content": content}
 
 
 def openai_tool_call(call: dict[str, Any]) -> dict[str, Any]:
@@ -125,28 +104,6 @@ class OpenAIWriter:
     def write(self, messages: Iterable[AnyMessage]) -> Iterator[dict[str, Any]]:
         for index, message in enumerate(messages):
             yield from self.message(index, message)
-
-    def lane(self) -> LaneWriter | None:
-        """The fast lane's writer, for the text formats that keep string content."""
-        if self.text_format == "block":
-            return None
-        return LaneWriter(self.plain, self.message, _fast)
-
-    @staticmethod
-    def plain(item: dict[str, Any]) -> dict[str, Any]:
-        """``message`` of a plain canonical dict (formats.lane), without the message."""
-        kind = item["type"]
-        if kind == "tool":
-            call_id = item["tool_call_id"]
-            return {"role": "tool", "tool_call_id": call_id, "content": item["content"]}
-        calls = item.get("tool_calls")
-        if calls:
-            return {
-                "role": "assistant",
-                "tool_calls": [openai_tool_call(c) for c in calls],
-                "content": item["content"],
-            }
-        return {"role": _PLAIN_ROLES[kind], "content": item["content"]}
 
     def message(self, i: int, message: AnyMessage) -> list[dict[str, Any]]:
         out: dict[str, Any] = {"role": openai_role(message)}
@@ -367,7 +324,7 @@ def convert_to_openai_messages(
     pass_through_unknown_blocks: bool = True,
 ) -> dict[str, Any] | list[dict[str, Any]]:
     """OpenAI chat dicts for one message-like (a dict back) or a sequence (a list back)."""
-    from ..convert import convert_to_messages
+    from .coerce import convert_to_messages
 
     writer = OpenAIWriter(text_format, include_id, pass_through_unknown_blocks)
     single = isinstance(messages, (AnyMessage, dict, str))

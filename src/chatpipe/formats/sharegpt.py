@@ -15,8 +15,8 @@ from typing import Any
 from ..errors import ChatpipeError, Location, ValidationError
 from ..model import AIMessage, AnyMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 from .base import Conversation, Dialect
-from .links import _UNLINKED, link_tool_results
 from .openai import parse_arguments
+from .tool_links import _UNLINKED, link_tool_results
 
 HUMAN = ("human", "user")
 AI = ("gpt", "assistant", "chatgpt", "bing", "bard", "model")
@@ -76,6 +76,7 @@ def message_from_turn(turn: Any) -> AnyMessage:
 class ShareGPTDialect(Dialect):
     name = "sharegpt"
     writable = True
+    conversation_records = True
     description = "ShareGPT rows {conversations: [{from, value}], system, tools}, preferences"
 
     def is_message(self, value: Any) -> bool:

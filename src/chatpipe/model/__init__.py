@@ -17,6 +17,7 @@ from .chunks import (
     add_ai_message_chunks,
     message_chunk_to_message,
 )
+from .conversation import Conversation
 from .messages import (
     LC_AUTO_PREFIX,
     LC_ID_PREFIX,
@@ -44,6 +45,7 @@ __all__ = [
     "BaseMessageChunk",
     "ChatMessage",
     "ChatMessageChunk",
+    "Conversation",
     "FunctionMessage",
     "FunctionMessageChunk",
     "HumanMessage",

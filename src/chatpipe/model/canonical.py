@@ -68,13 +68,6 @@ def message_to_canonical(message: AnyMessage) -> dict[str, Any]:
     return out
 
 
-def message_from_plain(item: dict[str, Any]) -> AnyMessage:
-    """The message of a plain canonical dict from the fast lane (formats.lane), whose
-    values the lane has checked already."""
-    fields = {k: v for k, v in item.items() if k != "type" and k != "content"}
-    return CANONICAL_TYPES[item["type"]]._plain(item["content"], **fields)
-
-
 def message_from_canonical(record: dict[str, Any]) -> AnyMessage:
     """Build the message a canonical (or langchain flat ``model_dump``) dict describes."""
     kind = record.get("type")

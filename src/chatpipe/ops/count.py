@@ -47,10 +47,6 @@ class MessagesCounter(TokenCounter):
         return 1
 
 
-# the length of the OpenAI role of each plain message type, which the count includes
-_PLAIN_ROLE_CHARS = {"human": len("user"), "ai": len("assistant"), "system": 6, "tool": 4}
-
-
 class ApproximateCounter(TokenCounter):
     """langchain-core's ``count_tokens_approximately``, operation for operation."""
 
@@ -89,16 +85,6 @@ class ApproximateCounter(TokenCounter):
         return int(
             images * self.tokens_per_image + math.ceil(chars / self.chars_per_token) + self.extra
         )
-
-    def plain_cost(self, item: dict[str, Any]) -> int:
-        """``cost`` of a plain canonical dict from the fast lane (formats.lane)."""
-        chars = len(item["content"]) + _PLAIN_ROLE_CHARS[item["type"]]
-        calls = item.get("tool_calls")
-        if calls:
-            chars += len(repr(calls))
-        elif item["type"] == "tool":
-            chars += len(item["tool_call_id"])
-        return int(math.ceil(chars / self.chars_per_token) + self.extra)
 
     def _measure(self, message: AnyMessage) -> tuple[int, int]:
         """(image blocks, characters) of one message, as langchain counts them."""
@@ -293,7 +279,7 @@ def count_tokens_approximately(
     tools: list[Any] | None = None,
 ) -> int:
     """langchain-core's approximate token count of message-likes (spec §4)."""
-    from ..convert import convert_to_messages
+    from ..formats.coerce import convert_to_messages
 
     counter = ApproximateCounter(
         chars_per_token=chars_per_token,

@@ -42,7 +42,7 @@ def filter_messages(
     exclude_ids: Sequence[str] | None = None,
     exclude_tool_calls: Sequence[str] | bool | None = None,
 ) -> list[AnyMessage]:
-    from ..convert import convert_to_messages
+    from ..formats.coerce import convert_to_messages
 
     return list(
         iter_filter(
@@ -123,7 +123,7 @@ def _replace(message: AnyMessage, **fields: Any) -> AnyMessage:
 
 def merge_message_runs(messages: Iterable[Any], *, chunk_separator: str = "\n") -> list[AnyMessage]:
     """Merge runs of consecutive messages of the same kind into one message each."""
-    from ..convert import convert_to_messages
+    from ..formats.coerce import convert_to_messages
 
     if not messages:
         return []

@@ -188,7 +188,7 @@ def trim_messages(
     text_splitter: Callable[[str], list[str]] | None = None,
 ) -> list[AnyMessage]:
     """Keep the messages that fit in ``max_tokens``, as langchain-core does (spec §5)."""
-    from ..convert import convert_to_messages
+    from ..formats.coerce import convert_to_messages
 
     if start_on and strategy == "first":
         raise UsageError("start_on parameter is only valid with strategy='last'")

@@ -4,8 +4,7 @@ without its results)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable
 
 from ..errors import ChatpipeError
 from ..model import AnyMessage, SystemMessage
@@ -118,44 +117,6 @@ def trim_last_stream(
         window[::-1], budget, counter, splitter, "last" if allow_partial else None, start_on
     )[::-1]
     return ([system, *kept] if system is not None else kept), tail_answers
-
-
-def budget_suffix(
-    batches: Iterable[list[Any]], counter: TokenCounter, budget: int
-) -> Iterator[AnyMessage]:
-    """The end of a fast-lane message stream (formats.lane) that ``strategy="last"`` with
-    no end_on and no include_system can keep: whole batches, oldest dropped while the
-    newer ones alone exceed the budget. Plain dicts are counted without messages, and
-    only the messages of the batches kept are made. Counting errors surface at the end,
-    where ``trim_last_stream`` raises them."""
-    from collections import deque
-
-    from ..model.canonical import message_from_plain
-
-    plain_cost = counter.plain_cost
-    window: deque = deque()
-    total = 0
-    limit = budget - counter.base
-    error: ChatpipeError | None = None
-    for batch in batches:
-        if batch.plain:
-            cost = sum(map(plain_cost, batch))
-        else:
-            cost = 0
-            for item in batch:
-                try:
-                    cost += plain_cost(item) if type(item) is dict else counter.cost(item)
-                except ChatpipeError as exc:
-                    error = error or exc
-        window.append((batch, cost))
-        total += cost
-        while len(window) > 1 and total - window[0][1] > limit:
-            total -= window.popleft()[1]
-    if error is not None:
-        raise error
-    for batch, _ in window:
-        for item in batch:
-            yield message_from_plain(item) if type(item) is dict else item
 
 
 def _prepend(first: AnyMessage, rest: Iterable[AnyMessage]) -> Iterable[AnyMessage]:

@@ -74,16 +74,13 @@ class BufferRenderer:
         self.xml = format == "xml"
         self.calls_as_json = tool_calls == "json"
         self.render = self._xml if self.xml else self._prefix
-        # plain canonical dicts from the fast lane (formats.lane), rendered without messages
-        by_type = {
+        # the label of each message type that has a fixed one
+        self.type_labels = {
             "human": human_prefix,
             "ai": ai_prefix,
             "system": system_prefix,
             "tool": tool_prefix,
         }
-        self._plain_labels = {k: f"{label}: " for k, label in by_type.items()}
-        self._plain_kinds = {k: quoteattr(label.lower()) for k, label in by_type.items()}
-        self.plain = self._plain_xml if self.xml else self._plain_prefix
 
     def label(self, message: AnyMessage) -> str:
         kind = type(message)
@@ -109,19 +106,6 @@ class BufferRenderer:
                 text += self._calls(message.additional_kwargs["function_call"])
         return text
 
-    def _plain_prefix(self, item: dict[str, Any]) -> str:
-        calls = item.get("tool_calls")
-        if not calls:
-            return self._plain_labels[item["type"]] + item["content"]
-        if self.calls_as_json:
-            return self._plain_labels[item["type"]] + item["content"] + _json(calls)
-        # plain calls have these keys in this order: their repr, written directly
-        reprs = [
-            f"{{'name': {c['name']!r}, 'args': {c['args']!r}, 'id': {c['id']!r}, {_CALL_TYPE}}}"
-            for c in calls
-        ]
-        return self._plain_labels[item["type"]] + item["content"] + "[" + ", ".join(reprs) + "]"
-
     def _calls(self, value: Any) -> str:
         if self.calls_as_json:
             return json_text(value)
@@ -145,7 +129,7 @@ class BufferRenderer:
         if parts:
             lines.append(f"  <content>{' '.join(parts)}</content>")
         if calls:
-            lines.extend(map(_tool_call_xml, calls))
+            lines.extend(map(tool_call_xml, calls))
         else:
             name = function_call.get("name")
             arguments = function_call.get("arguments")
@@ -156,56 +140,8 @@ class BufferRenderer:
         lines.append("</message>")
         return "\n".join(lines)
 
-    def lane_fast(self, roles: dict[str, str]) -> Any:
-        """A fast lane writer's ``fast`` (formats.write.LaneWriter): {role, content} lines
-        and tool results rendered from their parsed values. ``roles`` gives the message
-        type of each OpenAI role such a line can have."""
-        from ..formats.lane import line_head
 
-        if self.xml:
-            kinds = self._plain_kinds
-            opens = {role: f"<message type={kinds[kind]}>" for role, kind in roles.items()}
-            tool = f"<message type={kinds['tool']}>"
-
-            def fast_xml(values: list[Any], other: Any) -> list[Any]:
-                return [
-                    head
-                    + content.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
-                    + "</message>"
-                    if type(value) is dict
-                    and type(content := value.get("content")) is str
-                    and content
-                    and (head := line_head(value, opens, tool))
-                    else other(value)
-                    for value in values
-                ]
-
-            return fast_xml
-        labels = {role: self._plain_labels[kind] for role, kind in roles.items()}
-        tool = self._plain_labels["tool"]
-
-        def fast_prefix(values: list[Any], other: Any) -> list[Any]:
-            return [
-                head + content
-                if type(value) is dict
-                and type(content := value.get("content")) is str
-                and content
-                and (head := line_head(value, labels, tool))
-                else other(value)
-                for value in values
-            ]
-
-        return fast_prefix
-
-    def _plain_xml(self, item: dict[str, Any]) -> str:
-        kind = self._plain_kinds[item["type"]]
-        calls = item.get("tool_calls")
-        if calls:  # a plain turn of calls has no content
-            return "\n".join([f"<message type={kind}>", *map(_tool_call_xml, calls), "</message>"])
-        return f"<message type={kind}>{escape(item['content'])}</message>"
-
-
-def _tool_call_xml(call: dict[str, Any]) -> str:
+def tool_call_xml(call: dict[str, Any]) -> str:
     return (
         f"  <tool_call id={quoteattr(_short_id(call['id']))} "
         f"name={quoteattr(str(call['name'] or ''))}>"
@@ -214,7 +150,6 @@ def _tool_call_xml(call: dict[str, Any]) -> str:
 
 
 _MISSING: Any = object()
-_CALL_TYPE = "'type': 'tool_call'"
 
 
 _json = json_text

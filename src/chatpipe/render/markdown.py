@@ -7,8 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..formats.base import Conversation
-from ..model import AIMessage, AnyMessage, ToolMessage
+from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
 
 _LABELS = {
     "human": "User",

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from ..model import AnyMessage
+from ..model import AnyMessage, Conversation
 from ..model.blocks import text_file
-from .base import Conversation
 
 _MEDIA = ("image", "image_url", "audio", "video", "file", "input_audio", "document", "text-plain")
 

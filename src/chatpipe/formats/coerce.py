@@ -1,15 +1,15 @@
-"""Library conversions with langchain-core's names (spec §8, §9)."""
+"""Message-likes made messages, as langchain-core's ``convert_to_messages`` does (spec §8):
+message objects, strings, (role, content) pairs and role dicts."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-from .formats.langchain import message_from_dict, messages_from_dict, messages_to_dict
-from .formats.openai import link_tool_results, message_from_like
-from .model import AnyMessage
+from ..model import AnyMessage
+from .openai import link_tool_results, message_from_like
 
-__all__ = ["convert_to_messages", "message_from_dict", "messages_from_dict", "messages_to_dict"]
+__all__ = ["convert_to_messages"]
 
 
 def convert_to_messages(messages: Iterable[Any] | Any) -> list[AnyMessage]:

@@ -8,9 +8,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError
-from ..formats import message_of, shape_errors
 from ..model import AnyMessage
-from .validate import (
+from ..ops.validate import (
     Problem,
     StructureCheck,
     check_messages,
@@ -18,6 +17,7 @@ from .validate import (
     finetune_row_problems,
     unreadable,
 )
+from .read import message_of, shape_errors
 
 
 def validate_files(
@@ -34,17 +34,12 @@ def validate_files(
     ``options``: the ReadOptions for tree-shaped exports (default: the active branch).
     """
 
-    from ..formats import (
-        CONVERSATIONS,
-        STREAM,
-        ErrorLog,
-        ReadOptions,
-        conversations_of,
-        open_records,
-        reading_dialect,
-    )
+    from ..formats.detect import CONVERSATIONS, STREAM
+    from ..formats.exports import ReadOptions
+    from ..formats.registry import reading_dialect
     from ..io.records import BadRecord
     from ..io.sources import Source
+    from .read import ErrorLog, conversations_of, open_records
 
     finetune = rules in ("all", "openai-finetune")
     structure = rules in ("all", "structure")

@@ -20,7 +20,7 @@ from ..errors import ChatpipeError, DataError, Location
 from ..io.limits import LIMITS
 from ..io.records import BadRecord, line_record, too_long
 from ..io.sources import Source
-from .losses import CHECKS
+from ..pipeline.losses import CHECKS
 
 _RANGES_PER_JOB = 16  # at least this many ranges a worker: they even out the workers' ends
 _RANGE = 1 << 20  # and ranges of at most about this many bytes of input
@@ -31,7 +31,8 @@ _SLOTS = 4  # slots a worker: it can be this many ranges ahead of the output
 def parallel_dialect(spec: str, forced: Any, errors: Any) -> Any:
     """The dialect of a conversation-per-line JSONL file (what --jobs splits by line), or
     None when the file is something else."""
-    from . import CONVERSATIONS, open_records
+    from ..formats.detect import CONVERSATIONS
+    from ..pipeline.read import open_records
 
     if spec == "-":
         return None
@@ -233,7 +234,8 @@ class _Range:
     def __init__(
         self, spec: str, dialect: str, target: str, branch: str, include_hidden: bool
     ) -> None:
-        from . import ReadOptions, get_dialect
+        from ..formats.exports import ReadOptions
+        from ..formats.registry import get_dialect
 
         self.spec = spec
         self.dialect, self.target = get_dialect(dialect), get_dialect(target)
@@ -244,8 +246,8 @@ class _Range:
         """(output lines, (lines read, conversations written, losses, errors)): an error
         is (message, hint, line, column, message index, size of the output written before
         it), its line counted from the range's start."""
-        from . import conversations_of
-        from .write import write_records
+        from ..pipeline.read import conversations_of
+        from ..pipeline.write import write_records
 
         target, check = self.target, self.check
         with open(self.spec, "rb") as stream:
@@ -282,7 +284,7 @@ class _Range:
                         target.write_messages,
                         lambda: False,
                         False,
-                        getattr(target, "write_conversation", None),
+                        target.write_conversation if target.conversation_records else None,
                         target.record_meta,
                     ):
                         out.append(record)

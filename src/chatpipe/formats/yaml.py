@@ -1,5 +1,5 @@
-"""Writers whose output is a document rather than JSON lines: Markdown transcripts and
-YAML."""
+"""The YAML writer: conversations as a YAML document (a list of messages for one
+conversation, of conversations for several); written only."""
 
 from __future__ import annotations
 
@@ -10,36 +10,13 @@ from ..model import AnyMessage
 from ..model.canonical import message_to_canonical
 from .base import Conversation, Dialect
 
-
-class MarkdownDialect(Dialect):
-    name = "markdown"
-    writable = True
-    readable = False
-    description = "a Markdown transcript for people (write only)"
-
-    def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
-        from ..render.markdown import message_markdown
-
-        return map(message_markdown, messages)
-
-    def render(self, conversations: Iterable[Conversation], per_message: bool) -> Iterator[str]:
-        """The transcript a message at a time: nothing is held but the message."""
-        from ..render.markdown import conversation_markdown_parts
-
-        for index, conversation in enumerate(conversations):
-            if index:
-                yield "\n---\n\n"
-            yield from conversation_markdown_parts(conversation, index)
-
-
-# messages given to the YAML emitter at once: few enough to hold, many enough that the
-# emitter's set-up per call does not count
 _YAML_BATCH = 256
 
 
 class YamlDialect(Dialect):
     name = "yaml"
     writable = True
+    document = True
     readable = False
     description = "canonical messages as YAML (a list of messages, or of conversations)"
 

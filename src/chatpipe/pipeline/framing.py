@@ -12,7 +12,6 @@ from collections.abc import Iterable
 
 from ..errors import UsageError
 from ..io.encode import dumps_text
-from .options import unescape
 
 
 class TextFraming:
@@ -60,3 +59,17 @@ class TextFraming:
             self.written += 1
         if self.raw and not self.null:
             self.sink.raw(b"\n")
+
+
+def unescape(text: str) -> str:
+    """Backslash escapes in separators typed on a command line: \\n \\t \\r \\0 \\\\."""
+    if "\\" not in text:
+        return text
+    out, chars = [], iter(text)
+    for char in chars:
+        if char != "\\":
+            out.append(char)
+            continue
+        nxt = next(chars, "")
+        out.append({"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\"}.get(nxt, "\\" + nxt))
+    return "".join(out)

@@ -12,36 +12,10 @@ from typing import Any
 
 from ..errors import ChatpipeError
 from ..io.encode import dumps, dumps_lines
-from ..model import AnyMessage
-from .base import Conversation
+from ..model import AnyMessage, Conversation
+from . import hooks
 
 MessageWriter = Callable[[Iterable[AnyMessage]], Iterator[Any]]
-
-
-class LaneWriter:
-    """A writer for the fast lane (formats.lane), in three parts, each giving records.
-
-    ``fast(values, other)`` writes a batch of parsed lines: the lines it knows at a
-    glance (a subset of the plain ones), ``other(value)`` for the rest, which gives
-    ``plain`` of the line's canonical dict, or None for a line that is not plain.
-    ``plain`` writes a plain canonical dict; ``one`` the message at an index, as a list.
-    """
-
-    __slots__ = ("fast", "one", "plain")
-
-    def __init__(
-        self,
-        plain: Callable[[dict[str, Any]], Any],
-        one: Callable[[int, AnyMessage], list[Any]],
-        fast: Callable[[list[Any], Callable[[Any], Any]], list[Any]] | None = None,
-    ) -> None:
-        self.plain = plain
-        self.one = one
-        self.fast = fast or _each
-
-
-def _each(values: list[Any], other: Callable[[Any], Any]) -> list[Any]:
-    return list(map(other, values))
 
 
 def _located(conversation: Conversation, records: Iterator[Any]) -> Iterator[Any]:
@@ -58,7 +32,7 @@ def write_records(
     as_json: bool = False,
     write_conversation: Callable[[Conversation], Any] | None = None,
     record_meta: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-    lane: LaneWriter | None = None,
+    target: Any = None,
     errors: Any = None,
 ) -> Iterator[bytes]:
     """Encoded JSON lines (or one document when ``as_json``) for the conversations.
@@ -66,8 +40,9 @@ def write_records(
     ``write_messages`` turns messages into the target dialect's records.
     ``message_per_line`` is asked once the first conversation has been read, when the
     input's shape is known. ``write_conversation``, when it gives a record, writes a
-    whole conversation instead. Errors name the conversation they happened in. ``lane``
-    writes a message stream from the fast lane in blocks of lines. ``errors`` (an
+    whole conversation instead. Errors name the conversation they happened in. ``target``
+    is the dialect or writer the records come from (for fast/, which writes the plain
+    lines of some in blocks, through ``hooks.written_batches``). ``errors`` (an
     ErrorLog) decides about a conversation the target cannot be written from: the run
     stops (``--on-error fail``) or it is left out and reported (``skip``).
     """
@@ -78,7 +53,7 @@ def write_records(
         message_per_line,
         write_conversation,
         record_meta,
-        lane,
+        target,
         joiner,
         errors,
     )
@@ -99,11 +74,11 @@ def _records(
     message_per_line: Callable[[], bool],
     write_conversation: Callable[[Conversation], Any] | None,
     record_meta: Callable[[dict[str, Any]], dict[str, Any]] | None,
-    lane: LaneWriter | None,
+    target: Any,
     joiner: bytes,
     errors: Any = None,
 ) -> Iterator[bytes]:
-    """Each record encoded (a block of several, joined by ``joiner``, from the lane)."""
+    """Each record encoded (a block of several, joined by ``joiner``, from fast/)."""
     per_message: bool | None = None
     for conversation in conversations:
         # dialects whose records are whole conversations (anthropic, gemini, sharegpt)
@@ -119,8 +94,9 @@ def _records(
             continue
         if per_message is None:
             per_message = message_per_line()
-        if per_message and lane is not None and conversation.lane is not None:
-            for records in _located(conversation, conversation.lane.write(lane)):
+        batches = hooks.written_batches(conversation, target) if per_message else None
+        if batches is not None:
+            for records in _located(conversation, batches):
                 if records:
                     yield dumps_lines(records, joiner)
         elif per_message:

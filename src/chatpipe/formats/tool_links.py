@@ -27,7 +27,7 @@ def link_tool_results(messages: Iterable[AnyMessage]) -> Iterator[AnyMessage]:
 
 class ToolLinks:
     """The pairing state of ``link_tool_results``: the latest AI turn's call ids and the
-    ids answered since. Steps take messages or plain canonical dicts (formats.lane)."""
+    ids answered since."""
 
     __slots__ = ("answered", "pending")
 
@@ -36,14 +36,7 @@ class ToolLinks:
         self.answered: set[str] = set()
 
     def step(self, message: Any, index: int) -> None:
-        if type(message) is dict:  # a plain canonical message: its ids are all given
-            kind = message["type"]
-            if kind == "ai":
-                self.answered = set()
-                self.pending = [c["id"] for c in message.get("tool_calls", ()) if c["id"]]
-            elif kind == "tool":
-                self.answered.add(message["tool_call_id"])
-        elif isinstance(message, AIMessage):
+        if isinstance(message, AIMessage):
             self.answered = set()
             self.pending = pending = []
             for n, call in enumerate([*message.tool_calls, *message.invalid_tool_calls]):
@@ -57,12 +50,16 @@ class ToolLinks:
                 message.tool_call_id = unanswered[0] if unanswered else ""
             self.answered.add(message.tool_call_id)
 
+    @staticmethod
+    def is_ai(item: Any) -> bool:
+        return isinstance(item, AIMessage)
+
     def skip(self, items: list[Any]) -> None:
         """The state after ``items`` when none of them needs linking: only the last AI
         message and the results after it matter, so only those are looked at."""
         for k in range(len(items) - 1, -1, -1):
             item = items[k]
-            if (item["type"] == "ai") if type(item) is dict else isinstance(item, AIMessage):
+            if self.is_ai(item):
                 self.step(item, 0)  # no id of it is missing: the index is not used
                 for after in items[k + 1 :]:
                     self.step(after, 0)

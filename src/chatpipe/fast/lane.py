@@ -1,11 +1,11 @@
-"""The fast lane: message-per-line OpenAI JSONL at close to the speed of parsing it.
+"""The lane: message-per-line OpenAI JSONL read at close to the speed of parsing it.
 
 Most lines of real logs are a handful of shapes ({role, content}, a tool result, an
 assistant turn of function calls). The lane reads such a log in large batches of lines,
 parses them with orjson, and turns each plain line straight into its canonical dict
 (docs/ARCHITECTURE.md, "Canonical JSONL") with no message object; every other line takes
-the ordinary reader. Writers that know plain dicts write them directly; the rest get
-messages. The two ways give the same output: tests/test_lane.py checks them against
+the ordinary reader. Writers that know plain dicts (fast/writers.py) write them directly;
+the rest get messages. The two ways give the same output: tests/test_lane.py checks them against
 each other on generated logs.
 
 A batch is a list of items, each a plain canonical dict or a message, in log order,
@@ -21,6 +21,9 @@ import orjson
 from orjson import JSONDecodeError
 
 from ..errors import ChatpipeError, DataError, Location
+from ..formats.base import Dialect
+from ..formats.openai import OpenAIDialect
+from ..formats.tool_links import ToolLinks, needs_link
 from ..io.json_numbers import loads
 from ..io.limits import LIMITS, too_deep
 from ..io.readers import DocumentReader, JsonlReader
@@ -33,8 +36,7 @@ from ..io.records import (
     start_column,
 )
 from ..model import AIMessage, AnyMessage
-from .base import Dialect
-from .links import ToolLinks, needs_link
+from ..model.canonical import CANONICAL_TYPES
 
 # roles of the AI messages of plain lines
 _AI = frozenset(("assistant", "ai"))
@@ -49,6 +51,73 @@ ROLE_TYPES = {
     "ai": "ai",
     "system": "system",
 }
+
+
+def read_lines(dialect: Dialect, source: Any, records: Any, errors: Any) -> LaneMessages | None:
+    """The messages of a message-per-line OpenAI source, read in batches; None for any
+    other source, and when ``--max-depth`` is below the depth of plain lines."""
+    reader = source.jsonl or source.document
+    if type(dialect) is not OpenAIDialect or reader is None or LIMITS.depth < PLAIN_DEPTH:
+        return None
+    return LaneMessages(Lane(dialect, records, reader, errors))
+
+
+class LaneMessages:
+    """A lane's message stream: iterated, it gives messages; ``batches`` and ``write``
+    give it in batches instead (one of the three, once)."""
+
+    __slots__ = ("_messages", "lane")
+
+    def __init__(self, lane: Lane) -> None:
+        self.lane = lane
+        self._messages: Iterator[AnyMessage] | None = None
+
+    def __iter__(self) -> Iterator[AnyMessage]:
+        if self._messages is None:
+            self._messages = _messages_of(self.lane.batches())
+        return self._messages
+
+    def __next__(self) -> AnyMessage:
+        return next(iter(self))
+
+    def batches(self) -> Iterator[Batch]:
+        return self.lane.batches()
+
+    def write(self, writer: Any) -> Iterator[list[Any]]:
+        return self.lane.write(writer)
+
+
+def _messages_of(batches: Iterator[list[Any]]) -> Iterator[AnyMessage]:
+    """The messages of lane batches: plain dicts made messages."""
+    for batch in batches:
+        for item in batch:
+            yield message_from_plain(item) if type(item) is dict else item
+
+
+def message_from_plain(item: dict[str, Any]) -> AnyMessage:
+    """The message of a plain canonical dict, whose values the lane has checked already."""
+    fields = {k: v for k, v in item.items() if k != "type" and k != "content"}
+    return CANONICAL_TYPES[item["type"]]._plain(item["content"], **fields)
+
+
+class PlainLinks(ToolLinks):
+    """``link_tool_results``'s state over items that are messages or plain dicts (whose
+    ids are all given)."""
+
+    __slots__ = ()
+
+    def step(self, message: Any, index: int) -> None:
+        if type(message) is not dict:
+            super().step(message, index)
+        elif message["type"] == "ai":
+            self.answered = set()
+            self.pending = [c["id"] for c in message.get("tool_calls", ()) if c["id"]]
+        elif message["type"] == "tool":
+            self.answered.add(message["tool_call_id"])
+
+    @staticmethod
+    def is_ai(item: Any) -> bool:
+        return item["type"] == "ai" if type(item) is dict else isinstance(item, AIMessage)
 
 
 def plain_canonical(value: Any) -> dict[str, Any] | None:
@@ -166,7 +235,7 @@ class Lane:
         self.records = records
         self.reader = reader
         self.errors = errors
-        self.links = ToolLinks()
+        self.links = PlainLinks()
         self.index = 0  # messages handed out so far
         self.started = False
 
@@ -354,7 +423,7 @@ class Lane:
         return self._message(record.value, location)
 
     def _message(self, value: Any, location: Location) -> AnyMessage | _Bad:
-        from . import message_of
+        from ..pipeline.read import message_of
 
         try:
             return message_of(self.dialect, value, location)

@@ -1,0 +1,67 @@
+"""Telling a source's dialect and record shape from its first records (formats.md §11)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .anthropic import is_anthropic_response
+from .base import Dialect
+from .gemini import is_gemini_response
+from .registry import dialects, get_dialect
+
+MESSAGES = "messages"  # the records are the messages of one conversation
+CONVERSATIONS = "conversations"  # each record is a conversation
+STREAM = "stream"  # the records are events that spell out messages
+
+
+def detect(value: Any, more: list[Any] = ()) -> tuple[Dialect, str] | None:
+    try:
+        return _detect(value, more)
+    except (TypeError, AttributeError):  # a shape no dialect expects (e.g. a list as "type")
+        return None
+
+
+def _detect(value: Any, more: list[Any]) -> tuple[Dialect, str] | None:
+    """The dialect and record shape a first record shows, or None.
+
+    ``more`` holds the next few records: the OpenAI family (Mellea, LLaMA-Factory) is
+    told apart by keys that need not appear in the first message.
+    """
+    found = None
+    for dialect in dialects():
+        if dialect.stream and dialect.is_stream_event(value):
+            return dialect, STREAM
+    if is_anthropic_response(value):
+        return get_dialect("anthropic"), CONVERSATIONS
+    if (
+        is_gemini_response(value)
+        and "candidates" in value
+        and more
+        and all(is_gemini_response(v) for v in more)
+    ):
+        return get_dialect("gemini-stream"), STREAM
+    for dialect in dialects():
+        if dialect.is_message(value):
+            found = dialect, MESSAGES
+            break
+    else:
+        for dialect in dialects():
+            if dialect.is_conversation(value):
+                found = dialect, CONVERSATIONS
+                break
+    if found is None or found[0].name != "openai":
+        return found
+    if found[1] == MESSAGES:
+        samples = [value, *more]
+    else:
+        samples = [
+            m
+            for v in (value, *more)
+            if isinstance(v, dict)
+            for m in v.get("messages") or ()
+            if isinstance(v.get("messages"), list)
+        ]
+    for dialect in (get_dialect("mellea"), get_dialect("llamafactory")):
+        if any(dialect.is_message(m) for m in samples):
+            return dialect, found[1]
+    return found

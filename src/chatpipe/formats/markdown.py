@@ -1,0 +1,35 @@
+"""The Markdown writer: a transcript for people, one section per conversation; written only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..model import AnyMessage
+from .base import Conversation, Dialect
+
+
+class MarkdownDialect(Dialect):
+    name = "markdown"
+    writable = True
+    document = True
+    readable = False
+    description = "a Markdown transcript for people (write only)"
+
+    def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
+        from ..render.markdown import message_markdown
+
+        return map(message_markdown, messages)
+
+    def render(self, conversations: Iterable[Conversation], per_message: bool) -> Iterator[str]:
+        """The transcript a message at a time: nothing is held but the message."""
+        from ..render.markdown import conversation_markdown_parts
+
+        for index, conversation in enumerate(conversations):
+            if index:
+                yield "\n---\n\n"
+            yield from conversation_markdown_parts(conversation, index)
+
+
+# messages given to the YAML emitter at once: few enough to hold, many enough that the
+# emitter's set-up per call does not count

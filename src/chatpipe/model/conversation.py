@@ -1,0 +1,47 @@
+"""A conversation: its messages and what the source says about them as a whole."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..errors import Location
+from .messages import AnyMessage
+
+
+class Conversation:
+    """Messages plus what the source says about them as a whole (id, title, tools...).
+
+    ``messages`` is a list, or a one-pass iterator for a message-per-record stream so
+    that a long log is never held in memory. ``meta`` keeps the record's other keys in
+    their order; ``messages_key`` is where the messages stood among them.
+    """
+
+    __slots__ = ("lane", "location", "messages", "messages_key", "meta")
+
+    def __init__(
+        self,
+        messages: Iterable[AnyMessage],
+        meta: dict[str, Any] | None = None,
+        location: Location | None = None,
+        messages_key: str | None = None,
+        lane: Any = None,
+    ) -> None:
+        # a message stream from the fast lane (formats.lane.Lane) can be taken instead
+        # as its batches or written by a lane writer: one of the three, once
+        self.lane = lane
+        self.messages = messages
+        self.meta = meta if meta is not None else {}
+        self.location = location
+        self.messages_key = messages_key
+
+    def to_record(self, messages: list[Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The conversation as one record, ``{"messages": [...]}`` with the other fields
+        where they stood (a source's ``contents`` or ``conversations`` becomes ``messages``)."""
+        meta = self.meta if meta is None else meta
+        key = self.messages_key
+        if key is None or key not in meta:
+            return {"messages": messages, **meta}
+        return {
+            ("messages" if k == key else k): (messages if k == key else v) for k, v in meta.items()
+        }

@@ -1,0 +1,63 @@
+"""The pipeline's doors into fast/, the only place in it that knows fast/ exists.
+
+Each hook gives the faster way to do one step, or None when fast/ has none for these
+inputs; the caller then takes the ordinary way, which gives the same output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from ..model import AnyMessage, Conversation
+
+# tests turn the fast paths off to compare them with the ordinary ones
+ENABLED = True
+
+
+def read_messages(dialect: Any, source: Any, records: Any, errors: Any) -> Iterator[Any] | None:
+    """A message-per-line source's messages, read in batches (fast/lane.py)."""
+    if not ENABLED:
+        return None
+    from ..fast.lane import read_lines
+
+    return read_lines(dialect, source, records, errors)
+
+
+def written_batches(conversation: Conversation, target: Any) -> Iterator[list[Any]] | None:
+    """The records ``target`` (a dialect or writer) writes for each batch of a
+    conversation read by ``read_messages``."""
+    from ..fast.lane import LaneMessages
+
+    if type(conversation.messages) is not LaneMessages:
+        return None
+    from ..fast.writers import lane_writer
+
+    writer = lane_writer(target)
+    return None if writer is None else conversation.messages.write(writer)
+
+
+def buffer_batches(
+    conversation: Conversation, renderer: Any, one: Callable[[int, AnyMessage], list[str]]
+) -> Iterator[list[str]] | None:
+    """The buffer texts of each batch of a conversation read by ``read_messages``;
+    ``one`` renders a message at an index."""
+    from ..fast.lane import LaneMessages
+
+    if type(conversation.messages) is not LaneMessages:
+        return None
+    from ..fast.writers import buffer_writer
+
+    return conversation.messages.write(buffer_writer(renderer, one))
+
+
+def budget_suffix(conversation: Conversation, counter: Any, budget: int) -> Iterable[Any] | None:
+    """The newest messages that can be within ``budget`` for ``strategy="last"`` (whole
+    batches of a conversation read by ``read_messages``, counted without messages)."""
+    from ..fast.lane import LaneMessages
+
+    if type(conversation.messages) is not LaneMessages:
+        return None
+    from ..fast.budget import budget_suffix
+
+    return budget_suffix(conversation.messages, counter, budget)
