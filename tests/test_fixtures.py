@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 import chatpipe as cp
-from chatpipe.pipeline.read import read
-from chatpipe.pipeline.write import write_records
+from chatpipe.pipeline.reading import read
+from chatpipe.pipeline.writing import write_records
 from conftest import FIXTURES
 
 SAMPLES = sorted(

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 import chatpipe.errors
 import chatpipe.io.readers
 import chatpipe.pipeline.hooks
-import chatpipe.pipeline.read
+import chatpipe.pipeline.reading
 from chatpipe.cli import app
 from chatpipe.fast.lane import plain_canonical
 from chatpipe.fast.writers import LaneWriter
@@ -352,7 +352,7 @@ def test_the_budget_suffix_holds_what_trimming_keeps(parts, budget, partial, sta
 def test_a_lane_stream_is_read_once(tmp_path):
     log = tmp_path / "log.jsonl"
     log.write_text('{"role": "user", "content": "hi"}\n')
-    (conversation,) = chatpipe.pipeline.read.read([str(log)])
+    (conversation,) = chatpipe.pipeline.reading.read([str(log)])
     assert [m.content for m in conversation.messages] == ["hi"]
     with pytest.raises(RuntimeError, match="read once"):
         next(iter(conversation.messages.lane.batches()))
@@ -399,7 +399,7 @@ def test_a_json_array_of_messages_takes_the_lane_and_writes_the_same(
 
 def test_a_json_array_of_messages_is_read_by_the_lane(tmp_path):
     from chatpipe.io.readers import DocumentReader
-    from chatpipe.pipeline.read import read
+    from chatpipe.pipeline.reading import read
 
     doc = tmp_path / "log.json"
     doc.write_text(json.dumps([{"role": "user", "content": f"m{i}"} for i in range(50)]))

@@ -16,8 +16,8 @@ from chatpipe.cli import app
 from chatpipe.errors import DataError
 from chatpipe.formats.exports import ReadOptions
 from chatpipe.formats.registry import get_dialect
-from chatpipe.pipeline.read import read
-from chatpipe.pipeline.write import write_records
+from chatpipe.pipeline.reading import read
+from chatpipe.pipeline.writing import write_records
 from conftest import FIXTURES
 from test_fixtures import leaves, parsed_and_kept
 

@@ -12,7 +12,7 @@ import json
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
-from chatpipe.pipeline.read import read
+from chatpipe.pipeline.reading import read
 from conftest import FIXTURES
 
 runner = CliRunner()

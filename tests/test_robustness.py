@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 import chatpipe as cp
 from chatpipe.cli import app
-from chatpipe.pipeline.read import read
+from chatpipe.pipeline.reading import read
 from strategies import json_values, openai_messages
 
 runner = CliRunner()

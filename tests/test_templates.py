@@ -29,7 +29,7 @@ import chatpipe as cp
 from chatpipe.cli import app
 from chatpipe.errors import ChatpipeError
 from chatpipe.ops.count import HFCounter
-from chatpipe.pipeline.read import read
+from chatpipe.pipeline.reading import read
 from chatpipe.templates import ChatTemplate, chat_messages
 from conftest import FIXTURES
 

@@ -11,7 +11,7 @@ import typer
 from ..errors import UsageError
 from ..formats.registry import writable, writing_dialect
 from ..pipeline.losses import LossReport
-from ..pipeline.write import write_records
+from ..pipeline.writing import write_records
 from .options import (
     AsJson,
     Branch,

@@ -9,7 +9,7 @@ import typer
 from ..errors import UsageError
 from ..formats.openai_writer import TEXT_FORMATS, OpenAIWriter
 from ..formats.registry import get_dialect
-from ..pipeline.write import write_records
+from ..pipeline.writing import write_records
 from .options import (
     AsJson,
     Branch,

@@ -18,7 +18,7 @@ from ..errors import ChatpipeError, OutputError, interrupted_code
 from ..formats.detect import MESSAGES, STREAM
 from ..io.sink import OutputFile, write_all, write_failed
 from ..model import Conversation
-from ..pipeline.read import ErrorLog, Reading, read
+from ..pipeline.reading import ErrorLog, Reading, read
 
 PROG = "chatpipe"
 _BLOCK = 1 << 16
@@ -355,7 +355,7 @@ def write_operation(
     The input's dialect is used when it can be written, canonical otherwise.
     """
     from ..formats.registry import get_dialect
-    from ..pipeline.write import write_records
+    from ..pipeline.writing import write_records
 
     def dialect():
         if target is not None:
@@ -364,10 +364,7 @@ def write_operation(
         chosen = found[-1][1] if found else get_dialect("canonical")
         return chosen if chosen.writable else get_dialect("canonical")
 
-    changed = (
-        Conversation(transform(c), c.meta, c.location, c.messages_key)
-        for c in inputs.conversations()
-    )
+    changed = (c.with_messages(transform(c)) for c in inputs.conversations())
     lines = write_records(
         changed,
         lambda ms: dialect().write_messages(ms),

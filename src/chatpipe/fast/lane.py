@@ -423,7 +423,7 @@ class Lane:
         return self._message(record.value, location)
 
     def _message(self, value: Any, location: Location) -> AnyMessage | _Bad:
-        from ..pipeline.read import message_of
+        from ..pipeline.reading import message_of
 
         try:
             return message_of(self.dialect, value, location)

@@ -32,7 +32,7 @@ def parallel_dialect(spec: str, forced: Any, errors: Any) -> Any:
     """The dialect of a conversation-per-line JSONL file (what --jobs splits by line), or
     None when the file is something else."""
     from ..formats.detect import CONVERSATIONS
-    from ..pipeline.read import open_records
+    from ..pipeline.reading import open_records
 
     if spec == "-":
         return None
@@ -246,8 +246,8 @@ class _Range:
         """(output lines, (lines read, conversations written, losses, errors)): an error
         is (message, hint, line, column, message index, size of the output written before
         it), its line counted from the range's start."""
-        from ..pipeline.read import conversations_of
-        from ..pipeline.write import write_records
+        from ..pipeline.reading import conversations_of
+        from ..pipeline.writing import write_records
 
         target, check = self.target, self.check
         with open(self.spec, "rb") as stream:

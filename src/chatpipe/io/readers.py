@@ -2,8 +2,8 @@
 
 The container (JSONL, JSON, YAML, SSE) is told from the name and the first line. JSONL
 and SSE are streamed, no line read past the record limit; a JSON or YAML document is
-parsed whole and its top-level list is the record stream, handed out record by record or,
-to the fast lane, in batches (JsonlReader, DocumentReader).
+parsed whole and its top-level list is the record stream, handed out record by record or
+in batches for fast/ (JsonlReader, DocumentReader).
 """
 
 from __future__ import annotations

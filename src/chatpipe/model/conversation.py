@@ -17,7 +17,7 @@ class Conversation:
     their order; ``messages_key`` is where the messages stood among them.
     """
 
-    __slots__ = ("lane", "location", "messages", "messages_key", "meta")
+    __slots__ = ("location", "messages", "messages_key", "meta")
 
     def __init__(
         self,
@@ -25,15 +25,15 @@ class Conversation:
         meta: dict[str, Any] | None = None,
         location: Location | None = None,
         messages_key: str | None = None,
-        lane: Any = None,
     ) -> None:
-        # a message stream from the fast lane (formats.lane.Lane) can be taken instead
-        # as its batches or written by a lane writer: one of the three, once
-        self.lane = lane
         self.messages = messages
         self.meta = meta if meta is not None else {}
         self.location = location
         self.messages_key = messages_key
+
+    def with_messages(self, messages: Iterable[AnyMessage]) -> Conversation:
+        """The same conversation holding other messages (an operation's result)."""
+        return Conversation(messages, self.meta, self.location, self.messages_key)
 
     def to_record(self, messages: list[Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:
         """The conversation as one record, ``{"messages": [...]}`` with the other fields

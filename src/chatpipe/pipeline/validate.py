@@ -17,7 +17,7 @@ from ..ops.validate import (
     finetune_row_problems,
     unreadable,
 )
-from .read import message_of, shape_errors
+from .reading import message_of, shape_errors
 
 
 def validate_files(
@@ -39,7 +39,7 @@ def validate_files(
     from ..formats.registry import reading_dialect
     from ..io.records import BadRecord
     from ..io.sources import Source
-    from .read import ErrorLog, conversations_of, open_records
+    from .reading import ErrorLog, conversations_of, open_records
 
     finetune = rules in ("all", "openai-finetune")
     structure = rules in ("all", "structure")

@@ -112,3 +112,27 @@ def _records(
                 continue
             meta = record_meta(conversation.meta) if record_meta is not None else None
             yield dumps(conversation.to_record(messages, meta))
+
+
+def write(
+    conversations: Iterable[Conversation], to: str = "canonical", *, message_per_line: bool = False
+) -> Iterator[bytes]:
+    """The conversations written in dialect ``to``: a JSON record per piece (without its
+    line end), or the pieces of a document (markdown, yaml), as ``convert --to`` writes
+    them. ``message_per_line`` writes one record per message (one conversation's log)
+    instead of one per conversation."""
+    from ..formats.registry import writing_dialect
+
+    target = writing_dialect(to)
+    if target.document:
+        for text in target.render(iter(conversations), message_per_line):
+            yield text.encode()
+        return
+    yield from write_records(
+        conversations,
+        target.write_messages,
+        lambda: message_per_line,
+        write_conversation=target.write_conversation if target.conversation_records else None,
+        record_meta=target.record_meta,
+        target=target,
+    )
