@@ -24,17 +24,24 @@ def read_messages(dialect: Any, source: Any, records: Any, errors: Any) -> Itera
     return read_lines(dialect, source, records, errors)
 
 
+def _read_in_batches(conversation: Conversation) -> Any:
+    """The conversation's messages when ``read_messages`` read them, else None."""
+    from ..fast.lane import LaneMessages
+
+    messages = conversation.messages
+    return messages if type(messages) is LaneMessages else None
+
+
 def written_batches(conversation: Conversation, target: Any) -> Iterator[list[Any]] | None:
     """The records ``target`` (a dialect or writer) writes for each batch of a
     conversation read by ``read_messages``."""
-    from ..fast.lane import LaneMessages
-
-    if type(conversation.messages) is not LaneMessages:
+    messages = _read_in_batches(conversation)
+    if messages is None:
         return None
     from ..fast.writers import lane_writer
 
     writer = lane_writer(target)
-    return None if writer is None else conversation.messages.write(writer)
+    return None if writer is None else messages.write(writer)
 
 
 def buffer_batches(
@@ -42,22 +49,20 @@ def buffer_batches(
 ) -> Iterator[list[str]] | None:
     """The buffer texts of each batch of a conversation read by ``read_messages``;
     ``one`` renders a message at an index."""
-    from ..fast.lane import LaneMessages
-
-    if type(conversation.messages) is not LaneMessages:
+    messages = _read_in_batches(conversation)
+    if messages is None:
         return None
     from ..fast.writers import buffer_writer
 
-    return conversation.messages.write(buffer_writer(renderer, one))
+    return messages.write(buffer_writer(renderer, one))
 
 
 def budget_suffix(conversation: Conversation, counter: Any, budget: int) -> Iterable[Any] | None:
     """The newest messages that can be within ``budget`` for ``strategy="last"`` (whole
     batches of a conversation read by ``read_messages``, counted without messages)."""
-    from ..fast.lane import LaneMessages
-
-    if type(conversation.messages) is not LaneMessages:
+    messages = _read_in_batches(conversation)
+    if messages is None:
         return None
     from ..fast.budget import budget_suffix
 
-    return budget_suffix(conversation.messages, counter, budget)
+    return budget_suffix(messages, counter, budget)
