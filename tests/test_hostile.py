@@ -59,8 +59,8 @@ class Trickle(io.RawIOBase):
 
 
 def test_partial_writes_are_continued_until_every_byte_is_written(monkeypatch):
-    from chatpipe.cli.runtime import Sink
     from chatpipe.io import sink as output
+    from chatpipe.io.sink import Sink
 
     monkeypatch.setattr(output, "WRITE_CHUNK", 50_000)  # as 1 GiB is to a real write
     stream = Trickle(most=7_777, largest=50_000)
@@ -76,8 +76,8 @@ def test_partial_writes_are_continued_until_every_byte_is_written(monkeypatch):
 
 
 def test_a_write_that_takes_nothing_is_an_error_not_a_short_output():
-    from chatpipe.cli.runtime import Sink
     from chatpipe.errors import OutputError
+    from chatpipe.io.sink import Sink
 
     sink = Sink(None, [])
     sink.stream = Trickle(most=0)

@@ -223,7 +223,7 @@ def execute() -> int:
         return code
     except BrokenPipeError:
         # the reader went away (`| head`): stop quietly, and keep the last flush quiet
-        from .runtime import quiet_stdout
+        from ..io.sink import quiet_stdout
 
         quiet_stdout()
         return 0

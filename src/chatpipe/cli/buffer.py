@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from ..errors import UsageError
+from ..io.sink import output_sink
 from ..pipeline.buffer import AmbiguityCheck, buffer_pieces
 from ..pipeline.framing import TextFraming, unescape
 from ..render.buffer import FORMATS, TOOL_CALL_FORMATS, BufferRenderer
@@ -22,7 +23,7 @@ from .options import (
     Separator,
     Verbose,
 )
-from .runtime import Inputs, output_sink, run, warn
+from .runtime import Inputs, run, warn
 
 HELP = """Render a chat log as one prompt string, exactly as langchain's get_buffer_string.
 

@@ -10,6 +10,7 @@ import typer
 
 from ..errors import UsageError
 from ..formats.registry import writable, writing_dialect
+from ..io.sink import output_sink
 from ..pipeline.losses import LossReport
 from ..pipeline.writing import write_records
 from .options import (
@@ -24,7 +25,7 @@ from .options import (
     Quiet,
     Verbose,
 )
-from .runtime import Inputs, output_sink, run, warn, write_lines, write_text
+from .runtime import Inputs, run, warn, write_lines, write_text
 
 HELP = """Convert a chat log to another dialect (canonical JSONL by default).
 

@@ -6,23 +6,20 @@ exit code; stdout only ever carries data, written in large blocks.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import IO, Any
+from typing import Any
 
 import typer
 
-from ..errors import ChatpipeError, OutputError, interrupted_code
+from ..errors import ChatpipeError, interrupted_code
 from ..formats.detect import MESSAGES, STREAM
-from ..io.sink import OutputFile, write_all, write_failed
+from ..io.sink import output_sink, quiet_stdout
 from ..model import Conversation
 from ..pipeline.reading import ErrorLog, Reading, read
 
 PROG = "chatpipe"
-_BLOCK = 1 << 16
-_DIRECT = 1 << 14  # a block this large is written as it is, not copied into a larger one
 
 
 _quiet = False  # -q: no warnings or notes on stderr, only errors
@@ -47,100 +44,6 @@ def error(text: str) -> None:
     sys.stderr.write(f"{PROG}: error: {_one_line(text)}\n")
 
 
-class Sink:
-    """stdout or an atomic ``-o`` file, written in blocks of lines."""
-
-    def __init__(self, output: str | None, inputs: list[str]) -> None:
-        self.atomic = OutputFile(output, inputs) if output and output != "-" else None
-        self.stream: IO[bytes] = self.atomic.stream if self.atomic else _stdout()
-        self.parts: list[bytes] = []
-        self.size = 0
-
-    def line(self, data: bytes) -> None:
-        if len(data) >= _BLOCK:  # a block of lines already: written without a copy
-            self._write(data)
-            self.parts.append(b"\n")
-            self.size += 1
-            return
-        self.parts.append(data)
-        self.parts.append(b"\n")
-        self.size += len(data) + 1
-        if self.size >= _BLOCK:
-            self.flush()
-
-    def raw(self, data: bytes) -> None:
-        if len(data) >= _DIRECT:
-            self._write(data)
-            return
-        self.parts.append(data)
-        self.size += len(data)
-        if self.size >= _BLOCK:
-            self.flush()
-
-    def borrowed(self, data: memoryview) -> None:
-        """Bytes valid only during this call (shared memory): written now, or copied."""
-        if len(data) >= _DIRECT:
-            self._write(data)
-        else:
-            self.raw(bytes(data))
-
-    def _write(self, data: bytes | memoryview) -> None:
-        with self._writing():
-            self._drain()
-            write_all(self.stream, data)
-
-    def flush(self) -> None:
-        with self._writing():
-            self._drain()
-            self.stream.flush()
-
-    def _drain(self) -> None:
-        if self.parts:
-            write_all(self.stream, b"".join(self.parts))
-            self.parts.clear()
-            self.size = 0
-
-    @contextlib.contextmanager
-    def _writing(self) -> Iterator[None]:
-        try:
-            yield
-        except BrokenPipeError:
-            raise  # the reader went away: quiet (cli.execute)
-        except OSError as exc:
-            raise self._failed(exc) from None
-
-    def _failed(self, exc: OSError) -> OutputError:
-        """A write that failed (a full disk, say): one error line, and nothing more
-        written; what stdout still holds goes nowhere, so the last flush is quiet."""
-        self.parts.clear()
-        self.size = 0
-        if self.atomic is not None:
-            return write_failed(exc, self.atomic.path)
-        quiet_stdout(self.stream)
-        return write_failed(exc)
-
-    def close(self, ok: bool) -> None:
-        """Finish the output: a failed run leaves no ``-o`` file, but stdout keeps what
-        was converted before the error (as jq does), so nothing readable is lost."""
-        if self.atomic is None:
-            self.flush()
-        elif ok:
-            self.flush()
-            self.atomic.commit()
-        else:
-            self.atomic.abort()
-
-
-def quiet_stdout(stream: Any = None) -> None:
-    """stdout (or ``stream``) to /dev/null: what it still holds, and the last flush, go
-    nowhere."""
-    with contextlib.suppress(OSError, ValueError):  # (a stream with no file: tests)
-        fileno = (stream or sys.stdout).fileno()
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, fileno)
-        os.close(devnull)
-
-
 def rich_console(**options: Any) -> Any:
     """A rich Console whose closed pipe ends the run as every command's does (quietly,
     exit 0), not with rich's own exit 1."""
@@ -152,10 +55,6 @@ def rich_console(**options: Any) -> Any:
             raise BrokenPipeError
 
     return _Console(**options)
-
-
-def _stdout() -> IO[bytes]:
-    return getattr(sys.stdout, "buffer", sys.stdout)
 
 
 class Inputs:
@@ -377,18 +276,6 @@ def write_operation(
 def _whole(dialect, conversation: Conversation):
     """A conversation record for dialects whose records are whole conversations."""
     return dialect.write_conversation(conversation) if dialect.conversation_records else None
-
-
-@contextlib.contextmanager
-def output_sink(output: str | None, inputs: list[str]) -> Iterator[Sink]:
-    """stdout or an atomic ``-o`` file for one run: kept only when the run succeeds."""
-    sink = Sink(output, inputs)
-    ok = False
-    try:
-        yield sink
-        ok = True
-    finally:
-        sink.close(ok)
 
 
 def write_lines(inputs: Inputs, output: str | None, lines, as_json: bool = False) -> None:

@@ -8,6 +8,7 @@ import orjson
 import typer
 
 from ..errors import DataError, UsageError
+from ..io.sink import output_sink
 from ..pipeline.framing import TextFraming
 from .options import (
     Branch,
@@ -21,7 +22,7 @@ from .options import (
     Separator,
     Verbose,
 )
-from .runtime import Inputs, output_sink, run
+from .runtime import Inputs, run
 
 HELP = """Render each conversation through a model's chat template: the prompt it really sees.
 

@@ -10,11 +10,12 @@ import orjson
 import typer
 
 from ..errors import UsageError
+from ..io.sink import output_sink
 from ..ops.count import resolve_counter
 from ..ops.validate import RULES
 from ..pipeline.validate import validate_files
 from .options import AsJson, Branch, FromDialect, IncludeHidden, InputFiles, Output, Quiet, Verbose
-from .runtime import output_sink, run, warn
+from .runtime import run, warn
 from .trim import TokenCounterOption
 
 HELP = """Check chat logs and fine-tuning files; exit 1 if any problem is found, 0 if clean.
