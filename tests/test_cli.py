@@ -333,11 +333,13 @@ def test_progress_bar_on_a_terminal_passes_conversations_through(monkeypatch, ca
 
     monkeypatch.setattr(runtime, "_PROGRESS_FROM", 1)
     monkeypatch.setattr(runtime.sys.stderr, "isatty", lambda: True, raising=False)
-    inputs = runtime.Inputs([str(FIXTURES / "agent_session.jsonl")], "auto", "fail")
-    [conversation] = list(inputs.conversations())
+    from chatpipe.cli.options import ReadingOptions
+
+    inputs = runtime.Conversations(ReadingOptions([str(FIXTURES / "agent_session.jsonl")]))
+    [conversation] = list(inputs)
     assert len(list(conversation.messages)) == 26
     monkeypatch.setattr(runtime, "_quiet", True)  # -q: no bar at all
-    assert len(list(runtime.Inputs([TOOL_LOG], "auto", "fail").conversations())) == 1
+    assert len(list(runtime.Conversations(ReadingOptions([TOOL_LOG])))) == 1
 
 
 def test_sharegpt_to_openai_fine_tuning_rows():
@@ -544,7 +546,7 @@ def test_jobs_worker_failure_reaches_the_main_process():
 def test_jobs_on_a_message_stream_falls_back_to_one_process():
     result = runner.invoke(app, ["convert", "--jobs", "2", TOOL_LOG])
     assert result.stdout == runner.invoke(app, ["convert", TOOL_LOG]).stdout
-    assert "converting in one process" in result.stderr
+    assert "running in one process" in result.stderr
 
 
 def test_jobs_without_fork_converts_in_one_process(monkeypatch, tmp_path):
@@ -598,3 +600,34 @@ def test_a_stream_dialect_forced_on_a_file_of_other_records_is_an_error():
             f"chatpipe: error: {TOOL_LOG}:1:1: no {dialect} events here: nothing to read "
             "(leave --from out to detect the dialect)\n"
         )
+
+
+def test_trim_to_a_document_dialect_writes_the_document():
+    # the operation commands write what convert --to writes: Markdown is a document,
+    # not JSON records holding Markdown strings
+    path = str(FIXTURES / "agent_session.jsonl")
+    result = cli("trim", "--max-tokens", "300", "--to", "markdown", path)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("# ")
+    assert not result.stdout.lstrip().startswith("{")
+    trimmed = cli("trim", "--max-tokens", "300", path).stdout
+    expected = runner.invoke(app, ["convert", "--to", "markdown"], input=trimmed).stdout
+    assert result.stdout == expected
+
+
+def test_trim_to_a_dialect_says_what_it_cannot_hold_as_convert_does():
+    rows = FIXTURES / "hf_messages__llamafactory_v1_reason_tool_use_first8.jsonl"
+    result = cli("trim", "--max-tokens", "800", "--to", "sharegpt", str(rows))
+    assert result.exit_code == 0, result.stderr
+    assert "warning: sharegpt cannot hold tool call ids" in result.stderr
+    assert "cannot hold" not in cli("trim", "--max-tokens", "800", str(rows)).stderr
+
+
+def test_a_template_that_cannot_take_a_block_names_the_conversation():
+    template = str(FIXTURES / "chat_templates" / "Qwen-Qwen2.5-7B-Instruct.jinja")
+    path = FIXTURES / "gemini__pydanticai_req_file_data_youtube.json"
+    result = cli("template", "--chat-template", template, str(path))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"chatpipe: error: {path}:1:1: Block of type video is not supported.\n"
+    )

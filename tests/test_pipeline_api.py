@@ -42,3 +42,104 @@ def test_a_document_is_written_as_convert_writes_it():
     pieces = list(write(read([path]), "markdown"))
     assert b"".join(pieces) == _cli("convert", "--to", "markdown", path)
     assert b"## " in b"".join(pieces) or b"# " in b"".join(pieces)
+
+
+# --- a Job, run by each executor -------------------------------------------------------
+
+
+def _rows(tmp_path: pathlib.Path, bad: bytes | None = None) -> pathlib.Path:
+    """Conversation-per-line OpenAI rows with tool calls, enough for many byte ranges."""
+    lines = []
+    for name in (
+        "openai_chat__cookbook_toy_chat_fine_tuning.jsonl",
+        "hf_messages__llamafactory_v1_reason_tool_use_first8.jsonl",
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "chatpipe", "convert", "--to", "openai", str(FIXTURES / name)],
+            capture_output=True,
+            check=True,
+        )
+        lines.extend(done.stdout.splitlines())
+    rows = lines * 150
+    if bad is not None:
+        rows.insert(len(rows) // 2, bad)
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b"\n".join(rows) + b"\n")
+    return path
+
+
+def _run(job, executor, path: pathlib.Path, *args):
+    from chatpipe.io.sink import output_sink
+
+    with output_sink(str(path), []) as sink:
+        done = executor(job, sink, *args)
+    return done, path.read_bytes()
+
+
+def _trim_job(rows: pathlib.Path, to: str, on_error: str = "fail"):
+    from chatpipe.pipeline.job import Inputs, Job, on_messages
+    from chatpipe.pipeline.targets import ToDialect
+
+    trim = Trim(800, resolve_counter("approximate"), start_on=["human"])
+    target = ToDialect(to)
+    return Job(Inputs((str(rows),), on_error=on_error), on_messages(trim), target)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="--jobs forks workers")
+def test_a_job_gives_the_same_bytes_losses_and_errors_in_one_process_and_in_workers(tmp_path):
+    from chatpipe.pipeline.executors import processes, serial
+    from chatpipe.pipeline.job import Run
+
+    rows = _rows(tmp_path, bad=b'{"messages": [{"role": "user", "content": "cut')
+    job = _trim_job(rows, "sharegpt", on_error="skip")
+    one, one_bytes = _run(job, serial, tmp_path / "one.jsonl")
+    many, many_bytes = _run(job, processes, tmp_path / "many.jsonl", 2)
+    assert isinstance(many, Run)  # the workers ran it, not a fallback
+    assert many_bytes == one_bytes
+    assert one_bytes.count(b"\n") == 13 * 150  # every good row, the bad one skipped
+    # trimmed: each row holds fewer messages than it came with, and ShareGPT's losses
+    assert one_bytes.count(b'"from":"human"') < rows.read_bytes().count(b'"role":"user"')
+    assert many.losses.cases == one.losses.cases and one.losses.cases
+    assert [str(e) for e in many.errors.skipped] == [str(e) for e in one.errors.skipped]
+    [error] = one.errors.skipped
+    assert str(error).startswith(f"{rows}:{13 * 150 // 2 + 1}:")
+
+
+def test_a_job_that_cannot_be_split_says_why_and_does_nothing(tmp_path):
+    from chatpipe.pipeline.executors import processes
+    from chatpipe.pipeline.job import Inputs, Job
+    from chatpipe.pipeline.targets import ToDialect
+
+    log = str(FIXTURES / "openai_tool_calls.jsonl")
+    reason, written = _run(Job(Inputs((log,))), processes, tmp_path / "out.jsonl", 2)
+    assert reason == "--jobs works on conversation-per-line JSONL files"
+    assert written == b""
+    as_json = Job(Inputs((log,)), None, ToDialect("openai", as_json=True))
+    assert _run(as_json, processes, tmp_path / "out.json", 2)[0] == reason
+
+
+def test_the_readme_python_examples_run_and_write_what_they_say(tmp_path, monkeypatch, capsys):
+    readme = (FIXTURES.parent / "README.md").read_text()
+    section = readme[readme.index("### Pipelines from Python") : readme.index("## Architecture")]
+    blocks = section.split("```python\n")[1:]
+    assert len(blocks) == 2
+    rows = FIXTURES / "sharegpt__fastchat_dummy_conversation_first20.json"
+    converted = _cli("convert", "--to", "sharegpt", str(rows))
+    (tmp_path / "sharegpt_rows.jsonl").write_bytes(converted)
+    monkeypatch.chdir(tmp_path)
+    expected = _cli(
+        "trim",
+        "--max-tokens",
+        "4000",
+        "--start-on",
+        "human",
+        "--to",
+        "openai",
+        "sharegpt_rows.jsonl",
+    )
+    for block in blocks:
+        (tmp_path / "train.jsonl").unlink(missing_ok=True)
+        exec(compile(block.split("```")[0], "README.md", "exec"), {})
+        assert (tmp_path / "train.jsonl").read_bytes() == expected
+    assert expected.count(b"\n") == 20
+    assert capsys.readouterr().out == "0 bad rows skipped\n"

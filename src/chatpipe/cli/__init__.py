@@ -21,7 +21,7 @@ COMMANDS = {
     "template": ("template", "template"),
     "openai": ("openai", "openai"),
     "trim": ("trim", "trim"),
-    "count": ("trim", "count"),
+    "count": ("count", "count"),
     "filter": ("filter", "filter_"),
     "merge": ("filter", "merge"),
     "validate": ("validate", "validate"),

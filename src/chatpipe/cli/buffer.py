@@ -7,23 +7,12 @@ from typing import Annotated
 import typer
 
 from ..errors import UsageError
-from ..io.sink import output_sink
 from ..pipeline.buffer import AmbiguityCheck, buffer_pieces
-from ..pipeline.framing import TextFraming, unescape
+from ..pipeline.job import Job
+from ..pipeline.targets import Texts
 from ..render.buffer import FORMATS, TOOL_CALL_FORMATS, BufferRenderer
-from .options import (
-    Branch,
-    FromDialect,
-    IncludeHidden,
-    InputFiles,
-    Null,
-    OnError,
-    Output,
-    Quiet,
-    Separator,
-    Verbose,
-)
-from .runtime import Inputs, run, warn
+from .options import Null, ReadingOptions, Separator, reads, unescape
+from .runtime import execute, run, warn
 
 HELP = """Render a chat log as one prompt string, exactly as langchain's get_buffer_string.
 
@@ -46,8 +35,9 @@ def _text_option(flag: str, what: str):
     return Annotated[str, typer.Option(flag, metavar="TEXT", help=what)]
 
 
+@reads()
 def buffer(
-    files: InputFiles = None,
+    reading: ReadingOptions,
     format: Annotated[
         str,
         typer.Option(
@@ -74,13 +64,6 @@ def buffer(
     ] = "repr",
     separator: Separator = None,
     null: Null = False,
-    from_: FromDialect = "auto",
-    on_error: OnError = "fail",
-    output: Output = None,
-    branch: Branch = "active",
-    include_hidden: IncludeHidden = False,
-    verbose: Verbose = 0,
-    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         if format not in FORMATS:
@@ -96,19 +79,13 @@ def buffer(
             format=format,
             tool_calls=tool_calls,
         )
-        inputs = Inputs(
-            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
-        )
         joiner = unescape(message_separator)
         check = AmbiguityCheck(renderer, warn) if format == "prefix" else None
-        with output_sink(output, inputs.files) as sink:
-            framing = TextFraming(inputs, sink, separator, null)
-            for conversation in inputs.conversations():
-                framing.write(buffer_pieces(renderer, conversation, joiner, check))
-            framing.close()
-        inputs.report()
+        between = unescape(separator) if separator is not None else None
+        target = Texts(lambda c: buffer_pieces(renderer, c, joiner, check), between, null)
+        execute(reading, Job(reading.inputs(), None, target))
 
-    run(body, quiet)
+    run(body, reading.quiet)
 
 
 buffer.__doc__ = HELP

@@ -7,21 +7,12 @@ from typing import Annotated
 
 import typer
 
+from ..errors import UsageError
 from ..ops.filter import iter_filter, iter_merge
-from ..pipeline.framing import unescape
-from .options import (
-    Branch,
-    FromDialect,
-    IncludeHidden,
-    InputFiles,
-    OnError,
-    Output,
-    Quiet,
-    To,
-    Verbose,
-    message_types,
-)
-from .runtime import Inputs, check_target, run, write_operation
+from ..pipeline.job import Job, on_messages
+from ..pipeline.targets import ToDialect
+from .options import ReadingOptions, To, message_types, reads, unescape
+from .runtime import execute, run
 
 FILTER_HELP = """Keep or drop messages by type, name, id or tool call (langchain's filter_messages).
 
@@ -55,8 +46,9 @@ def _many(flag: str, what: str):
     ]
 
 
+@reads()
 def filter_(
-    files: InputFiles = None,
+    reading: ReadingOptions,
     include_names: _many("--include-names", "Keep messages with this name") = None,
     exclude_names: _many("--exclude-names", "Drop messages with this name") = None,
     include_types: _many("--include-types", "Keep this type: human, ai, system, tool...") = None,
@@ -72,28 +64,16 @@ def filter_(
         ),
     ] = False,
     to: To = None,
-    from_: FromDialect = "auto",
-    on_error: OnError = "fail",
-    output: Output = None,
-    branch: Branch = "active",
-    include_hidden: IncludeHidden = False,
-    verbose: Verbose = 0,
-    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
-        from ..errors import UsageError
-
         message_types(include_types, "--include-types")
         message_types(exclude_types, "--exclude-types")
         if exclude_all_tool_calls and exclude_tool_calls:
             raise UsageError("--exclude-all-tool-calls already drops every tool call")
-        target = check_target(to)
+        target = ToDialect(to)
         calls = True if exclude_all_tool_calls else (list(exclude_tool_calls or ()) or None)
-        inputs = Inputs(
-            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
-        )
 
-        def transform(conversation):
+        def kept(conversation):
             return iter_filter(
                 conversation.messages,
                 include_names=include_names,
@@ -105,13 +85,14 @@ def filter_(
                 exclude_tool_calls=calls,
             )
 
-        write_operation(inputs, output, target, transform)
+        execute(reading, Job(reading.inputs(), on_messages(kept), target))
 
-    run(body, quiet)
+    run(body, reading.quiet)
 
 
+@reads()
 def merge(
-    files: InputFiles = None,
+    reading: ReadingOptions,
     chunk_separator: Annotated[
         str,
         typer.Option(
@@ -119,25 +100,17 @@ def merge(
         ),
     ] = "\\n",
     to: To = None,
-    from_: FromDialect = "auto",
-    on_error: OnError = "fail",
-    output: Output = None,
-    branch: Branch = "active",
-    include_hidden: IncludeHidden = False,
-    verbose: Verbose = 0,
-    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
-        target = check_target(to)
+        target = ToDialect(to)
         separator = unescape(chunk_separator)
-        inputs = Inputs(
-            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
-        )
-        write_operation(
-            inputs, output, target, lambda c: iter_merge(c.messages, chunk_separator=separator)
-        )
 
-    run(body, quiet)
+        def merged(conversation):
+            return iter_merge(conversation.messages, chunk_separator=separator)
+
+        execute(reading, Job(reading.inputs(), on_messages(merged), target))
+
+    run(body, reading.quiet)
 
 
 filter_.__doc__ = FILTER_HELP

@@ -8,20 +8,10 @@ import typer
 
 from ..errors import UsageError
 from ..formats.openai_writer import TEXT_FORMATS, OpenAIWriter
-from ..formats.registry import get_dialect
-from ..pipeline.writing import write_records
-from .options import (
-    AsJson,
-    Branch,
-    FromDialect,
-    IncludeHidden,
-    InputFiles,
-    OnError,
-    Output,
-    Quiet,
-    Verbose,
-)
-from .runtime import Inputs, run, write_lines
+from ..pipeline.job import Job
+from ..pipeline.targets import ToDialect
+from .options import AsJson, ReadingOptions, reads
+from .runtime import execute, run
 
 HELP = """Write a chat log as OpenAI chat messages, as langchain's convert_to_openai_messages.
 
@@ -40,8 +30,9 @@ Examples:
 """
 
 
+@reads()
 def openai(
-    files: InputFiles = None,
+    reading: ReadingOptions,
     text_format: Annotated[
         str,
         typer.Option(
@@ -68,14 +59,7 @@ def openai(
             help="Write back OpenAI fields langchain drops (weight, audio, ...).",
         ),
     ] = False,
-    from_: FromDialect = "auto",
-    on_error: OnError = "fail",
-    output: Output = None,
     as_json: AsJson = False,
-    branch: Branch = "active",
-    include_hidden: IncludeHidden = False,
-    verbose: Verbose = 0,
-    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         if text_format not in TEXT_FORMATS:
@@ -83,21 +67,10 @@ def openai(
         writer = OpenAIWriter(
             text_format, include_id, pass_through_unknown_blocks, keep_fields, files_as_text=True
         )
-        inputs = Inputs(
-            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
-        )
-        lines = write_records(
-            inputs.conversations(),
-            writer.write,
-            inputs.message_stream,
-            as_json,
-            record_meta=get_dialect("openai").record_meta,
-            target=writer,
-            errors=inputs.errors,
-        )
-        write_lines(inputs, output, lines, as_json)
+        target = ToDialect("openai", as_json=as_json, writer=writer, losses=False)
+        execute(reading, Job(reading.inputs(), None, target))
 
-    run(body, quiet)
+    run(body, reading.quiet)
 
 
 openai.__doc__ = HELP

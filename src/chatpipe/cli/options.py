@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
-from typing import Annotated, Optional
+from dataclasses import dataclass
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -178,3 +181,93 @@ def message_types(values: list[str] | None, flag: str) -> list[str] | None:
                 hint=f"did you mean {hint}?" if hint else "types: " + ", ".join(types),
             )
     return values
+
+
+@dataclass(frozen=True)
+class ReadingOptions:
+    """The options of every command that reads chat logs, gathered by ``@reads``."""
+
+    files: list[str] | None = None
+    from_: str = "auto"
+    on_error: str = "fail"
+    output: str | None = None
+    group_by: str | None = None
+    branch: str = "active"
+    include_hidden: bool = False
+    verbose: int = 0
+    quiet: bool = False
+
+    def inputs(self) -> Any:
+        """What to read, as the pipeline takes it (a --from or --branch that cannot be
+        read is said here, before any work)."""
+        from ..formats.exports import ReadOptions
+        from ..formats.registry import reading_dialect
+        from ..pipeline.job import Inputs
+
+        reading_dialect(self.from_)
+        options = ReadOptions(self.branch, self.include_hidden)
+        files = tuple(self.files or ["-"])
+        return Inputs(files, self.from_, self.on_error, self.group_by, options)
+
+
+def _parameter(name: str, annotation: Any, default: Any) -> inspect.Parameter:
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+    )
+
+
+_READING_FIRST = [_parameter("files", InputFiles, None)]
+_READING_LAST = [
+    _parameter("from_", FromDialect, "auto"),
+    _parameter("on_error", OnError, "fail"),
+    _parameter("output", Output, None),
+    _parameter("branch", Branch, "active"),
+    _parameter("include_hidden", IncludeHidden, False),
+    _parameter("verbose", Verbose, 0),
+    _parameter("quiet", Quiet, False),
+]
+
+
+def reads(*, group_by: bool = False, output: bool = True):
+    """A command that reads chat logs: it takes the files and the reading options
+    (``--from``, ``--on-error``, ``-o``, ``--branch``, ...; ``--group-by`` when asked),
+    declared once here and handed to it as one ``ReadingOptions`` value, its first argument."""
+
+    def wrap(command):
+        own = list(inspect.signature(command, eval_str=True).parameters.values())[1:]
+        last = [p for p in _READING_LAST if output or p.name != "output"]
+        if group_by:
+            last.insert(3, _parameter("group_by", GroupBy, None))
+        taken = [*_READING_FIRST, *last]
+        names = {p.name for p in taken}
+
+        @functools.wraps(command)
+        def run(**values: Any) -> None:
+            reading = ReadingOptions(**{name: values.pop(name) for name in names})
+            command(reading, **values)
+
+        parameters = [
+            *_READING_FIRST,
+            *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own),
+            *last,
+        ]
+        run.__signature__ = inspect.Signature(parameters, return_annotation=None)
+        run.__annotations__ = {p.name: p.annotation for p in parameters}
+        del run.__wrapped__  # typer reads the signature above, not the command's
+        return run
+
+    return wrap
+
+
+def unescape(text: str) -> str:
+    """Backslash escapes in separators typed on a command line: \\n \\t \\r \\0 \\\\."""
+    if "\\" not in text:
+        return text
+    out, chars = [], iter(text)
+    for char in chars:
+        if char != "\\":
+            out.append(char)
+            continue
+        nxt = next(chars, "")
+        out.append({"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\"}.get(nxt, "\\" + nxt))
+    return "".join(out)

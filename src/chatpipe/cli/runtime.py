@@ -17,7 +17,10 @@ from ..errors import ChatpipeError, interrupted_code
 from ..formats.detect import MESSAGES, STREAM
 from ..io.sink import output_sink, quiet_stdout
 from ..model import Conversation
-from ..pipeline.reading import ErrorLog, Reading, read
+from ..pipeline import executors
+from ..pipeline.job import Job, Run
+from ..pipeline.reading import Reading as Found
+from .options import ReadingOptions
 
 PROG = "chatpipe"
 
@@ -57,63 +60,39 @@ def rich_console(**options: Any) -> Any:
     return _Console(**options)
 
 
-class Inputs:
-    """The sources of one command run and what was found in them."""
+class Report:
+    """What a run says on stderr: a progress bar for large inputs on a terminal, with
+    ``-v`` what was detected and each conversation's notes, and at the end the branches
+    left out and the records skipped."""
 
-    def __init__(
-        self,
-        files: list[str] | None,
-        dialect: str,
-        on_error: str,
-        group_by: str | None = None,
-        verbose: int = 0,
-        branch: str = "active",
-        include_hidden: bool = False,
-    ) -> None:
-        from ..formats.exports import ReadOptions
-        from ..formats.registry import reading_dialect
-
-        reading_dialect(dialect)  # a --from that cannot be read: said before any work
-        self.options = ReadOptions(branch, include_hidden)
-        self.files = files or ["-"]
-        self.errors = ErrorLog(on_error)
-        self.reading = Reading()
-        self.dialect = dialect
-        self.group_by = group_by
+    def __init__(self, verbose: int = 0) -> None:
         self.verbose = verbose
         # trees that named no active leaf, read by their newest one: (conversations, others)
         self.newest_taken = [0, 0]
 
-    def conversations(self) -> Iterator[Conversation]:
-        """The conversations, behind a progress bar on stderr for large inputs on a terminal."""
-        sizes = {f: os.path.getsize(f) for f in self.files if f != "-" and os.path.isfile(f)}
+    def watch(self, conversations: Iterator[Conversation], run: Run) -> Iterator[Conversation]:
+        files = run.job.inputs.files
+        sizes = {f: os.path.getsize(f) for f in files if f != "-" and os.path.isfile(f)}
         total = sum(sizes.values())
+        noted = self._noted(conversations, run)
         if _quiet or not sys.stderr.isatty() or total < _PROGRESS_FROM:
-            yield from self._conversations()
-            return
-        yield from _with_progress(self._conversations(), self.reading, sizes, total)
+            return noted
+        return _with_progress(noted, run.reading, sizes, total)
 
-    def _conversations(self) -> Iterator[Conversation]:
+    def _noted(self, conversations: Iterator[Conversation], run: Run) -> Iterator[Conversation]:
         reported = 0
-        for conversation in read(
-            self.files,
-            dialect=self.dialect,
-            errors=self.errors,
-            group_by=self.group_by,
-            reading=self.reading,
-            options=self.options,
-        ):
+        for conversation in conversations:
             branch = conversation.meta.get("branch")
             if isinstance(branch, dict) and branch.get("chosen") == "newest":
                 self.newest_taken[0] += 1
                 self.newest_taken[1] += branch.get("left_out") or 0
             if self.verbose:
-                for source, dialect, shape in self.reading.found[reported:]:
+                for source, dialect, shape in run.reading.found[reported:]:
                     per = {MESSAGES: "message per record", STREAM: "a stream of events"}.get(
                         shape, "conversation per record"
                     )
                     warn(f"read {source.name}: {dialect.name} ({source.container}, {per})")
-                reported = len(self.reading.found)
+                reported = len(run.reading.found)
                 where = conversation.location or ""
                 if isinstance(branch, dict) and branch.get("left_out"):
                     which = "newest" if branch.get("chosen") == "newest" else "active"
@@ -127,16 +106,7 @@ class Inputs:
                     warn(f"{where}: conversation{named} has no messages (its record holds none)")
             yield conversation
 
-    def message_stream(self) -> bool:
-        """True when the output should be message per line: one source of messages."""
-        return (
-            len(self.files) == 1
-            and not self.group_by
-            and bool(self.reading.found)
-            and self.reading.found[0][2] == MESSAGES
-        )
-
-    def report(self) -> None:
+    def close(self, run: Run) -> None:
         taken, others = self.newest_taken
         if taken:
             subject, chosen = (
@@ -148,20 +118,23 @@ class Inputs:
                 f"{taken} conversation{subject} no current leaf: wrote {chosen}, {others} other"
                 f" branch{'es' * (others != 1)} left out (--branch all writes them)"
             )
-        shown, count = self.errors.skipped, self.errors.count
+        shown, count = run.errors.skipped, run.errors.count
         for error in shown:
             warn(f"skipped: {error}")
         if count > len(shown):
             warn(f"... and {count - len(shown)} more")
         if count:
             warn(f"warning: skipped {count} bad record{'s' if count != 1 else ''}")
+        if run.losses is not None:
+            for line in run.losses.lines(bool(self.verbose)):
+                warn(line)
 
 
 _PROGRESS_FROM = 32 << 20  # bytes of input worth a progress bar
 
 
 def _with_progress(
-    conversations: Iterator[Conversation], reading: Reading, sizes: dict[str, int], total: int
+    conversations: Iterator[Conversation], reading: Found, sizes: dict[str, int], total: int
 ) -> Iterator[Conversation]:
     """Bytes read and MB/s on stderr, polled from the open file, never from the data path."""
     import threading
@@ -236,65 +209,26 @@ def run(body: Callable[[], Any], quiet: bool = False) -> None:
         raise typer.Exit(1) from None
 
 
-def check_target(to: str | None):
-    """The dialect ``--to`` names, checked before any work; None for the input's."""
-    from ..formats.registry import writing_dialect
-
-    return None if to is None else writing_dialect(to)
-
-
-def write_operation(
-    inputs: Inputs,
-    output: str | None,
-    target,
-    transform: Callable[[Conversation], Iterator],
-) -> None:
-    """Write each conversation's transformed messages in the input's dialect (or ``target``).
-
-    The input's dialect is used when it can be written, canonical otherwise.
-    """
-    from ..formats.registry import get_dialect
-    from ..pipeline.writing import write_records
-
-    def dialect():
-        if target is not None:
-            return target
-        found = inputs.reading.found
-        chosen = found[-1][1] if found else get_dialect("canonical")
-        return chosen if chosen.writable else get_dialect("canonical")
-
-    changed = (c.with_messages(transform(c)) for c in inputs.conversations())
-    lines = write_records(
-        changed,
-        lambda ms: dialect().write_messages(ms),
-        inputs.message_stream,
-        write_conversation=lambda c: _whole(dialect(), c),
-    )
-    write_lines(inputs, output, lines)
+def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
+    """Run a job to stdout or ``-o`` (on ``jobs`` worker processes where it can be
+    split), then report on stderr."""
+    report = Report(reading.verbose)
+    with output_sink(reading.output, list(job.inputs.files)) as sink:
+        done = executors.execute(job, sink, jobs, report.watch, note=warn)
+    report.close(done)
+    return done
 
 
-def _whole(dialect, conversation: Conversation):
-    """A conversation record for dialects whose records are whole conversations."""
-    return dialect.write_conversation(conversation) if dialect.conversation_records else None
+class Conversations:
+    """The conversations of a command that takes them one by one (show, stats), seen by
+    the report as a job's are: iterate, then ``close()``."""
 
+    def __init__(self, reading: ReadingOptions) -> None:
+        self.run = Run(Job(reading.inputs()))
+        self.report = Report(reading.verbose)
 
-def write_lines(inputs: Inputs, output: str | None, lines, as_json: bool = False) -> None:
-    """Lines to stdout or ``-o``, then the skipped-records report; with ``as_json`` the
-    lines are pieces of one JSON document, ended by one line break."""
-    with output_sink(output, inputs.files) as sink:
-        if as_json:
-            for piece in lines:
-                sink.raw(piece)
-            sink.raw(b"\n")
-        else:
-            for line in lines:
-                sink.line(line)
-    inputs.report()
+    def __iter__(self) -> Iterator[Conversation]:
+        return self.report.watch(self.run.conversations(), self.run)
 
-
-def write_text(inputs: Inputs, output: str | None, chunks) -> None:
-    """Text documents (Markdown, YAML) to stdout or ``-o``, then the report."""
-    with output_sink(output, inputs.files) as sink:
-        for chunk in chunks:
-            sink.raw(chunk.encode())
-    inputs.report()
+    def close(self) -> None:
+        self.report.close(self.run)

@@ -12,16 +12,8 @@ import typer
 
 from ..io.sink import write_failed
 from ..model import AIMessage, AnyMessage, ToolMessage
-from .options import (
-    Branch,
-    FromDialect,
-    IncludeHidden,
-    InputFiles,
-    OnError,
-    Quiet,
-    Verbose,
-)
-from .runtime import Inputs, rich_console, run
+from .options import ReadingOptions, reads
+from .runtime import Conversations, rich_console, run
 
 HELP = """Show a conversation for people: one panel per message, coloured by role.
 
@@ -56,27 +48,20 @@ LABELS = {
 FOLD_LINES = 12
 
 
+@reads(output=False)
 def show(
-    files: InputFiles = None,
+    reading: ReadingOptions,
     full: Annotated[bool, typer.Option("--full", help="Do not fold long messages.")] = False,
     pager: Annotated[
         bool, typer.Option("--pager/--no-pager", help="Page long output on a terminal.")
     ] = True,
-    from_: FromDialect = "auto",
-    on_error: OnError = "fail",
-    branch: Branch = "active",
-    include_hidden: IncludeHidden = False,
-    verbose: Verbose = 0,
-    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
-        inputs = Inputs(
-            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
-        )
+        conversations = Conversations(reading)
         console = rich_console()
         panels = (
             panel
-            for number, conversation in enumerate(inputs.conversations())
+            for number, conversation in enumerate(conversations)
             for panel in _conversation(conversation, number, full)
         )
         try:
@@ -85,9 +70,9 @@ def show(
             raise
         except OSError as exc:  # a full disk, say
             raise write_failed(exc) from None
-        inputs.report()
+        conversations.close()
 
-    run(body, quiet)
+    run(body, reading.quiet)
 
 
 def _print(console: Any, panels: Iterator[Any], pager: bool) -> None:

@@ -6,31 +6,15 @@ from __future__ import annotations
 import sys
 from typing import Annotated, Any
 
-import orjson
 import typer
 
 from ..errors import UsageError
 from ..ops.count import resolve_counter
-from ..ops.stats import conversation_stats, overall_stats
-from .options import (
-    AsJson,
-    Branch,
-    FromDialect,
-    IncludeHidden,
-    InputFiles,
-    OnError,
-    Output,
-    Quiet,
-    Verbose,
-)
-from .runtime import Inputs, rich_console, run, write_lines, write_text
-from .template import (
-    CountThroughTemplate,
-    TemplateName,
-    Variables,
-    for_conversation,
-    templated_counter,
-)
+from ..pipeline.job import Job
+from ..pipeline.targets import Stats
+from .options import AsJson, ReadingOptions, reads
+from .runtime import execute, rich_console, run
+from .template import CountThroughTemplate, TemplateName, Variables, templated_counter
 from .trim import TokenCounterOption
 
 HELP = """Count messages by type, tool calls, images and files, characters and tokens, per
@@ -49,8 +33,9 @@ Examples:
 _ROWS = 30  # conversations shown in the table
 
 
+@reads()
 def stats(
-    files: InputFiles = None,
+    reading: ReadingOptions,
     token_counter: TokenCounterOption = "approximate",
     chat_template: CountThroughTemplate = None,
     template_name: TemplateName = None,
@@ -59,13 +44,6 @@ def stats(
     as_table: Annotated[
         bool, typer.Option("--table", help="Print the table even when stdout is not a terminal.")
     ] = False,
-    from_: FromDialect = "auto",
-    on_error: OnError = "fail",
-    output: Output = None,
-    branch: Branch = "active",
-    include_hidden: IncludeHidden = False,
-    verbose: Verbose = 0,
-    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         if as_json and as_table:
@@ -73,46 +51,24 @@ def stats(
         counter = templated_counter(
             resolve_counter(token_counter), chat_template, template_name, var
         )
-        inputs = Inputs(
-            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
-        )
+        output = reading.output
         table = as_table or (not as_json and output is None and sys.stdout.isatty())
-        each: list[dict] = []
+        # a table goes to the terminal, or as text into the -o file
+        after = _table_text if table and output is not None else None
+        figures = Stats(counter, rows=not table, after=after)
+        execute(reading, Job(reading.inputs(), None, figures))
+        if table and output is None:
+            _print_table(rich_console(), figures.each, figures.overall())
 
-        def rows():
-            for index, conversation in enumerate(inputs.conversations()):
-                figures = conversation_stats(
-                    conversation.messages, for_conversation(counter, conversation)
-                )
-                ident = conversation.meta.get("id")
-                row = {
-                    "conversation": index + 1,
-                    **({"id": ident} if ident is not None else {}),
-                    **figures,
-                }
-                each.append(figures)
-                if not table:
-                    yield orjson.dumps(row)
-            if not table:
-                yield orjson.dumps({"overall": overall_stats(each)})
+    run(body, reading.quiet)
 
-        if table:
-            for _ in rows():
-                pass
-            if output is None:
-                _print_table(rich_console(), each, overall_stats(each))
-            else:  # the table as text, in the file
-                import io
 
-                text = io.StringIO()
-                _print_table(rich_console(file=text, width=120), each, overall_stats(each))
-                write_text(inputs, output, [text.getvalue()])
-                return
-            inputs.report()
-        else:
-            write_lines(inputs, output, rows())
+def _table_text(each: list[dict], overall: dict) -> str:
+    import io
 
-    run(body, quiet)
+    text = io.StringIO()
+    _print_table(rich_console(file=text, width=120), each, overall)
+    return text.getvalue()
 
 
 def _print_table(console: Any, each: list[dict], overall: dict) -> None:

@@ -7,22 +7,11 @@ from typing import Annotated, Any, Optional
 import orjson
 import typer
 
-from ..errors import DataError, UsageError
-from ..io.sink import output_sink
-from ..pipeline.framing import TextFraming
-from .options import (
-    Branch,
-    FromDialect,
-    IncludeHidden,
-    InputFiles,
-    Null,
-    OnError,
-    Output,
-    Quiet,
-    Separator,
-    Verbose,
-)
-from .runtime import Inputs, run
+from ..errors import UsageError
+from ..pipeline.job import Job
+from ..pipeline.targets import Texts
+from .options import Null, ReadingOptions, Separator, reads, unescape
+from .runtime import execute, run
 
 HELP = """Render each conversation through a model's chat template: the prompt it really sees.
 
@@ -171,8 +160,9 @@ def chat_template_from_options(
     )
 
 
+@reads()
 def template(
-    files: InputFiles = None,
+    reading: ReadingOptions,
     chat_template: ChatTemplateOption = ...,
     template_name: TemplateName = None,
     add_generation_prompt: AddGenerationPrompt = False,
@@ -182,13 +172,6 @@ def template(
     documents: DocumentsFile = None,
     separator: Separator = None,
     null: Null = False,
-    from_: FromDialect = "auto",
-    on_error: OnError = "fail",
-    output: Output = None,
-    branch: Branch = "active",
-    include_hidden: IncludeHidden = False,
-    verbose: Verbose = 0,
-    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         prompt = chat_template_from_options(
@@ -200,24 +183,14 @@ def template(
             tools=tools,
             documents=documents,
         )
-        inputs = Inputs(
-            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
-        )
-        with output_sink(output, inputs.files) as sink:
-            framing = TextFraming(inputs, sink, separator, null)
-            for conversation in inputs.conversations():
-                try:
-                    text = prompt.render(
-                        conversation.messages, conversation.meta, conversation.location
-                    )
-                except DataError as exc:  # the template refused this conversation
-                    inputs.errors.handle(exc)
-                    continue
-                framing.write((text,))
-            framing.close()
-        inputs.report()
+        between = unescape(separator) if separator is not None else None
 
-    run(body, quiet)
+        def text(conversation):
+            return (prompt.render(conversation.messages, conversation.meta, conversation.location),)
+
+        execute(reading, Job(reading.inputs(), None, Texts(text, between, null)))
+
+    run(body, reading.quiet)
 
 
 template.__doc__ = HELP
@@ -244,9 +217,3 @@ def templated_counter(counter, source: str | None, name: str | None, variables: 
     from ..templates.count import TemplateCounter
 
     return TemplateCounter(chat_template_from_options(source, name, variables=variables), counter)
-
-
-def for_conversation(counter, conversation):
-    """The counter for one conversation: a template counter takes its tools and documents."""
-    bind = getattr(counter, "for_conversation", None)
-    return counter if bind is None else bind(conversation.meta)

@@ -1,38 +1,19 @@
-"""``chatpipe trim`` and ``chatpipe count``: token budgets, as langchain's trim_messages and
-count_tokens_approximately, plus exact counters."""
+"""``chatpipe trim``: the messages that fit a token budget, as langchain's trim_messages."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-import orjson
 import typer
 
 from ..errors import UsageError
-from ..ops.count import COUNTER_NAMES, resolve_counter
+from ..ops.count import resolve_counter
+from ..pipeline.job import Job, on_messages
+from ..pipeline.targets import ToDialect
 from ..pipeline.trim import Trim
-from .options import (
-    AsJson,
-    Branch,
-    FromDialect,
-    IncludeHidden,
-    InputFiles,
-    OnError,
-    Output,
-    Quiet,
-    To,
-    Verbose,
-    between,
-    message_types,
-)
-from .runtime import Inputs, check_target, run, warn, write_lines, write_operation
-from .template import (
-    CountThroughTemplate,
-    TemplateName,
-    Variables,
-    for_conversation,
-    templated_counter,
-)
+from .options import ReadingOptions, To, message_types, reads
+from .runtime import execute, run, warn
+from .template import CountThroughTemplate, TemplateName, Variables, templated_counter
 
 TokenCounterOption = Annotated[
     str,
@@ -59,21 +40,10 @@ Examples:
   chatpipe trim --max-tokens 8000 --token-counter tiktoken:cl100k_base train.jsonl
 """
 
-COUNT_HELP = """Count tokens per conversation, as langchain's count_tokens_approximately.
 
-One integer per conversation, one per line; --json adds the messages and a count per
-message type. A row's tools (fine-tuning files) are counted too.
-
-Examples:
-
-  chatpipe count fixtures/openai_tool_calls.jsonl
-
-  chatpipe count --json --token-counter tiktoken:cl100k_base train.jsonl
-"""
-
-
+@reads()
 def trim(
-    files: InputFiles = None,
+    reading: ReadingOptions,
     max_tokens: Annotated[
         int, typer.Option("--max-tokens", metavar="N", help="The token budget.", show_default=False)
     ] = ...,  # type: ignore[assignment]
@@ -118,13 +88,6 @@ def trim(
     template_name: TemplateName = None,
     var: Variables = None,
     to: To = None,
-    from_: FromDialect = "auto",
-    on_error: OnError = "fail",
-    output: Output = None,
-    branch: Branch = "active",
-    include_hidden: IncludeHidden = False,
-    verbose: Verbose = 0,
-    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
         if strategy not in ("last", "first"):
@@ -132,7 +95,7 @@ def trim(
         if strategy == "first" and (start_on or include_system):
             raise UsageError("--start-on and --include-system go with --strategy last")
         starts, ends = message_types(start_on, "--start-on"), message_types(end_on, "--end-on")
-        target = check_target(to)
+        target = ToDialect(to)
         counter = templated_counter(
             resolve_counter(token_counter), chat_template, template_name, var
         )
@@ -141,12 +104,9 @@ def trim(
                 "--chat-template trims with --strategy last, whole messages, no --end-on",
                 hint="it keeps the newest messages whose rendered prompt fits --max-tokens",
             )
-        inputs = Inputs(
-            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
-        )
 
         def dropped(message, why: str) -> None:
-            if verbose:
+            if reading.verbose:
                 which = getattr(message, "tool_call_id", None) or message.id or ""
                 warn(f"trim: dropped a {message.type} message {which}: {why}".rstrip())
 
@@ -162,107 +122,9 @@ def trim(
             templated=chat_template is not None,
             dropped=dropped,
         )
-        write_operation(inputs, output, target, trimmed)
+        execute(reading, Job(reading.inputs(), on_messages(trimmed), target))
 
-    run(body, quiet)
-
-
-def count(
-    files: InputFiles = None,
-    token_counter: TokenCounterOption = "approximate",
-    chat_template: CountThroughTemplate = None,
-    template_name: TemplateName = None,
-    var: Variables = None,
-    chars_per_token: Annotated[
-        float,
-        typer.Option(
-            "--chars-per-token",
-            metavar="F",
-            callback=between(0.001, 1_000_000),
-            help="approximate: characters per token (0.001 to 1000000).",
-        ),
-    ] = 4.0,
-    extra_tokens_per_message: Annotated[
-        float,
-        typer.Option(
-            "--extra-tokens-per-message",
-            metavar="F",
-            callback=between(0, 1_000_000),
-            help="approximate: tokens added per message.",
-        ),
-    ] = 3.0,
-    count_name: Annotated[
-        bool, typer.Option("--count-name/--no-count-name", help="approximate: count names.")
-    ] = True,
-    tokens_per_image: Annotated[
-        int,
-        typer.Option(
-            "--tokens-per-image",
-            metavar="N",
-            min=0,
-            max=1_000_000_000,
-            help="approximate: tokens per image.",
-        ),
-    ] = 85,
-    use_usage_metadata_scaling: Annotated[
-        bool,
-        typer.Option(
-            "--use-usage-metadata-scaling",
-            help="approximate: scale by the provider's reported usage.",
-        ),
-    ] = False,
-    as_json: AsJson = False,
-    from_: FromDialect = "auto",
-    on_error: OnError = "fail",
-    output: Output = None,
-    branch: Branch = "active",
-    include_hidden: IncludeHidden = False,
-    verbose: Verbose = 0,
-    quiet: Quiet = False,
-) -> None:
-    def body() -> None:
-        options = {}
-        if token_counter == "approximate":
-            options = {
-                "chars_per_token": chars_per_token,
-                "extra_tokens_per_message": extra_tokens_per_message,
-                "count_name": count_name,
-                "tokens_per_image": tokens_per_image,
-                "use_usage_metadata_scaling": use_usage_metadata_scaling,
-            }
-        plain = templated_counter(
-            resolve_counter(token_counter, **options), chat_template, template_name, var
-        )
-        inputs = Inputs(
-            files, from_, on_error, verbose=verbose, branch=branch, include_hidden=include_hidden
-        )
-
-        def lines():
-            for conversation in inputs.conversations():
-                tools = conversation.meta.get("tools")
-                counter = for_conversation(plain, conversation)
-                if token_counter == "approximate" and isinstance(tools, list) and tools:
-                    counter = resolve_counter("approximate", tools=tools, **options)
-                if not as_json:
-                    yield str(counter.count(conversation.messages)).encode()
-                    continue
-                messages = list(conversation.messages)
-                report = {"tokens": counter.count(messages), "messages": len(messages)}
-                if chat_template is None:  # a template's count is of the whole prompt only
-                    by_type: dict[str, int] = {}
-                    for message in messages:
-                        cost = plain.count([message])
-                        by_type[message.type] = by_type.get(message.type, 0) + cost
-                    report["by_type"] = by_type
-                if "id" in conversation.meta:
-                    report = {"id": conversation.meta["id"], **report}
-                yield orjson.dumps(report)
-
-        write_lines(inputs, output, lines())
-
-    run(body, quiet)
+    run(body, reading.quiet)
 
 
 trim.__doc__ = TRIM_HELP
-count.__doc__ = COUNT_HELP
-__all__ = ["COUNTER_NAMES", "count", "trim"]

@@ -1,4 +1,4 @@
-"""``--jobs N``: conversation-per-line JSONL converted by N worker processes, written in
+"""``--jobs N``: a job on conversation-per-line JSONL run by N worker processes, written in
 input order. The file is cut into line-aligned byte ranges, which the workers take one at
 a time as they get free. A worker puts a range's output lines in a slot of memory it
 shares with the main process, which writes them to the output in input order and hands
@@ -20,7 +20,6 @@ from ..errors import ChatpipeError, DataError, Location
 from ..io.limits import LIMITS
 from ..io.records import BadRecord, line_record, too_long
 from ..io.sources import Source
-from ..pipeline.losses import CHECKS
 
 _RANGES_PER_JOB = 16  # at least this many ranges a worker: they even out the workers' ends
 _RANGE = 1 << 20  # and ranges of at most about this many bytes of input
@@ -28,44 +27,44 @@ _SLOT = 1 << 22  # bytes of output a slot holds; a range's output larger than it
 _SLOTS = 4  # slots a worker: it can be this many ranges ahead of the output
 
 
-def parallel_dialect(spec: str, forced: Any, errors: Any) -> Any:
+def record_per_line_dialect(spec: str, run: Any) -> Any:
     """The dialect of a conversation-per-line JSONL file (what --jobs splits by line), or
     None when the file is something else."""
     from ..formats.detect import CONVERSATIONS
+    from ..formats.registry import reading_dialect
     from ..pipeline.reading import open_records
 
     if spec == "-":
         return None
     source = Source(spec)
-    opened = open_records(source, forced, errors)
+    opened = open_records(source, reading_dialect(run.job.inputs.dialect), run.errors)
     if opened is None or opened[1] != CONVERSATIONS or source.container != "jsonl":
         return None
     return opened[0]
 
 
-def convert_lines(
-    spec: str, dialect: str, target: str, branch: str, include_hidden: bool, jobs: int
-) -> Iterator[tuple[str, Any]]:
-    """("lines", bytes of output lines), ("loss", (kind, conversation, message)) and
-    ("error", DataError) items, all in input order, an error after the lines read before
-    it. The bytes of "lines" are valid until the next item is asked for."""
+def run_in_processes(run: Any, spec: str, dialect: Any, sink: Any, jobs: int) -> None:
+    """One file of ``run``'s job by ``jobs`` workers: its output to ``sink`` in input
+    order, its errors to ``run.errors`` after the lines read before them, what the target
+    could not hold to ``run.losses``."""
     parts = max(jobs * _RANGES_PER_JOB, os.path.getsize(spec) // _RANGE)
     ranges = _ranges(spec, min(parts, 1 << 14))
-    work = _Range(spec, dialect, target, branch, include_hidden)
-    with _Workers(work, ranges, jobs) as results:
+    with _Workers(_Range(run, spec, dialect), ranges, jobs) as results:
         lines_before = conversations_before = 0
         for data, (lines, conversations, losses, errors) in results:
-            for kind, conversation, index in losses:
-                yield "loss", (kind, conversations_before + conversation, index)
+            if run.losses is not None:
+                for kind, conversation, index in losses:
+                    case = (conversations_before + conversation, index)
+                    run.losses.cases.setdefault(kind, []).append(case)
             start = 0
             for message, hint, line, col, index, offset in errors:
                 if offset > start:
-                    yield "lines", data[start:offset]
+                    sink.borrowed(data[start:offset])
                     start = offset
                 place = Location(spec, lines_before + line, col, index)
-                yield "error", DataError(message, place, hint)
+                run.errors.handle(DataError(message, place, hint))
             if start < len(data):
-                yield "lines", data[start:]
+                sink.borrowed(data[start:])
             lines_before += lines
             conversations_before += conversations
 
@@ -229,33 +228,34 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
 
 
 class _Range:
-    """The work on one byte range: its lines converted."""
+    """The work on one byte range: its lines read, operated on and written by the job's
+    own code, in a Run of the worker's whose errors are kept with their place."""
 
-    def __init__(
-        self, spec: str, dialect: str, target: str, branch: str, include_hidden: bool
-    ) -> None:
-        from ..formats.exports import ReadOptions
-        from ..formats.registry import get_dialect
+    def __init__(self, run: Any, spec: str, dialect: Any) -> None:
+        from ..formats.detect import CONVERSATIONS
+        from ..pipeline.job import Run
+        from ..pipeline.reading import ErrorLog
 
-        self.spec = spec
-        self.dialect, self.target = get_dialect(dialect), get_dialect(target)
-        self.check = CHECKS.get(target)
-        self.options = ReadOptions(branch, include_hidden)
+        self.spec, self.dialect = spec, dialect
+        self.run = Run(run.job, ErrorLog("fail"))  # every error raised, kept by __call__
+        self.run.reading.found.append((Source(spec), dialect, CONVERSATIONS))
 
     def __call__(self, span: tuple[int, int]) -> tuple[bytes, tuple[int, int, list, list]]:
-        """(output lines, (lines read, conversations written, losses, errors)): an error
-        is (message, hint, line, column, message index, size of the output written before
-        it), its line counted from the range's start."""
+        """(output lines, (lines read, conversations written, losses, errors)): a loss is
+        (kind, conversation, message index), the conversation counted from the range's
+        start; an error is (message, hint, line, column, message index, size of the
+        output written before it), its line counted from the range's start."""
         from ..pipeline.reading import conversations_of
-        from ..pipeline.writing import write_records
 
-        target, check = self.target, self.check
+        run = self.run
+        write, options = run.target.lines, run.job.inputs.options
         with open(self.spec, "rb") as stream:
             stream.seek(span[0])
             data = stream.read(span[1] - span[0])
         out: list[bytes] = []
         size = 0
-        losses: list[tuple[str, int, int]] = []
+        if run.losses is not None:
+            run.losses.cases = {}
         errors: list[tuple[str, str | None, int, int | None, int | None, int]] = []
         written = 0
         lines = data.split(b"\n")
@@ -273,22 +273,10 @@ class _Range:
                 errors.append((error.message, error.hint, number, error.location.col, None, size))
                 continue
             try:
-                conversations = conversations_of(self.dialect, record, self.options)
-                for conversation in conversations:
-                    if check is not None:
-                        conversation.messages = list(conversation.messages)
-                        for index, message in enumerate(conversation.messages):
-                            losses.extend((kind, written, index) for kind in check(message))
-                    for record in write_records(
-                        [conversation],
-                        target.write_messages,
-                        lambda: False,
-                        False,
-                        target.write_conversation if target.conversation_records else None,
-                        target.record_meta,
-                    ):
-                        out.append(record)
-                        size += len(record) + 1
+                for conversation in conversations_of(self.dialect, record, options):
+                    for piece in write(run, run.operated([conversation], written)):
+                        out.append(piece)
+                        size += len(piece) + 1
                     written += 1
             except ChatpipeError as exc:
                 # its place as one process gives it: the line's, or the message's in it
@@ -297,4 +285,6 @@ class _Range:
                 errors.append((str(exc.message), exc.hint, *where, size))
         out.append(b"")  # the last line's end
         data = b"\n".join(out) if len(out) > 1 else b""
+        found = {} if run.losses is None else run.losses.cases
+        losses = [(kind, c, m) for kind, cases in found.items() for c, m in cases]
         return data, (len(lines), written, losses, errors)

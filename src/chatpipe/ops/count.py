@@ -290,3 +290,10 @@ def count_tokens_approximately(
         tools=tools,
     )
     return counter.count(convert_to_messages(messages))
+
+
+def counter_for(counter: Any, conversation: Any) -> Any:
+    """The counter for one conversation: a counter through a chat template takes the
+    conversation's tools and documents (``for_conversation``); others count as they are."""
+    bind = getattr(counter, "for_conversation", None)
+    return counter if bind is None else bind(conversation.meta)

@@ -1,11 +1,32 @@
 """chatpipe's work from Python, on your own iterators: ``read`` sources into
 conversations, change them (``Trim``, or any function of a conversation), ``write`` them
-in any writable dialect. The commands run the same code."""
+in any writable dialect; or describe a whole run as a ``Job`` (inputs, operation,
+target) and hand it to an executor (``serial``, ``processes``). The commands run the
+same code."""
 
 from __future__ import annotations
 
+from .executors import execute, processes, serial
+from .job import Inputs, Job, Run, on_messages
 from .reading import ErrorLog, read
+from .targets import Lines, Stats, Texts, ToDialect
 from .trim import Trim
 from .writing import write
 
-__all__ = ["ErrorLog", "Trim", "read", "write"]
+__all__ = [
+    "ErrorLog",
+    "Inputs",
+    "Job",
+    "Lines",
+    "Run",
+    "Stats",
+    "Texts",
+    "ToDialect",
+    "Trim",
+    "execute",
+    "on_messages",
+    "processes",
+    "read",
+    "serial",
+    "write",
+]

@@ -66,3 +66,18 @@ def budget_suffix(conversation: Conversation, counter: Any, budget: int) -> Iter
     from ..fast.budget import budget_suffix
 
     return budget_suffix(messages, counter, budget)
+
+
+def record_per_line_dialect(spec: str, run: Any) -> Any:
+    """The dialect of a conversation-per-line JSONL file, which ``run_in_processes``
+    splits by line; None for any other file."""
+    from ..fast.pool import record_per_line_dialect
+
+    return record_per_line_dialect(spec, run)
+
+
+def run_in_processes(run: Any, spec: str, dialect: Any, sink: Any, workers: int) -> None:
+    """One file of a run's job by forked workers, written to ``sink`` in input order."""
+    from ..fast.pool import run_in_processes
+
+    run_in_processes(run, spec, dialect, sink, workers)

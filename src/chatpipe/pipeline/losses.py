@@ -99,11 +99,15 @@ class LossReport:
         self.target = target
         self.cases: dict[str, list[tuple[int, int]]] = {}
 
-    def watch(self, conversations: Iterable[Conversation]) -> Iterator[Conversation]:
+    def watch(
+        self, conversations: Iterable[Conversation], start: int = 0
+    ) -> Iterator[Conversation]:
+        """The conversations, their messages checked as they pass; ``start`` is the first
+        one's number."""
         if self.check is None:
             yield from conversations
             return
-        for number, conversation in enumerate(conversations):
+        for number, conversation in enumerate(conversations, start):
             yield Conversation(
                 self._messages(number, conversation.messages),
                 conversation.meta,

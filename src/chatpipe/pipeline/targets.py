@@ -1,0 +1,228 @@
+"""How a job's conversations become output (the ``target`` of a Job): records of a
+dialect or its document (``ToDialect``), a line each (``Lines``), a framed text each
+(``Texts``), figures per conversation and overall (``Stats``)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import orjson
+
+from ..errors import ChatpipeError
+from ..io.encode import dumps_text
+from ..model import Conversation
+from .job import Run
+from .losses import LossReport
+from .writing import write_records
+
+
+class ToDialect:
+    """Conversations as JSON records of a dialect, in the shape they came in (a message
+    log message per line, conversations one per line), or a dialect's document (Markdown,
+    YAML). ``to=None`` writes the input's dialect when it can be written, canonical
+    otherwise. ``writer`` (an object with ``write(messages)``) replaces the dialect's
+    message writer; ``as_json`` gives one JSON array; ``losses`` notices what the
+    dialect named by ``to`` cannot hold (the run's ``losses``)."""
+
+    def __init__(
+        self,
+        to: str | None = None,
+        *,
+        as_json: bool = False,
+        writer: Any = None,
+        losses: bool = True,
+    ) -> None:
+        from ..errors import UsageError
+        from ..formats.registry import writing_dialect
+
+        self.dialect = None if to is None else writing_dialect(to)
+        if as_json and self.dialect is not None and self.dialect.document:
+            raise UsageError(
+                f"--json writes one JSON document; {self.dialect.name} is a document of its own",
+                hint="drop --json, or write --to canonical or openai",
+            )
+        self.as_json, self.writer, self.report_losses = as_json, writer, losses
+        if as_json or (self.dialect is not None and self.dialect.document):
+            self.lines = None
+
+    def loss_report(self) -> LossReport | None:
+        if not self.report_losses or self.dialect is None:
+            return None
+        return LossReport(self.dialect.name)
+
+    def _dialect(self, run: Run) -> Any:
+        from ..formats.registry import get_dialect
+
+        if self.dialect is not None:
+            return self.dialect
+        found = run.input_dialect()
+        return found if found.writable else get_dialect("canonical")
+
+    def lines(self, run: Run, conversations: Iterable[Conversation]) -> Iterator[bytes]:
+        return self._records(run, conversations, False)
+
+    def _records(
+        self, run: Run, conversations: Iterable[Conversation], as_json: bool
+    ) -> Iterator[bytes]:
+        # the input's dialect is known once its first conversation has been read
+        conversations = iter(conversations)
+        first = next(conversations, None)
+        if first is None:
+            return iter([b"[]"] if as_json else [])
+        dialect = self._dialect(run)
+        whole = dialect.write_conversation if dialect.conversation_records else None
+        return write_records(
+            itertools.chain([first], conversations),
+            self.writer.write if self.writer is not None else dialect.write_messages,
+            run.message_stream,
+            as_json,
+            whole if self.writer is None else None,
+            dialect.record_meta,
+            self.writer if self.writer is not None else dialect,
+            errors=run.errors,
+        )
+
+    def emit(self, run: Run, conversations: Iterator[Conversation], sink: Any) -> None:
+        if self.dialect is not None and self.dialect.document:
+            first = next(conversations, None)
+            if first is not None:
+                chained = itertools.chain([first], conversations)
+                for text in self.dialect.render(chained, run.message_stream()):
+                    sink.raw(text.encode())
+        elif self.as_json:
+            for piece in self._records(run, conversations, True):
+                sink.raw(piece)
+            sink.raw(b"\n")
+        else:
+            for line in self.lines(run, conversations):
+                sink.line(line)
+
+
+class Lines:
+    """One line of bytes per conversation, ``line(conversation)`` (count)."""
+
+    def __init__(self, line: Callable[[Conversation], bytes]) -> None:
+        self.line = line
+
+    def loss_report(self) -> None:
+        return None
+
+    def lines(self, run: Run, conversations: Iterable[Conversation]) -> Iterator[bytes]:
+        return map(self.line, conversations)
+
+    def emit(self, run: Run, conversations: Iterator[Conversation], sink: Any) -> None:
+        for line in self.lines(run, conversations):
+            sink.line(line)
+
+
+class Texts:
+    """One text per conversation, ``text(conversation)`` in pieces (buffer, template).
+
+    One conversation in, whatever holds it (a message-per-line log, a JSON document, a
+    file of one row), gives its text and a final newline. Several give one JSON string
+    per line, so they stay separable; ``between`` (a separator) or ``null`` (each ended by
+    NUL) print them raw instead. Which of the two is known at the second conversation:
+    the first one's text waits until then. A conversation whose text cannot be made (a
+    template that refuses it) is an error of that conversation: the run stops, or it is
+    skipped and reported.
+    """
+
+    lines = None
+
+    def __init__(
+        self,
+        text: Callable[[Conversation], Iterable[str]],
+        between: str | None = None,
+        null: bool = False,
+    ) -> None:
+        from ..errors import UsageError
+
+        if null and between is not None:
+            raise UsageError("-0 and --separator both say how to separate conversations; pick one")
+        self.text, self.between, self.null = text, between, null
+
+    def loss_report(self) -> None:
+        return None
+
+    def emit(self, run: Run, conversations: Iterator[Conversation], sink: Any) -> None:
+        raw = self.null or self.between is not None or None  # None: known at the second
+        pending: str | None = None  # the first text, while it may be the only one
+        written = 0
+        for conversation in conversations:
+            try:
+                pieces = self.text(conversation)
+                if raw is None and not run.message_stream():
+                    pieces = ["".join(pieces)]
+            except ChatpipeError as exc:
+                run.errors.handle(exc.located(conversation.location))
+                continue
+            if raw is None:
+                if run.message_stream():
+                    raw = True
+                elif pending is None:
+                    pending = pieces[0]
+                    continue
+                else:  # a second conversation: every text is a JSON string
+                    raw = False
+                    sink.line(dumps_text(pending))
+                    pending = None
+            if not raw:
+                sink.line(dumps_text("".join(pieces)))
+                continue
+            if self.between is not None and written:
+                sink.raw(self.between.encode("utf-8", "surrogateescape"))
+            for piece in pieces:
+                sink.raw(piece.encode("utf-8", "surrogateescape"))
+            if self.null:
+                sink.raw(b"\0")
+            written += 1
+        if pending is not None:
+            sink.raw(pending.encode("utf-8", "surrogateescape"))
+            raw = True
+        if raw and not self.null:
+            sink.raw(b"\n")
+
+
+class Stats:
+    """A JSON line of figures per conversation (``conversation_stats``), then
+    ``{"overall": ...}``; with ``rows=False`` the figures are only kept (``each``), for
+    a table. ``after(each, overall)`` gives a text written at the end (a table)."""
+
+    lines = None
+
+    def __init__(
+        self,
+        counter: Any,
+        rows: bool = True,
+        after: Callable[[list[dict[str, Any]], dict[str, Any]], str] | None = None,
+    ) -> None:
+        self.counter, self.rows, self.after = counter, rows, after
+        self.each: list[dict[str, Any]] = []
+
+    def loss_report(self) -> None:
+        return None
+
+    def overall(self) -> dict[str, Any]:
+        from ..ops.stats import overall_stats
+
+        return overall_stats(self.each)
+
+    def emit(self, run: Run, conversations: Iterator[Conversation], sink: Any) -> None:
+        from ..ops.count import counter_for
+        from ..ops.stats import conversation_stats
+
+        for index, conversation in enumerate(conversations):
+            figures = conversation_stats(
+                conversation.messages, counter_for(self.counter, conversation)
+            )
+            self.each.append(figures)
+            if self.rows:
+                ident = conversation.meta.get("id")
+                named = {"id": ident} if ident is not None else {}
+                sink.line(orjson.dumps({"conversation": index + 1, **named, **figures}))
+        if self.rows:
+            sink.line(orjson.dumps({"overall": self.overall()}))
+        if self.after is not None:
+            sink.raw(self.after(self.each, self.overall()).encode())
