@@ -1,8 +1,6 @@
-"""Where the command line meets the core: reading inputs, writing outputs, reporting.
-
-Errors from the core arrive here as ChatpipeErrors and leave as one stderr line and an
-exit code; stdout only ever carries data, written in large blocks.
-"""
+"""Where the command line meets the core: a command's Job run to stdout or ``-o``, and
+what the run says on stderr. Errors from the core arrive here as ChatpipeErrors and leave
+as one stderr line and an exit code; stdout only ever carries data."""
 
 from __future__ import annotations
 
