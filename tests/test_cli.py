@@ -631,3 +631,33 @@ def test_a_template_that_cannot_take_a_block_names_the_conversation():
     assert result.stderr == (
         f"chatpipe: error: {path}:1:1: Block of type video is not supported.\n"
     )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["trim", "--max-tokens", "800", "--to", "sharegpt"],
+        ["filter", "--exclude-types", "system"],
+        ["merge"],
+        ["openai", "--text-format", "block"],
+        ["count", "--json"],
+    ],
+)
+def test_every_data_command_gives_one_process_output_with_jobs(tmp_path, command):
+    rows = []
+    for name in (
+        "hf_messages__llamafactory_v1_reason_tool_use_first8.jsonl",
+        "openai_chat__cookbook_toy_chat_fine_tuning.jsonl",
+    ):
+        rows += cli("convert", "--to", "openai", str(FIXTURES / name)).stdout.splitlines()
+    rows = rows * 100
+    rows.insert(700, '{"messages": [{"role": "user", "content": 1.5e999999}]}')
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join(rows) + "\n")
+    one = cli(*command, "--on-error", "skip", str(path))
+    many = cli(*command, "--on-error", "skip", "--jobs", "2", str(path))
+    assert one.exit_code == many.exit_code == 0, many.stderr
+    assert len(one.stdout.splitlines()) == 1300
+    assert many.stdout == one.stdout
+    assert many.stderr == one.stderr
+    assert f"{path}:701:" in one.stderr and "one process" not in many.stderr

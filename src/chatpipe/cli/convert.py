@@ -9,7 +9,7 @@ import typer
 from ..formats.registry import writable
 from ..pipeline.job import Job
 from ..pipeline.targets import ToDialect
-from .options import AsJson, ReadingOptions, reads
+from .options import AsJson, Jobs, ReadingOptions, reads
 from .runtime import execute, run
 
 HELP = """Convert a chat log to another dialect (canonical JSONL by default).
@@ -41,15 +41,7 @@ def convert(
         ),
     ] = "canonical",
     as_json: AsJson = False,
-    jobs: Annotated[
-        int,
-        typer.Option(
-            "--jobs",
-            "-j",
-            metavar="N",
-            help="Worker processes for conversation-per-line JSONL files.",
-        ),
-    ] = 1,
+    jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
         # what the target could not hold is reported after a run that ends well; a run

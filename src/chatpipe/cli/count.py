@@ -11,7 +11,7 @@ import typer
 from ..ops.count import counter_for, resolve_counter
 from ..pipeline.job import Job
 from ..pipeline.targets import Lines
-from .options import AsJson, ReadingOptions, between, reads
+from .options import AsJson, Jobs, ReadingOptions, between, reads
 from .runtime import execute, run
 from .template import (
     CountThroughTemplate,
@@ -80,6 +80,7 @@ def count(
         ),
     ] = False,
     as_json: AsJson = False,
+    jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
         options = {}
@@ -114,7 +115,7 @@ def count(
                 report = {"id": conversation.meta["id"], **report}
             return orjson.dumps(report)
 
-        execute(reading, Job(reading.inputs(), None, Lines(line)))
+        execute(reading, Job(reading.inputs(), None, Lines(line)), jobs)
 
     run(body, reading.quiet)
 

@@ -11,7 +11,7 @@ from ..errors import UsageError
 from ..ops.filter import iter_filter, iter_merge
 from ..pipeline.job import Job, on_messages
 from ..pipeline.targets import ToDialect
-from .options import ReadingOptions, To, message_types, reads, unescape
+from .options import Jobs, ReadingOptions, To, message_types, reads, unescape
 from .runtime import execute, run
 
 FILTER_HELP = """Keep or drop messages by type, name, id or tool call (langchain's filter_messages).
@@ -64,6 +64,7 @@ def filter_(
         ),
     ] = False,
     to: To = None,
+    jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
         message_types(include_types, "--include-types")
@@ -85,7 +86,7 @@ def filter_(
                 exclude_tool_calls=calls,
             )
 
-        execute(reading, Job(reading.inputs(), on_messages(kept), target))
+        execute(reading, Job(reading.inputs(), on_messages(kept), target), jobs)
 
     run(body, reading.quiet)
 
@@ -100,6 +101,7 @@ def merge(
         ),
     ] = "\\n",
     to: To = None,
+    jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
         target = ToDialect(to)
@@ -108,7 +110,7 @@ def merge(
         def merged(conversation):
             return iter_merge(conversation.messages, chunk_separator=separator)
 
-        execute(reading, Job(reading.inputs(), on_messages(merged), target))
+        execute(reading, Job(reading.inputs(), on_messages(merged), target), jobs)
 
     run(body, reading.quiet)
 

@@ -10,7 +10,7 @@ from ..errors import UsageError
 from ..formats.openai_writer import TEXT_FORMATS, OpenAIWriter
 from ..pipeline.job import Job
 from ..pipeline.targets import ToDialect
-from .options import AsJson, ReadingOptions, reads
+from .options import AsJson, Jobs, ReadingOptions, reads
 from .runtime import execute, run
 
 HELP = """Write a chat log as OpenAI chat messages, as langchain's convert_to_openai_messages.
@@ -60,6 +60,7 @@ def openai(
         ),
     ] = False,
     as_json: AsJson = False,
+    jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
         if text_format not in TEXT_FORMATS:
@@ -68,7 +69,7 @@ def openai(
             text_format, include_id, pass_through_unknown_blocks, keep_fields, files_as_text=True
         )
         target = ToDialect("openai", as_json=as_json, writer=writer, losses=False)
-        execute(reading, Job(reading.inputs(), None, target))
+        execute(reading, Job(reading.inputs(), None, target), jobs)
 
     run(body, reading.quiet)
 

@@ -128,6 +128,15 @@ IncludeHidden = Annotated[
         help="ChatGPT exports: keep hidden system, memory and custom-instruction messages.",
     ),
 ]
+Jobs = Annotated[
+    int,
+    typer.Option(
+        "--jobs",
+        "-j",
+        metavar="N",
+        help="Worker processes for conversation-per-line JSONL files (the output is the same).",
+    ),
+]
 Quiet = Annotated[
     bool,
     typer.Option("-q", "--quiet", help="Say nothing on stderr but errors."),

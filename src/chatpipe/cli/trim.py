@@ -11,7 +11,7 @@ from ..ops.count import resolve_counter
 from ..pipeline.job import Job, on_messages
 from ..pipeline.targets import ToDialect
 from ..pipeline.trim import Trim
-from .options import ReadingOptions, To, message_types, reads
+from .options import Jobs, ReadingOptions, To, message_types, reads
 from .runtime import execute, run, warn
 from .template import CountThroughTemplate, TemplateName, Variables, templated_counter
 
@@ -88,6 +88,7 @@ def trim(
     template_name: TemplateName = None,
     var: Variables = None,
     to: To = None,
+    jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
         if strategy not in ("last", "first"):
@@ -122,7 +123,7 @@ def trim(
             templated=chat_template is not None,
             dropped=dropped,
         )
-        execute(reading, Job(reading.inputs(), on_messages(trimmed), target))
+        execute(reading, Job(reading.inputs(), on_messages(trimmed), target), jobs)
 
     run(body, reading.quiet)
 
