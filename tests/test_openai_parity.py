@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import langchain_core.messages as lc
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,22 +43,30 @@ def test_same_dicts_and_same_failures_as_langchain(cases, options, single):
     assert got == expected
 
 
-def test_refusal_blocks_follow_the_spec():
-    message = cp.AIMessage(
-        [
-            {"type": "refusal", "refusal": "no"},
-            {"type": "refusal", "refusal": ""},
-            {"type": "text", "text": "t"},
-        ]
-    )
-    assert convert_to_openai_messages(message) == {
-        "role": "assistant",
-        "content": [{"type": "refusal", "refusal": "no"}, {"type": "text", "text": "t"}],
-    }
-    assert convert_to_openai_messages(message, pass_through_unknown_blocks=False)["content"][0] == {
-        "type": "refusal",
-        "refusal": "no",
-    }
+@pytest.mark.parametrize("pass_through", [True, False])
+def test_refusal_blocks_as_langchain_writes_them(pass_through):
+    blocks = [
+        {"type": "refusal", "refusal": "no"},
+        {"type": "refusal", "refusal": ""},
+        {"type": "text", "text": "t"},
+    ]
+    options = {"pass_through_unknown_blocks": pass_through}
+    theirs = lc.convert_to_openai_messages(lc.AIMessage(blocks), **options)
+    ours = convert_to_openai_messages(cp.AIMessage(blocks), **options)
+    assert ours == theirs
+    # the empty refusal dropped, the other kept as a refusal part (spec §3.3)
+    assert ours["content"] == [{"type": "refusal", "refusal": "no"}, {"type": "text", "text": "t"}]
+
+
+def test_the_differential_tests_run_the_langchain_core_the_readme_names():
+    import importlib.metadata
+    import pathlib
+    import re
+
+    readme = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text()
+    named = set(re.findall(r"langchain-core==([0-9.]+)", readme))
+    assert named == {importlib.metadata.version("langchain-core")}
+    assert "langchain-core 1.8.1" in readme and named == {"1.8.1"}
 
 
 def test_spec_examples():
