@@ -328,18 +328,42 @@ def test_deep_tool_arguments_become_invalid_calls_not_crashes():
     )
 
 
-def test_progress_bar_on_a_terminal_passes_conversations_through(monkeypatch, capsys):
+def test_progress_bar_on_a_terminal_polls_the_bytes_read(monkeypatch, tmp_path):
+    import time
+
+    import rich.progress
+
     import chatpipe.cli.runtime as runtime
+    from chatpipe.cli.options import ReadingOptions
 
     monkeypatch.setattr(runtime, "_PROGRESS_FROM", 1)
     monkeypatch.setattr(runtime.sys.stderr, "isatty", lambda: True, raising=False)
-    from chatpipe.cli.options import ReadingOptions
+    seen: list[float] = []
+    update = rich.progress.Progress.update
 
-    inputs = runtime.Conversations(ReadingOptions([str(FIXTURES / "agent_session.jsonl")]))
-    [conversation] = list(inputs)
-    assert len(list(conversation.messages)) == 26
+    def recorded(self, task, **fields):
+        if "completed" in fields:
+            seen.append(fields["completed"])
+        return update(self, task, **fields)
+
+    monkeypatch.setattr(rich.progress.Progress, "update", recorded)
+    path = tmp_path / "log.jsonl"
+    path.write_bytes((FIXTURES / "agent_session.jsonl").read_bytes() * 40)
+    inputs = runtime.Conversations(ReadingOptions([str(path)]))
+    count = conversations = 0
+    for conversation in inputs:  # the bar lives while the conversations are read
+        conversations += 1
+        for _ in conversation.messages:  # read slowly: the poller runs every 0.2 s
+            count += 1
+            if count % 260 == 0:
+                time.sleep(0.25)
+    assert (conversations, count) == (1, 26 * 40)
+    assert seen and all(0 <= done <= path.stat().st_size for done in seen)
+    assert seen == sorted(seen)
+    seen.clear()
     monkeypatch.setattr(runtime, "_quiet", True)  # -q: no bar at all
     assert len(list(runtime.Conversations(ReadingOptions([TOOL_LOG])))) == 1
+    assert seen == []
 
 
 def test_sharegpt_to_openai_fine_tuning_rows():
@@ -409,11 +433,38 @@ def test_ctrl_c_exits_130_without_a_traceback():
     assert stderr == b"chatpipe: interrupted\n"
 
 
-def test_colour_only_on_a_terminal():
-    result = runner.invoke(
-        app, ["stats", "--table", str(FIXTURES / "openai_tool_calls.jsonl")], env={"COLUMNS": "100"}
+def _on_a_terminal(*argv: str) -> bytes:
+    """What chatpipe prints with its stdout on a pseudo-terminal."""
+    import pty
+
+    master, slave = pty.openpty()
+    environ = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100"}
+    environ.pop("NO_COLOR", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "chatpipe", *argv], stdout=slave, stderr=subprocess.PIPE, env=environ
     )
-    assert "\x1b[" not in result.stdout
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 1 << 16)
+        except OSError:  # the terminal closed: the process is done
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    assert proc.wait(timeout=30) == 0, proc.stderr.read()
+    return out
+
+
+def test_colour_only_on_a_terminal():
+    path = str(FIXTURES / "openai_tool_calls.jsonl")
+    result = runner.invoke(app, ["stats", "--table", path], env={"COLUMNS": "100"})
+    assert "1 conversations" in result.stdout and "\x1b[" not in result.stdout
+    on_a_terminal = _on_a_terminal("stats", path)
+    assert b"\x1b[3m1 conversations" in on_a_terminal  # the title, in italics
+    assert b"min \x1b[1;36m8\x1b[0m" in on_a_terminal  # numbers highlighted, bold cyan
 
 
 def test_empty_input_is_an_empty_result():

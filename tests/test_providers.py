@@ -105,9 +105,20 @@ def test_openai_streams_reassemble():
     )
     assert len(parallel.tool_calls) == 2
     [azure] = stream_messages("openai_stream__vercel_azure_model_router.chunks.jsonl")
-    assert azure.text and azure.response_metadata["finish_reason"]
+    assert azure.text == "Capital of Denmark."
+    assert azure.response_metadata["finish_reason"] == "stop"
+    assert azure.response_metadata["model_name"] == "gpt-5-nano-2025-08-07"
     [xai] = stream_messages("openai_stream__vercel_xai_reasoning_content_tool_call_trimmed.jsonl")
-    assert xai.additional_kwargs["reasoning_content"] and xai.tool_calls
+    reasoning = xai.additional_kwargs["reasoning_content"]
+    assert reasoning.startswith("First, the user is asking about the weather in San Francisco")
+    assert xai.tool_calls == [
+        {
+            "name": "weather",
+            "args": {"location": "San Francisco"},
+            "id": "call_79382389",
+            "type": "tool_call",
+        }
+    ]
 
 
 def test_anthropic_streams_reassemble():
@@ -116,12 +127,26 @@ def test_anthropic_streams_reassemble():
     assert kinds[0] == "thinking" and message.content[0]["signature"]
     assert "text" in kinds and message.usage_metadata["output_tokens"] > 1
     [tool] = stream_messages("anthropic_messages__vercel_stream_tool_use_input_json_delta.jsonl")
-    assert tool.tool_calls[0]["name"] == "json"
-    assert (
-        tool.content[0]["input"]
-        == {"elements": [{"location": "San Francisco", "temperature": 58, "condition": "sunny"}]}
-        or tool.tool_calls
-    )
+    # the input_json_delta fragments joined into one object, in the block and the call
+    elements = {
+        "elements": [{"location": "San Francisco", "temperature": 58, "condition": "sunny"}]
+    }
+    assert tool.content == [
+        {
+            "type": "tool_use",
+            "id": "toolu_01KFbKqPYSuAKujiL6mTfzYA",
+            "name": "json",
+            "input": elements,
+        }
+    ]
+    assert tool.tool_calls == [
+        {
+            "name": "json",
+            "args": elements,
+            "id": "toolu_01KFbKqPYSuAKujiL6mTfzYA",
+            "type": "tool_call",
+        }
+    ]
 
 
 def test_gemini_streams_rebuild_partial_arguments():
@@ -130,7 +155,13 @@ def test_gemini_streams_rebuild_partial_arguments():
         {"location": "Boston"},
         {"location": "San Francisco"},
     ]
-    assert message.additional_kwargs["thought_signatures"]
+    # the signature of the first call's part, kept by call id (base64 text, whole)
+    signatures = message.additional_kwargs["thought_signatures"]
+    assert list(signatures) == ["call_0_0"]
+    assert (
+        signatures["call_0_0"].startswith("CiMBjz1rX25KieIB4d4AwFn8")
+        and len(signatures["call_0_0"]) > 1000
+    )
 
 
 def test_responses_streams_one_conversation_per_response():
@@ -204,7 +235,7 @@ def test_claude_export_prefers_content_and_keeps_thinking():
     [conversation] = canonical(FIXTURES / "claude_export__yaleman_2025_thinking.json")
     assistant = conversation["messages"][1]
     assert assistant["content"][0]["type"] == "reasoning"
-    assert conversation["name"]
+    assert conversation["name"] == "Bleep bloop"
 
 
 def test_anthropic_writer_shape():
