@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from chatpipe.errors import DataError
@@ -106,9 +108,12 @@ def test_yaml_billion_laughs_is_refused_quickly(tmp_path):
         lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
     path = tmp_path / "bomb.yaml"
     path.write_text("\n".join(lines) + "\n")
+    started = time.perf_counter()
     with pytest.raises(DataError) as info:
         records(path)
     assert "aliases expand to more than" in str(info.value)
+    # refused before expanding: 9**9 strings would take minutes and gigabytes
+    assert time.perf_counter() - started < 2.0
 
 
 def test_missing_file_and_directory(tmp_path):

@@ -259,7 +259,7 @@ def test_an_oversized_line_is_reported_in_its_place(monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("command", [["buffer"], ["convert"], ["openai"]])
-def test_the_lane_keeps_memory_and_order_on_a_large_log(command, tmp_path):
+def test_the_lane_keeps_order_on_a_large_log(command, tmp_path):
     """Many batches, in order, and the same output as the message path."""
     log = tmp_path / "big.jsonl"
     rows = []
@@ -406,3 +406,33 @@ def test_a_json_array_of_messages_is_read_by_the_lane(tmp_path):
     [conversation] = read([str(doc)])
     assert isinstance(conversation.messages.lane.reader, DocumentReader)
     assert [m.content for m in conversation.messages] == [f"m{i}" for i in range(50)]
+
+
+def _peak_rss_kib(argv: list[str]) -> int:
+    """The peak resident memory of a chatpipe run in its own process."""
+    import subprocess
+    import sys
+
+    # a helper process whose only child is the run: its children's peak is the run's
+    code = (
+        "import resource, subprocess, sys\n"
+        "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    run = [sys.executable, "-m", "chatpipe", *argv]
+    done = subprocess.run([sys.executable, "-c", code, *run], capture_output=True, check=True)
+    return int(done.stdout)
+
+
+@pytest.mark.parametrize("command", [["buffer"], ["convert"], ["openai"]])
+def test_the_lane_holds_the_same_memory_for_a_log_ten_times_larger(command, tmp_path):
+    rows = []
+    for i in range(2000):
+        rows.append(json.dumps({"role": "user", "content": f"question {i} " + "x" * 80}))
+        rows.append(json.dumps({"role": "assistant", "content": f"answer {i} " + "y" * 80}))
+    small, large = tmp_path / "small.jsonl", tmp_path / "large.jsonl"
+    small.write_text("\n".join(rows) + "\n")
+    large.write_text("\n".join(rows * 10) + "\n")  # about 5 MB
+    grown = _peak_rss_kib([*command, str(large)]) - _peak_rss_kib([*command, str(small)])
+    assert large.stat().st_size > 4_500_000
+    assert grown < 4_000  # KiB: streamed, not held (holding it would add tens of MB)
