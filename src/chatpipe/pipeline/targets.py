@@ -151,25 +151,24 @@ class Texts:
         pending: str | None = None  # the first text, while it may be the only one
         written = 0
         for conversation in conversations:
+            if raw is None and run.message_stream():
+                raw = True  # one message log: its text streams as it is made
             try:
                 pieces = self.text(conversation)
-                if raw is None and not run.message_stream():
+                if not raw:  # held whole, so its errors are the conversation's
                     pieces = ["".join(pieces)]
             except ChatpipeError as exc:
                 run.errors.handle(exc.located(conversation.location))
                 continue
             if raw is None:
-                if run.message_stream():
-                    raw = True
-                elif pending is None:
+                if pending is None:
                     pending = pieces[0]
                     continue
-                else:  # a second conversation: every text is a JSON string
-                    raw = False
-                    sink.line(dumps_text(pending))
-                    pending = None
+                raw = False  # a second conversation: every text is a JSON string
+                sink.line(dumps_text(pending))
+                pending = None
             if not raw:
-                sink.line(dumps_text("".join(pieces)))
+                sink.line(dumps_text(pieces[0]))
                 continue
             if self.between is not None and written:
                 sink.raw(self.between.encode("utf-8", "surrogateescape"))
