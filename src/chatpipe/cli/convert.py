@@ -8,8 +8,7 @@ import typer
 
 from ..formats.registry import writable
 from ..pipeline.job import Job
-from ..pipeline.targets import ToDialect
-from .options import AsJson, Jobs, ReadingOptions, reads
+from .options import AsJson, Jobs, OutputDir, ReadingOptions, reads, to_dialect
 from .runtime import execute, run
 
 HELP = """Convert a chat log to another dialect (canonical JSONL by default).
@@ -41,12 +40,13 @@ def convert(
         ),
     ] = "canonical",
     as_json: AsJson = False,
+    output_dir: OutputDir = None,
     jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
         # what the target could not hold is reported after a run that ends well; a run
         # that fails says one thing, its error
-        target = ToDialect(to, as_json=as_json)
+        target = to_dialect(reading, to, output_dir, as_json=as_json)
         execute(reading, Job(reading.inputs(), None, target), jobs)
 
     run(body, reading.quiet)

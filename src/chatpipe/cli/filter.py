@@ -10,8 +10,16 @@ import typer
 from ..errors import UsageError
 from ..ops.filter import iter_filter, iter_merge
 from ..pipeline.job import Job, on_messages
-from ..pipeline.targets import ToDialect
-from .options import Jobs, ReadingOptions, To, message_types, reads, unescape
+from .options import (
+    Jobs,
+    OutputDir,
+    ReadingOptions,
+    To,
+    message_types,
+    reads,
+    to_dialect,
+    unescape,
+)
 from .runtime import execute, run
 
 FILTER_HELP = """Keep or drop messages by type, name, id or tool call (langchain's filter_messages).
@@ -64,6 +72,7 @@ def filter_(
         ),
     ] = False,
     to: To = None,
+    output_dir: OutputDir = None,
     jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
@@ -71,7 +80,7 @@ def filter_(
         message_types(exclude_types, "--exclude-types")
         if exclude_all_tool_calls and exclude_tool_calls:
             raise UsageError("--exclude-all-tool-calls already drops every tool call")
-        target = ToDialect(to)
+        target = to_dialect(reading, to, output_dir)
         calls = True if exclude_all_tool_calls else (list(exclude_tool_calls or ()) or None)
 
         def kept(conversation):
@@ -101,10 +110,11 @@ def merge(
         ),
     ] = "\\n",
     to: To = None,
+    output_dir: OutputDir = None,
     jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
-        target = ToDialect(to)
+        target = to_dialect(reading, to, output_dir)
         separator = unescape(chunk_separator)
 
         def merged(conversation):

@@ -38,6 +38,7 @@ WRITABLE = (
     "sharegpt",
     "markdown",
     "yaml",
+    "html",
 )
 
 InputFiles = Annotated[
@@ -73,6 +74,15 @@ Output = Annotated[
         "--output",
         metavar="FILE",
         help="Write here instead of stdout; the file appears only when the run succeeds.",
+        show_default=False,
+    ),
+]
+OutputDir = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--output-dir",
+        metavar="DIR",
+        help="With --to html: an index.html and one page per conversation in DIR.",
         show_default=False,
     ),
 ]
@@ -217,6 +227,16 @@ class ReadingOptions:
         options = ReadOptions(self.branch, self.include_hidden)
         files = tuple(self.files or ["-"])
         return Inputs(files, self.from_, self.on_error, self.group_by, options)
+
+
+def to_dialect(reading: ReadingOptions, to: str | None, output_dir: str | None, **how: Any) -> Any:
+    """The target of a command's ``--to`` (and ``--output-dir``)."""
+    from ..errors import UsageError
+    from ..pipeline.targets import ToDialect
+
+    if output_dir is not None and reading.output is not None:
+        raise UsageError("-o writes one file and --output-dir a folder; pick one")
+    return ToDialect(to, output_dir=output_dir, **how)
 
 
 def _parameter(name: str, annotation: Any, default: Any) -> inspect.Parameter:

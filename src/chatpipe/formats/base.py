@@ -29,6 +29,8 @@ class Dialect:
     conversation_records = False
     # written as one document for people or tools (``render``: markdown, yaml)
     document = False
+    # written as a folder of files too (``render_pages``: html, with --output-dir)
+    pages = False
 
     # -- recognising ----------------------------------------------------------------
 
@@ -86,6 +88,10 @@ class Dialect:
     def render(self, conversations: Iterable[Conversation], per_message: bool) -> Iterator[str]:
         """The text of a whole document (``document`` dialects)."""
         raise DataError(f"cannot write {self.name}")
+
+    def render_pages(self, conversations: Iterable[Conversation]) -> Iterator[tuple[str, str]]:
+        """(path, text) of each file of a folder (``pages`` dialects)."""
+        raise DataError(f"cannot write {self.name} as a folder")
 
     def record_meta(self, meta: dict[str, Any]) -> dict[str, Any]:
         """A conversation's fields as this dialect's records hold them."""

@@ -1,5 +1,5 @@
 """The dialects by name, each imported the first time it is asked for: reading one
-dialect loads one module (and the modules it builds on), never all seventeen."""
+dialect loads one module (and the modules it builds on), never all eighteen."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ _WHERE = {
     "openai": ("openai", "OpenAIDialect"),
     "markdown": ("markdown", "MarkdownDialect"),
     "yaml": ("yaml", "YamlDialect"),
+    "html": ("html", "HtmlDialect"),
 }
 NAMES = tuple(_WHERE)
 _LOADED: dict[str, Dialect] = {}

@@ -143,6 +143,67 @@ def _clean_up_on_signals() -> dict[int, object]:
     return saved
 
 
+class OutputFolder:
+    """``--output-dir DIR``: files written into a folder made beside DIR and moved into
+    place only when the run succeeds (a new DIR is the folder renamed; an existing one
+    gets each file replaced), so a failed run leaves DIR as it was and nothing half
+    written."""
+
+    def __init__(self, path: str) -> None:
+        import tempfile
+
+        self.path = path
+        self.target = os.path.realpath(path)
+        if os.path.exists(self.target) and not os.path.isdir(self.target):
+            raise UsageError(f"--output-dir {path} is a file, not a folder")
+        parent = os.path.dirname(self.target)
+        try:
+            os.makedirs(parent, exist_ok=True)
+            self.staging: str | None = tempfile.mkdtemp(prefix=".chatpipe-", dir=parent)
+        except OSError as exc:
+            raise write_failed(exc, path) from None
+        self.files: list[str] = []
+
+    def write(self, name: str, data: bytes) -> None:
+        """One file of the folder; ``name`` is relative (``c/00001.html``)."""
+        assert self.staging is not None and not os.path.isabs(name) and ".." not in name
+        where = os.path.join(self.staging, name)
+        try:
+            os.makedirs(os.path.dirname(where), exist_ok=True)
+            with open(where, "wb") as stream:
+                write_all(stream, data)
+        except OSError as exc:
+            raise write_failed(exc, os.path.join(self.path, name)) from None
+        self.files.append(name)
+
+    def commit(self) -> None:
+        import shutil
+
+        assert self.staging is not None
+        try:
+            if not os.path.exists(self.target):
+                os.chmod(self.staging, 0o777 & ~_umask())
+                os.rename(self.staging, self.target)
+                self.staging = None
+                return
+            for name in self.files:
+                where = os.path.join(self.target, name)
+                os.makedirs(os.path.dirname(where), exist_ok=True)
+                os.replace(os.path.join(self.staging, name), where)
+        except OSError as exc:
+            self.abort()
+            raise write_failed(exc, self.path) from None
+        shutil.rmtree(self.staging, ignore_errors=True)
+        self.staging = None
+
+    def abort(self) -> None:
+        import shutil
+
+        if self.staging is not None:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self.staging = None
+
+
 class Sink:
     """stdout or an atomic ``-o`` file, written in blocks of lines."""
 

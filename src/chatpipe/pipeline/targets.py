@@ -24,7 +24,8 @@ class ToDialect:
     YAML). ``to=None`` writes the input's dialect when it can be written, canonical
     otherwise. ``writer`` (an object with ``write(messages)``) replaces the dialect's
     message writer; ``as_json`` gives one JSON array; ``losses`` notices what the
-    dialect named by ``to`` cannot hold (the run's ``losses``)."""
+    dialect named by ``to`` cannot hold (the run's ``losses``); ``output_dir`` writes a
+    dialect that makes a folder of pages (html) there instead of into the output."""
 
     def __init__(
         self,
@@ -33,6 +34,7 @@ class ToDialect:
         as_json: bool = False,
         writer: Any = None,
         losses: bool = True,
+        output_dir: str | None = None,
     ) -> None:
         from ..errors import UsageError
         from ..formats.registry import writing_dialect
@@ -43,7 +45,15 @@ class ToDialect:
                 f"--json writes one JSON document; {self.dialect.name} is a document of its own",
                 hint="drop --json, or write --to canonical or openai",
             )
+        if output_dir is not None and (self.dialect is None or not self.dialect.pages):
+            raise UsageError(
+                "--output-dir writes a folder of pages, which only --to html makes",
+                hint="add --to html, or write one file with -o",
+            )
         self.as_json, self.writer, self.report_losses = as_json, writer, losses
+        self.output_dir = output_dir
+        if output_dir is not None:
+            self.lines = None  # one process: the pages are one folder
         if as_json or (self.dialect is not None and self.dialect.document):
             self.lines = None
 
@@ -85,7 +95,9 @@ class ToDialect:
         )
 
     def emit(self, run: Run, conversations: Iterator[Conversation], sink: Any) -> None:
-        if self.dialect is not None and self.dialect.document:
+        if self.output_dir is not None:
+            self._pages(conversations)
+        elif self.dialect is not None and self.dialect.document:
             first = next(conversations, None)
             if first is not None:
                 chained = itertools.chain([first], conversations)
@@ -98,6 +110,19 @@ class ToDialect:
         else:
             for line in self.lines(run, conversations):
                 sink.line(line)
+
+    def _pages(self, conversations: Iterator[Conversation]) -> None:
+        from ..io.sink import OutputFolder
+
+        assert self.dialect is not None and self.output_dir is not None
+        folder = OutputFolder(self.output_dir)
+        try:
+            for name, text in self.dialect.render_pages(conversations):
+                folder.write(name, text.encode("utf-8", "surrogateescape"))
+        except BaseException:
+            folder.abort()
+            raise
+        folder.commit()
 
 
 class Lines:

@@ -1,0 +1,452 @@
+"""A conversation as HTML for the viewer: turns coloured by role, Markdown rendered, tool
+calls beside their results, reasoning collapsed, media named or shown, citations as links,
+model and token usage per message; with what the conversation list shows of it (title,
+date, model, message count) and the text its search looks through.
+
+The HTML is made here, escaped here (``markup``), and only shown by the page's script.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from typing import Any
+
+from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
+from .markup import code_block, escape, markdown, safe_image, safe_link
+
+_LABELS = {
+    "human": "User",
+    "ai": "Assistant",
+    "system": "System",
+    "tool": "Tool",
+    "function": "Function",
+}
+
+
+# -- what the list shows -------------------------------------------------------------
+
+
+def when(value: Any) -> str:
+    """A time as ``YYYY-MM-DD HH:MM`` (UTC): epoch seconds or an ISO 8601 string."""
+    try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            moment = datetime.fromtimestamp(float(value), tz=timezone.utc)
+        elif isinstance(value, str) and value:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            if moment.tzinfo is not None:
+                moment = moment.astimezone(timezone.utc)
+        else:
+            return ""
+    except (ValueError, OverflowError, OSError):
+        return str(value) if isinstance(value, str) else ""
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def _source(message: AnyMessage) -> dict[str, Any]:
+    """The export's own fields of a message (ChatGPT's or Claude's), or {}."""
+    extra = message.additional_kwargs
+    found = extra.get("chatgpt") or extra.get("claude") if extra else None
+    return found if isinstance(found, dict) else {}
+
+
+def message_model(message: AnyMessage) -> str:
+    model = message.response_metadata.get("model_name") or message.response_metadata.get("model")
+    if not model:
+        metadata = _source(message).get("metadata")
+        model = metadata.get("model_slug") if isinstance(metadata, dict) else None
+    return str(model) if model else ""
+
+
+def conversation_title(conversation: Conversation, number: int) -> str:
+    meta = conversation.meta
+    title = meta.get("title") or meta.get("name") or meta.get("summary")
+    return str(title) if title else f"Conversation {number + 1}"
+
+
+def conversation_model(conversation: Conversation, messages: list[AnyMessage]) -> str:
+    meta = conversation.meta
+    model = meta.get("model") or meta.get("default_model_slug")
+    if model:
+        return str(model)
+    return next((m for m in map(message_model, messages) if m), "")
+
+
+def conversation_date(conversation: Conversation, messages: list[AnyMessage]) -> str:
+    meta = conversation.meta
+    for key in ("create_time", "created_at", "created", "timestamp", "update_time"):
+        shown = when(meta.get(key))
+        if shown:
+            return shown
+    return next((t for t in map(_message_time, messages) if t), "")
+
+
+def _message_time(message: AnyMessage) -> str:
+    source = _source(message)
+    return when(source.get("create_time") or source.get("created_at"))
+
+
+# -- content ---------------------------------------------------------------------------
+
+
+def size_text(size: Any) -> str:
+    if not isinstance(size, (int, float)) or isinstance(size, bool) or size < 0:
+        return ""
+    for unit in ("B", "kB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return ""
+
+
+def _media_size(block: dict[str, Any]) -> str:
+    extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
+    for source in (block, extras):
+        for key in ("size", "size_bytes", "file_size", "bytes"):
+            if isinstance(source.get(key), (int, float)):
+                return size_text(source[key])
+    data = block.get("base64") or block.get("data")
+    if isinstance(data, str):
+        return size_text(len(data) * 3 // 4)
+    url = block.get("url")
+    if isinstance(url, str) and url.startswith("data:") and "," in url:
+        return size_text(len(url.split(",", 1)[1]) * 3 // 4)
+    return ""
+
+
+def _media(block: dict[str, Any], kind: str) -> str:
+    """An image, audio clip, video or file: a data image inline, anything else named."""
+    extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
+    url = block.get("url")
+    if kind == "image_url":
+        image = block.get("image_url")
+        url = image.get("url") if isinstance(image, dict) else image
+        kind = "image"
+    mime = block.get("mime_type") or extras.get("mime_type") or ""
+    if kind == "image":
+        data = block.get("base64") or block.get("data")
+        if isinstance(data, str) and str(mime).startswith("image/"):
+            url = f"data:{mime};base64,{data}"
+        inline = safe_image(url)
+        if inline is not None:
+            return f'<figure class="media"><img src="{escape(inline)}" alt="image"></figure>'
+    name = (
+        extras.get("file_name")
+        or extras.get("filename")
+        or block.get("filename")
+        or block.get("name")
+        or (url if isinstance(url, str) and not url.startswith("data:") else "")
+        or block.get("file_id")
+        or mime
+        or kind
+    )
+    size = _media_size(block)
+    label = f"{_ICONS.get(kind, '📎')} {kind}: {escape(str(name))}"
+    if size:
+        label += f' <span class="size">({size})</span>'
+    href = safe_link(url)
+    if href is not None:
+        return (
+            f'<a class="media" href="{escape(href)}" rel="noopener noreferrer nofollow" '
+            f'target="_blank">{label}</a>'
+        )
+    return f'<span class="media">{label}</span>'
+
+
+_ICONS = {"image": "🖼", "audio": "🔊", "input_audio": "🔊", "video": "🎞", "file": "📄"}
+
+
+def _citations(block: dict[str, Any]) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
+    for source in (block, extras):
+        for key in ("annotations", "citations"):
+            items = source.get(key)
+            for item in items if isinstance(items, list) else ():
+                if not isinstance(item, dict):
+                    continue
+                inner = (
+                    item.get("url_citation") if isinstance(item.get("url_citation"), dict) else item
+                )
+                url = safe_link(inner.get("url"))
+                if url is not None:
+                    found.append((url, str(inner.get("title") or url)))
+    return found
+
+
+def _sources(links: list[tuple[str, str]]) -> str:
+    if not links:
+        return ""
+    seen: dict[str, str] = {}
+    for url, title in links:
+        seen.setdefault(url, title)
+    items = "".join(
+        f'<li><a href="{escape(url)}" rel="noopener noreferrer nofollow" target="_blank">'
+        f"{escape(title)}</a></li>"
+        for url, title in seen.items()
+    )
+    return f'<ol class="sources">{items}</ol>'
+
+
+def _json_block(value: Any) -> str:
+    return code_block(json.dumps(value, ensure_ascii=False, indent=2, default=str), "json")
+
+
+def _text_output(value: Any) -> str:
+    """A tool's output: JSON pretty-printed, other text as it is, lists as blocks."""
+    if isinstance(value, str):
+        stripped = value.strip()
+        if stripped[:1] in ("{", "["):
+            try:
+                return _json_block(json.loads(stripped))
+            except ValueError:
+                pass
+        return code_block(value)
+    if isinstance(value, list):
+        return "".join(_block(b, {}) for b in value)
+    return _json_block(value)
+
+
+def _block(block: Any, skip_ids: dict[str, Any]) -> str:
+    if isinstance(block, str):
+        return markdown(block)
+    if not isinstance(block, dict):
+        return _json_block(block)
+    kind = block.get("type")
+    if kind == "text":
+        return markdown(str(block.get("text") or "")) + _sources(_citations(block))
+    if kind in ("reasoning", "thinking", "redacted_thinking"):
+        text = block.get("reasoning") or block.get("thinking") or ""
+        body = markdown(str(text)) if text else "<p><em>(redacted)</em></p>"
+        return f'<details class="reasoning"><summary>Reasoning</summary>{body}</details>'
+    if kind in ("image", "image_url", "audio", "video", "file", "input_audio", "text-plain"):
+        return _media(block, kind)
+    if kind in ("tool_use", "tool_call", "server_tool_call", "function_call"):
+        if block.get("id") in skip_ids:
+            return ""  # shown with the message's tool calls
+        args = block.get("input", block.get("args", block.get("arguments")))
+        return _tool_panel(str(block.get("name") or "tool"), block.get("id"), args, None)
+    if kind in ("tool_result", "server_tool_result", "web_search_tool_result"):
+        output = block.get("content", block.get("output"))
+        title = f"Result of {block.get('tool_use_id') or block.get('tool_call_id') or 'a tool'}"
+        return (
+            f'<details class="tool"><summary>{escape(str(title))}</summary>'
+            f"{_text_output(output)}</details>"
+        )
+    label = escape(str(kind or "block"))
+    return (
+        f'<details class="raw"><summary>{label}</summary>'
+        f"{_json_block(block.get('value', block))}</details>"
+    )
+
+
+def _tool_panel(name: str, call_id: Any, args: Any, result: ToolMessage | None) -> str:
+    if isinstance(args, dict) and list(args) == ["input"] and isinstance(args["input"], str):
+        shown = code_block(
+            args["input"].replace("\r\n", "\n"), "python" if name == "python" else ""
+        )
+    else:
+        shown = _json_block(args)
+    if result is None:
+        status, output = '<span class="status none">no result</span>', "<p><em>none</em></p>"
+    else:
+        failed = result.status == "error"
+        status = (
+            f'<span class="status {"error" if failed else "ok"}">'
+            f"{'error' if failed else 'result'}</span>"
+        )
+        output = _text_output(result.content)
+    ident = f' <code class="call-id">{escape(str(call_id))}</code>' if call_id else ""
+    return (
+        f'<details class="tool"><summary><span class="tool-name">{escape(name)}</span>'
+        f"{ident} {status}</summary>"
+        f'<div class="tool-grid"><div class="tool-call"><h4>Call</h4>{shown}</div>'
+        f'<div class="tool-result"><h4>Result</h4>{output}</div></div></details>'
+    )
+
+
+def _attachments(message: AnyMessage) -> str:
+    source = _source(message)
+    metadata = source.get("metadata") if isinstance(source.get("metadata"), dict) else {}
+    chips = []
+    for items in (source.get("attachments"), source.get("files"), metadata.get("attachments")):
+        for item in items if isinstance(items, list) else ():
+            if not isinstance(item, dict):
+                continue
+            name = item.get("file_name") or item.get("name") or item.get("file_uuid") or "file"
+            size = size_text(item.get("file_size", item.get("size")))
+            kind = item.get("file_kind") or item.get("file_type") or item.get("mime_type") or ""
+            detail = ", ".join(x for x in (str(kind), size) if x)
+            chip = f"📎 {escape(str(name))}"
+            if detail:
+                chip += f' <span class="size">({escape(detail)})</span>'
+            chips.append(f'<span class="media">{chip}</span>')
+    return f'<div class="attachments">{"".join(chips)}</div>' if chips else ""
+
+
+def _usage(message: AnyMessage) -> str:
+    usage = getattr(message, "usage_metadata", None)
+    if not isinstance(usage, dict):
+        return ""
+    parts = [
+        f"{usage[key]:,} {label}"
+        for key, label in (("input_tokens", "in"), ("output_tokens", "out"))
+        if isinstance(usage.get(key), int)
+    ]
+    return " / ".join(parts) + " tokens" if parts else ""
+
+
+def message_html(message: AnyMessage, results: dict[str, ToolMessage]) -> str:
+    """One turn; the results of its tool calls (by call id) shown beside them."""
+    role = message.type if message.type in _LABELS else "chat"
+    label = _LABELS.get(message.type) or str(getattr(message, "role", message.type))
+    head = [f'<span class="role">{escape(label)}</span>']
+    if message.name:
+        head.append(f'<span class="name">{escape(str(message.name))}</span>')
+    details = [message_model(message), _usage(message), _message_time(message)]
+    shown = " · ".join(escape(d) for d in details if d)
+    if shown:
+        head.append(f'<span class="info">{shown}</span>')
+    calls = message.tool_calls if isinstance(message, AIMessage) else []
+    call_ids = {call.get("id"): call for call in calls if call.get("id")}
+    content = message.content
+    if isinstance(content, str):
+        body = markdown(content)
+    else:
+        body = "".join(_block(block, call_ids) for block in content)
+    if isinstance(message, ToolMessage):
+        body = _text_output(content) if isinstance(content, str) else body
+        head.append(f'<code class="call-id">{escape(str(message.tool_call_id))}</code>')
+    panels = [
+        _tool_panel(call["name"], call.get("id"), call["args"], results.get(call.get("id") or ""))
+        for call in calls
+    ]
+    for bad in getattr(message, "invalid_tool_calls", None) or ():
+        panels.append(
+            _tool_panel(
+                str(bad.get("name") or "tool"),
+                bad.get("id"),
+                {"arguments": bad.get("args"), "error": bad.get("error")},
+                None,
+            )
+        )
+    return (
+        f'<article class="msg {role}"><header>{"".join(head)}</header>'
+        f'<div class="body">{body}{_attachments(message)}</div>{"".join(panels)}</article>'
+    )
+
+
+def _text_of(message: AnyMessage) -> Iterable[str]:
+    """What the search looks through in a message."""
+    content = message.content
+    if isinstance(content, str):
+        yield content
+    else:
+        for block in content:
+            if isinstance(block, str):
+                yield block
+            elif isinstance(block, dict):
+                for key in ("text", "reasoning", "thinking"):
+                    if isinstance(block.get(key), str):
+                        yield block[key]
+    for call in getattr(message, "tool_calls", None) or ():
+        yield call["name"]
+        yield json.dumps(call["args"], ensure_ascii=False, default=str)
+
+
+def messages_html(messages: list[AnyMessage]) -> list[str]:
+    """Each message's HTML; a tool result that answers a call in the conversation is
+    shown with the call (its own entry is empty)."""
+    calls = {
+        call.get("id")
+        for message in messages
+        if isinstance(message, AIMessage)
+        for call in message.tool_calls
+        if call.get("id")
+    }
+    results = {
+        m.tool_call_id: m
+        for m in messages
+        if isinstance(m, ToolMessage) and m.tool_call_id in calls
+    }
+    paired = {id(m) for m in results.values()}
+    return ["" if id(m) in paired else message_html(m, results) for m in messages]
+
+
+def _key(message: AnyMessage) -> Any:
+    return message.id or (message.type, repr(message.content))
+
+
+def _fork(branch: list[AnyMessage], others: list[list[AnyMessage]]) -> int:
+    """Where a branch leaves the others: the length of its longest shared start."""
+    keys = [_key(m) for m in branch]
+    longest = 0
+    for other in others:
+        shared = 0
+        for mine, theirs in zip(keys, other, strict=False):
+            if mine != _key(theirs):
+                break
+            shared += 1
+        longest = max(longest, shared)
+    return longest
+
+
+def entry(group: list[Conversation], number: int) -> dict[str, Any]:
+    """What the viewer knows of a conversation (or of a tree's branches, ``group``): its
+    list fields, search text and HTML."""
+    branches = [list(c.messages) for c in group]
+    first = group[0]
+    title = conversation_title(first, number)
+    sections = []
+    for index, messages in enumerate(branches):
+        parts = messages_html(messages)
+        if len(branches) > 1:
+            others = branches[:index] + branches[index + 1 :]
+            at = min(_fork(messages, others), len(parts))
+            buttons = "".join(
+                f'<button type="button" data-branch="{i}"'
+                f"{' aria-current=true' if i == index else ''}>{i + 1}</button>"
+                for i in range(len(branches))
+            )
+            switch = (
+                f'<nav class="fork" aria-label="branches">Branch {index + 1} of '
+                f"{len(branches)}: {buttons}</nav>"
+            )
+            parts.insert(at, switch)
+        hidden = " hidden" if index else ""
+        sections.append(
+            f'<section class="branch" data-index="{index}"{hidden}>{"".join(parts)}</section>'
+        )
+    everything = [m for messages in branches for m in messages]
+    date = conversation_date(first, everything)
+    model = conversation_model(first, everything)
+    facts = [f"{max(map(len, branches), default=0)} messages"]
+    if len(branches) > 1:
+        facts.append(f"{len(branches)} branches")
+    facts += [x for x in (date, model) if x]
+    ident = first.meta.get("id") or first.meta.get("uuid")
+    if ident:
+        facts.append(f"id {ident}")
+    if first.location is not None:
+        facts.append(str(first.location))
+    header = (
+        f"<header class=conv-head><h1>{escape(title)}</h1>"
+        f'<p class="facts">{" · ".join(escape(str(f)) for f in facts)}</p></header>'
+    )
+    seen: set[Any] = set()
+    texts = [title]
+    for message in everything:
+        key = _key(message)
+        if key not in seen:
+            seen.add(key)
+            texts.extend(_text_of(message))
+    return {
+        "t": title,
+        "d": date,
+        "m": model,
+        "n": max(map(len, branches), default=0),
+        "b": len(branches),
+        "s": "\n".join(texts).lower(),
+        "h": header + "".join(sections),
+    }

@@ -1,0 +1,149 @@
+"""Transcript text as safe HTML: Markdown (markdown-it-py, raw HTML off) with code
+highlighted by Pygments; both come with rich, so this adds no dependency.
+
+Transcript content is data, never code: raw HTML in Markdown is shown as text, a link
+keeps its address only when its scheme is http, https or mailto, an image is shown
+inline only when it is a data URL of a raster image (a remote image is a link: opening
+a page never contacts a server), and every attribute is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import lru_cache
+from typing import Any
+
+_LINK_SCHEMES = ("http:", "https:", "mailto:")
+_IMAGE_DATA = re.compile(r"data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*\Z", re.I)
+_MAX_HIGHLIGHT = 200_000  # longer code is escaped, not highlighted (Pygments is slow on it)
+
+
+def escape(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def safe_link(url: Any) -> str | None:
+    """``url`` when a page may link to it (http, https, mailto), else None."""
+    if not isinstance(url, str):
+        return None
+    stripped = url.strip()
+    lowered = re.sub(r"[\x00-\x20]", "", stripped).lower()
+    return stripped if lowered.startswith(_LINK_SCHEMES) else None
+
+
+def safe_image(url: Any) -> str | None:
+    """``url`` when a page may show it inline: a data URL of a PNG, JPEG, GIF or WebP."""
+    if isinstance(url, str) and _IMAGE_DATA.match(url.strip()):
+        return url.strip()
+    return None
+
+
+@lru_cache(maxsize=64)
+def _lexer(language: str) -> Any:
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        return get_lexer_by_name(language)
+    except ClassNotFound:
+        return None
+
+
+@lru_cache(maxsize=1)
+def _formatter() -> Any:
+    from pygments.formatters import HtmlFormatter
+
+    return HtmlFormatter(nowrap=True, classprefix="hl-")
+
+
+def highlight(code: str, language: str = "") -> str:
+    """``code`` as escaped HTML, with Pygments' token spans when the language is known."""
+    language = (language or "").strip().split()[0].lower() if language else ""
+    lexer = _lexer(language) if language and len(code) <= _MAX_HIGHLIGHT else None
+    if lexer is None:
+        return escape(code)
+    from pygments import highlight as pygments_highlight
+
+    return pygments_highlight(code, lexer, _formatter())
+
+
+def code_block(code: str, language: str = "") -> str:
+    label = f' data-lang="{escape(language)}"' if language else ""
+    return f"<pre class=code{label}><code>{highlight(code, language)}</code></pre>"
+
+
+def highlight_css() -> str:
+    """The token colours of ``highlight``, light and dark."""
+    from pygments.formatters import HtmlFormatter
+
+    light = HtmlFormatter(classprefix="hl-", style="friendly").get_style_defs(".code")
+    dark = HtmlFormatter(classprefix="hl-", style="monokai").get_style_defs(".code")
+    # only the token rules: the page sets the block's own background
+    light = "\n".join(line for line in light.splitlines() if " .hl-" in line)
+    dark = "\n".join(line for line in dark.splitlines() if " .hl-" in line)
+    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}"
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> Any:
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False, "breaks": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    md.validateLink = lambda url: True  # decided per link and image below, with the reason
+    md.options["highlight"] = lambda code, lang, attrs: (
+        f"<pre class=code{_lang_attr(lang)}><code>{highlight(code, lang)}</code></pre>"
+    )
+    rules = md.renderer.rules
+    rules["link_open"] = _link_open
+    rules["link_close"] = _link_close
+    rules["image"] = _image
+    return md
+
+
+def _lang_attr(language: str) -> str:
+    return f' data-lang="{escape(language)}"' if language else ""
+
+
+def _link_open(tokens: list, idx: int, options: Any, env: dict) -> str:
+    token = tokens[idx]
+    href = safe_link(token.attrGet("href"))
+    env.setdefault("links", []).append(href is not None)
+    if href is None:
+        return '<span class="unsafe-link">'
+    title = token.attrGet("title")
+    extra = f' title="{escape(str(title))}"' if title else ""
+    return f'<a href="{escape(href)}"{extra} rel="noopener noreferrer nofollow" target="_blank">'
+
+
+def _link_close(tokens: list, idx: int, options: Any, env: dict) -> str:
+    kept = env.get("links") or [True]
+    return "</a>" if kept.pop() else "</span>"
+
+
+def _image(tokens: list, idx: int, options: Any, env: dict) -> str:
+    token = tokens[idx]
+    src = token.attrGet("src")
+    alt = "".join(child.content for child in token.children or ())
+    shown = safe_image(src)
+    if shown is not None:
+        return f'<img src="{escape(shown)}" alt="{escape(alt)}">'
+    href = safe_link(src)
+    label = escape(alt or "image")
+    if href is None:
+        return f'<span class="media">🖼 {label}</span>'
+    return (
+        f'<a class="media" href="{escape(href)}" rel="noopener noreferrer nofollow" '
+        f'target="_blank">🖼 {label}</a>'
+    )
+
+
+_PLAIN = re.compile(r"[\\`*_\[\]<>&#!|~\-+=.:)\d]|^ {4}|^\t|\n\s*\n", re.M)
+
+
+def markdown(text: str) -> str:
+    """``text`` read as Markdown, as HTML; raw HTML in it is shown as text."""
+    if not _PLAIN.search(text):  # a plain sentence: one paragraph, no parse needed
+        return f"<p>{escape(text)}</p>" if text.strip() else ""
+    return _markdown().render(text, {})
