@@ -1,4 +1,6 @@
-"""``chatpipe stats``: figures checked by hand on fixtures; JSON and a width-pinned table."""
+"""``chatpipe stats``: figures checked by hand on fixtures; JSON and a width-pinned table
+with its histograms (messages per conversation 3, 9, 2, 2, 3: p10 2, median 3, p90
+3 + 0.6 * (9 - 3) = 6.6 as NumPy interpolates)."""
 
 from __future__ import annotations
 
@@ -76,8 +78,102 @@ def test_table_with_pinned_width():
 │ all │       19 │  8 │     7 │      4 │          0 │      0 │     0 │     26,635 │     19 │
 └─────┴──────────┴────┴───────┴────────┴────────────┴────────┴───────┴────────────┴────────┘
 conversation length: min 2, median 3, max 9 messages
+
+tokens per conversation
+ tokens                            conversations
+      2  ████████████████████████              2
+      3  ████████████████████████              2
+      4                                        0
+      5                                        0
+      6                                        0
+      7                                        0
+      8                                        0
+      9  ████████████                          1
+min 2 · p10 2 · median 3 · p90 6.6 · max 9
+messages per conversation
+ messages                            conversations
+        2  ████████████████████████              2
+        3  ████████████████████████              2
+        4                                        0
+        5                                        0
+        6                                        0
+        7                                        0
+        8                                        0
+        9  ████████████                          1
+min 2 · p10 2 · median 3 · p90 6.6 · max 9
 """
     )
     assert (
         cli("stats", "--table", "--json", str(FIXTURES / "openai_tool_calls.jsonl")).exit_code == 2
     )
+
+
+def test_spread_and_count_over_max_tokens_in_json():
+    result = cli(
+        "stats",
+        "--json",
+        "--token-counter",
+        "messages",
+        "--max-tokens",
+        "2",
+        str(FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"),
+    )
+    overall = json.loads(result.stdout.splitlines()[-1])["overall"]
+    # tokens = messages here: 3, 9, 2, 2, 3
+    expected = {"min": 2, "p10": 2, "median": 3, "p90": 6.6, "max": 9, "mean": 3.8}
+    assert overall["spread"] == {"tokens": expected, "messages": expected}
+    assert overall["over_max_tokens"] == {"max_tokens": 2, "conversations": 3}
+
+
+def test_quantiles_interpolate_as_numpy_does():
+    from chatpipe.ops.stats import quantile
+
+    assert quantile([1, 2, 3, 4], 0.5) == 2.5
+    assert quantile([10, 20], 0.1) == 11
+    assert quantile([0, 100], 0.9) == 90
+    assert quantile([7], 0.9) == 7
+    assert quantile([], 0.5) == 0
+
+
+def test_histogram_bins_are_round_and_hold_every_value():
+    from chatpipe.render.charts import bar, bins
+
+    values = [5, 17, 230, 231, 999, 1000]
+    binned = bins(values)
+    # 5..1000 over about ten bins: a width of 100 (not 99.6)
+    assert binned[0] == (0, 100, 2) and binned[2] == (200, 300, 2)
+    assert all(high - low == 100 for low, high, _ in binned)
+    assert sum(n for _, _, n in binned) == len(values)
+    assert binned[-2:] == [(900, 1000, 1), (1000, 1100, 1)]
+    assert bar(8, 8, 3) == "███" and bar(1, 8, 3) == "▍" and bar(0, 8, 3) == ""
+
+
+def test_html_report_has_its_figures_and_two_charts(tmp_path):
+    out = tmp_path / "report.html"
+    result = cli(
+        "stats",
+        "--to",
+        "html",
+        "--token-counter",
+        "messages",
+        "--max-tokens",
+        "2",
+        "-o",
+        str(out),
+        str(FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"),
+    )
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert page.startswith("<!doctype html>")
+    assert "<h1>5 conversations</h1>" in page
+    assert page.count("<svg ") == 2
+    assert "<tr><td>tokens</td><td>2</td><td>2</td><td>3</td><td>6.6</td><td>9</td>" in page
+    assert "3 of 5 conversations are over 2 tokens." in page
+    assert "<script" not in page  # a report needs no script, and the policy allows none
+    assert "script-src" not in page and "default-src 'none'" in page
+
+
+def test_stats_to_takes_only_html():
+    result = cli("stats", "--to", "csv", str(FIXTURES / "openai_tool_calls.jsonl"))
+    assert result.exit_code == 2
+    assert "stats --to takes html" in result.output

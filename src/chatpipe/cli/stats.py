@@ -4,7 +4,7 @@ machines."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -12,22 +12,26 @@ from ..errors import UsageError
 from ..ops.count import resolve_counter
 from ..pipeline.job import Job
 from ..pipeline.targets import Stats
+from ..render.report import stats_page
 from .options import AsJson, ReadingOptions, reads
 from .runtime import execute, rich_console, run
 from .template import CountThroughTemplate, TemplateName, Variables, templated_counter
 from .trim import TokenCounterOption
 
 HELP = """Count messages by type, tool calls, images and files, characters and tokens, per
-conversation and overall, with min / median / max conversation length.
+conversation and overall, with the spread of tokens and messages per conversation (min,
+p10, median, p90, max) and, with --max-tokens, how many conversations are over it.
 
-A table on a terminal; JSON lines otherwise (or with --json): one per conversation, then
-{"overall": ...}.
+A table and histograms on a terminal; JSON lines otherwise (or with --json): one per
+conversation, then {"overall": ...}; --to html writes a page with SVG charts.
 
 Examples:
 
   chatpipe stats fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
 
   chatpipe stats --json --token-counter tiktoken:cl100k_base train.jsonl | jq .overall
+
+  chatpipe stats --max-tokens 16385 --to html -o report.html train.jsonl
 """
 
 _ROWS = 30  # conversations shown in the table
@@ -44,18 +48,39 @@ def stats(
     as_table: Annotated[
         bool, typer.Option("--table", help="Print the table even when stdout is not a terminal.")
     ] = False,
+    to: Annotated[
+        Optional[str],  # noqa: UP045 - typer reads the annotation at run time
+        typer.Option(
+            "--to", metavar="html", help="Write an HTML report with charts.", show_default=False
+        ),
+    ] = None,
+    max_tokens: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(
+            "--max-tokens",
+            metavar="N",
+            min=1,
+            help="Count the conversations over N tokens (a model's context, say).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     def body() -> None:
-        if as_json and as_table:
-            raise UsageError("--json and --table ask for two different outputs; pick one")
+        if to not in (None, "html"):
+            raise UsageError(f"stats --to takes html, got {to!r}", hint="or --json, or --table")
+        if sum((as_json, as_table, to is not None)) > 1:
+            raise UsageError("--json, --table and --to html ask for different outputs; pick one")
         counter = templated_counter(
             resolve_counter(token_counter), chat_template, template_name, var
         )
         output = reading.output
-        table = as_table or (not as_json and output is None and sys.stdout.isatty())
-        # a table goes to the terminal, or as text into the -o file
+        table = as_table or (not as_json and to is None and output is None and sys.stdout.isatty())
+        # a table goes to the terminal, or as text into the -o file; a page anywhere
         after = _table_text if table and output is not None else None
-        figures = Stats(counter, rows=not table, after=after)
+        figures = Stats(counter, rows=not table and to is None, after=after, max_tokens=max_tokens)
+        if to == "html":
+            sources = list(reading.files or ["-"])
+            figures.after = lambda each, overall: stats_page(each, overall, sources, figures.ids)
         execute(reading, Job(reading.inputs(), None, figures))
         if table and output is None:
             _print_table(rich_console(), figures.each, figures.overall())
@@ -111,6 +136,46 @@ def _print_table(console: Any, each: list[dict], overall: dict) -> None:
         f"conversation length: min {length['min']}, median {length['median']}, "
         f"max {length['max']} messages"
     )
+    _print_histograms(console, each, overall)
+
+
+def _print_histograms(console: Any, each: list[dict], overall: dict) -> None:
+    """Tokens and messages per conversation as bars, side by side, each with its spread
+    (min, p10, median, p90, max) and, for tokens, the count over --max-tokens."""
+    from rich.columns import Columns
+    from rich.table import Table
+
+    from ..render.charts import bar, bin_label, bins
+
+    over = overall.get("over_max_tokens")
+    panels = []
+    for field, title in (
+        ("tokens", "tokens per conversation"),
+        ("messages", "messages per conversation"),
+    ):
+        binned = bins([s[field] for s in each])
+        most = max((n for _, _, n in binned), default=0)
+        spread = overall["spread"][field]
+        caption = " · ".join(
+            f"{name} {spread[name]:,}" for name in ("min", "p10", "median", "p90", "max")
+        )
+        if field == "tokens" and over:
+            caption += f"\n{over['conversations']:,} over {over['max_tokens']:,} tokens"
+        histogram = Table(
+            title=title, caption=caption, title_justify="left", caption_justify="left", box=None
+        )
+        histogram.add_column(field, justify="right", style="dim")
+        histogram.add_column("", min_width=24, style="cyan")
+        histogram.add_column("conversations", justify="right")
+        for low, high, number in binned:
+            limit = over["max_tokens"] if field == "tokens" and over else None
+            style = "red" if limit is not None and low > limit else None
+            histogram.add_row(
+                bin_label(low, high), bar(number, most, 24), f"{number:,}", style=style
+            )
+        panels.append(histogram)
+    console.print()
+    console.print(Columns(panels, padding=(0, 4)))
 
 
 stats.__doc__ = HELP

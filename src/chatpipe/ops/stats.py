@@ -51,8 +51,38 @@ def conversation_stats(messages: Iterable[AnyMessage], counter: Any) -> dict[str
     return stats
 
 
-def overall_stats(each: list[dict[str, Any]]) -> dict[str, Any]:
-    """Totals over conversations, with min, median and max conversation length."""
+def quantile(ordered: list[float], q: float) -> float:
+    """The ``q`` quantile of sorted values, interpolated between the two nearest as
+    NumPy's default (``linear``) does: the figures the OpenAI fine-tuning cookbook prints."""
+    if not ordered:
+        return 0
+    at = (len(ordered) - 1) * q
+    low = int(at)
+    high = min(low + 1, len(ordered) - 1)
+    value = ordered[low] + (ordered[high] - ordered[low]) * (at - low)
+    return int(value) if value == int(value) else round(value, 2)
+
+
+def spread(values: Iterable[float]) -> dict[str, float]:
+    """min, p10, median, p90, max and mean of some values."""
+    ordered = sorted(values)
+    if not ordered:
+        return dict.fromkeys(("min", "p10", "median", "p90", "max", "mean"), 0)
+    mean = sum(ordered) / len(ordered)
+    return {
+        "min": ordered[0],
+        "p10": quantile(ordered, 0.1),
+        "median": quantile(ordered, 0.5),
+        "p90": quantile(ordered, 0.9),
+        "max": ordered[-1],
+        "mean": round(mean, 2),
+    }
+
+
+def overall_stats(each: list[dict[str, Any]], max_tokens: int | None = None) -> dict[str, Any]:
+    """Totals over conversations, with min, median and max conversation length, the
+    spread of tokens and messages per conversation, and (with ``max_tokens``) how many
+    conversations are over that many tokens."""
     total: dict[str, Any] = {"conversations": len(each)}
     for field in FIELDS:
         total[field] = sum(s[field] for s in each)
@@ -67,4 +97,13 @@ def overall_stats(each: list[dict[str, Any]]) -> dict[str, Any]:
         if lengths
         else {"min": 0, "median": 0, "max": 0}
     )
+    total["spread"] = {
+        "tokens": spread(s["tokens"] for s in each),
+        "messages": spread(lengths),
+    }
+    if max_tokens is not None:
+        total["over_max_tokens"] = {
+            "max_tokens": max_tokens,
+            "conversations": sum(1 for s in each if s["tokens"] > max_tokens),
+        }
     return total

@@ -212,7 +212,8 @@ class Texts:
 class Stats:
     """A JSON line of figures per conversation (``conversation_stats``), then
     ``{"overall": ...}``; with ``rows=False`` the figures are only kept (``each``), for
-    a table. ``after(each, overall)`` gives a text written at the end (a table)."""
+    a table. ``after(each, overall)`` gives a text written at the end (a table, a page).
+    ``max_tokens`` adds to the overall figures how many conversations are over it."""
 
     lines = None
 
@@ -221,9 +222,12 @@ class Stats:
         counter: Any,
         rows: bool = True,
         after: Callable[[list[dict[str, Any]], dict[str, Any]], str] | None = None,
+        max_tokens: int | None = None,
     ) -> None:
         self.counter, self.rows, self.after = counter, rows, after
+        self.max_tokens = max_tokens
         self.each: list[dict[str, Any]] = []
+        self.ids: list[Any] = []  # each conversation's id (None when it has none)
 
     def loss_report(self) -> None:
         return None
@@ -231,7 +235,7 @@ class Stats:
     def overall(self) -> dict[str, Any]:
         from ..ops.stats import overall_stats
 
-        return overall_stats(self.each)
+        return overall_stats(self.each, self.max_tokens)
 
     def emit(self, run: Run, conversations: Iterator[Conversation], sink: Any) -> None:
         from ..ops.count import counter_for
@@ -242,8 +246,9 @@ class Stats:
                 conversation.messages, counter_for(self.counter, conversation)
             )
             self.each.append(figures)
+            ident = conversation.meta.get("id")
+            self.ids.append(ident)
             if self.rows:
-                ident = conversation.meta.get("id")
                 named = {"id": ident} if ident is not None else {}
                 sink.line(orjson.dumps({"conversation": index + 1, **named, **figures}))
         if self.rows:

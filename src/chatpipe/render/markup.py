@@ -57,9 +57,39 @@ def _formatter() -> Any:
     return HtmlFormatter(nowrap=True, classprefix="hl-")
 
 
+_JSON_TOKEN = re.compile(
+    r'("(?:[^"\\]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b'
+)
+
+
+def _json_span(match: re.Match) -> str:
+    text, colon, number, literal = match.groups()
+    if text is not None:
+        kind = "hl-nt" if colon else "hl-s2"  # Pygments' classes: a key, a string
+        return f'<span class="{kind}">{escape(text)}</span>{colon or ""}'
+    if number is not None:
+        return f'<span class="hl-mi">{number}</span>'
+    return f'<span class="hl-kc">{literal}</span>'
+
+
+def highlight_json(code: str) -> str:
+    """JSON text as escaped HTML with the token spans Pygments would give its keys,
+    strings, numbers and constants: one regular expression, many times faster (tool
+    arguments and results are most of an agent transcript)."""
+    out, last = [], 0
+    for match in _JSON_TOKEN.finditer(code):
+        out.append(escape(code[last : match.start()]))
+        out.append(_json_span(match))
+        last = match.end()
+    out.append(escape(code[last:]))
+    return "".join(out)
+
+
 def highlight(code: str, language: str = "") -> str:
     """``code`` as escaped HTML, with Pygments' token spans when the language is known."""
     language = (language or "").strip().split()[0].lower() if language else ""
+    if language == "json":
+        return highlight_json(code)
     lexer = _lexer(language) if language and len(code) <= _MAX_HIGHLIGHT else None
     if lexer is None:
         return escape(code)

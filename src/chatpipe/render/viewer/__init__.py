@@ -38,12 +38,12 @@ def _digest(text: str) -> str:
     return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
 
 
-def policy(css: str, script: str) -> str:
+def policy(css: str, script: str | None) -> str:
     """What the page may load and run: its own style and script, data images, no more."""
+    scripts = f"script-src 'sha256-{_digest(script)}'; " if script is not None else ""
     return (
         "default-src 'none'; "
-        f"style-src 'sha256-{_digest(css)}'; "
-        f"script-src 'sha256-{_digest(script)}'; "
+        f"style-src 'sha256-{_digest(css)}'; {scripts}"
         "img-src data:; base-uri 'none'; form-action 'none'"
     )
 
@@ -57,7 +57,8 @@ def _json(value: Any) -> str:
     return text.replace("<", "\\u003c")
 
 
-def _head(title: str, css: str, script: str) -> str:
+def page_head(title: str, css: str, script: str | None) -> str:
+    """A page's start, to its ``<body>``: the policy, the title and the style."""
     return (
         "<!doctype html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
         f'<meta http-equiv="Content-Security-Policy" content="{policy(css, script)}">\n'
@@ -71,7 +72,7 @@ def _page_open(title: str, home: str | None) -> str:
     css, script = _assets()
     back = f'<a id=home href="{escape(home)}">← All conversations</a>' if home else ""
     return (
-        _head(title, css, script)
+        page_head(title, css, script)
         + "<body>\n<div id=app>\n<aside id=side><div class=top>"
         + back
         + '<input id=q type=search placeholder="Search conversations  ( / )" '

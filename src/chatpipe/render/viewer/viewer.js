@@ -133,4 +133,5 @@
   if (window.location.hash) route();
   else if (data.length && data[0].h) open(0);
   document.body.dataset.ready = "true";
+  performance.mark("chatpipe-ready");
 })();
