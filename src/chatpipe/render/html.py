@@ -118,6 +118,10 @@ def _media_size(block: dict[str, Any]) -> str:
 def _media(block: dict[str, Any], kind: str) -> str:
     """An image, audio clip, video or file: a data image inline, anything else named."""
     extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
+    source = block.get("source")
+    if isinstance(source, dict):  # Anthropic's blocks: {"source": {"type": "base64", ...}}
+        block = {**block, **{k: v for k, v in source.items() if k != "type"}}
+        block.setdefault("mime_type", source.get("media_type"))
     url = block.get("url")
     if kind == "image_url":
         image = block.get("image_url")
@@ -220,7 +224,16 @@ def _block(block: Any, skip_ids: dict[str, Any]) -> str:
         text = block.get("reasoning") or block.get("thinking") or ""
         body = markdown(str(text)) if text else "<p><em>(redacted)</em></p>"
         return f'<details class="reasoning"><summary>Reasoning</summary>{body}</details>'
-    if kind in ("image", "image_url", "audio", "video", "file", "input_audio", "text-plain"):
+    if kind in (
+        "image",
+        "image_url",
+        "audio",
+        "video",
+        "file",
+        "input_audio",
+        "text-plain",
+        "document",
+    ):
         return _media(block, kind)
     if kind in ("tool_use", "tool_call", "server_tool_call", "function_call"):
         if block.get("id") in skip_ids:
@@ -421,7 +434,8 @@ def entry(group: list[Conversation], number: int) -> dict[str, Any]:
     everything = [m for messages in branches for m in messages]
     date = conversation_date(first, everything)
     model = conversation_model(first, everything)
-    facts = [f"{max(map(len, branches), default=0)} messages"]
+    most = max(map(len, branches), default=0)
+    facts = [f"{most} message" if most == 1 else f"{most} messages"]
     if len(branches) > 1:
         facts.append(f"{len(branches)} branches")
     facts += [x for x in (date, model) if x]
