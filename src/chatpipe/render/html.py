@@ -290,6 +290,9 @@ def _attachments(message: AnyMessage) -> str:
             name = item.get("file_name") or item.get("name") or item.get("file_uuid") or "file"
             size = size_text(item.get("file_size", item.get("size")))
             kind = item.get("file_kind") or item.get("file_type") or item.get("mime_type") or ""
+            preview = item.get("preview_asset")
+            if isinstance(preview, dict) and preview.get("image_width"):
+                size = size or f"{preview['image_width']}×{preview.get('image_height')}"
             detail = ", ".join(x for x in (str(kind), size) if x)
             chip = f"📎 {escape(str(name))}"
             if detail:

@@ -67,6 +67,21 @@
     document.title = entry.t + " — chatpipe";
   }
 
+  // a conversation opens as it is clicked (not a task later, on hashchange); its
+  // address goes into the history, so Back and a bookmark find it again
+  function go(i, push) {
+    var entry = data[i];
+    if (!entry) return;
+    if (entry.h) {
+      var address = "#c" + (i + 1);
+      if (window.location.hash !== address) {
+        if (push) window.history.pushState(null, "", address);
+        else window.history.replaceState(null, "", address);
+      }
+    }
+    open(i);
+  }
+
   function route() {
     var match = /^#c(\d+)$/.exec(window.location.hash);
     if (match) open(Number(match[1]) - 1);
@@ -83,12 +98,22 @@
       items[current].setAttribute("aria-selected", "true");
       items[current].scrollIntoView({ block: "nearest" });
     } else {
-      window.location.hash = "#c" + (shown[next] + 1);
+      go(shown[next], false);
     }
   }
 
   q.addEventListener("input", search);
   window.addEventListener("hashchange", route);
+  window.addEventListener("popstate", route);
+  list.addEventListener("click", function (event) {
+    var item = event.target.closest("li");
+    if (!item || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    var i = Number(item.id.slice(5));
+    if (data[i].h) {
+      event.preventDefault();
+      go(i, true);
+    }
+  });
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     var inSearch = event.target === q;
