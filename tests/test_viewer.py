@@ -151,7 +151,7 @@ def test_branches_of_one_tree_are_one_entry_with_a_switch_at_the_fork():
         assert before.count('<article class="msg') == 2
     # the image of the edited question: named with its size (a file-service pointer is
     # not in the export)
-    assert "🖼 image: file-service://file-6zq2zmFSnwi6Z6jNDdVqg9" in entry["h"]
+    assert "image: file-service://file-6zq2zmFSnwi6Z6jNDdVqg9" in entry["h"]
     assert "(235.6 kB)" in entry["h"]
     assert "javascript" in entry["s"] and "python" in entry["s"]
 
@@ -169,7 +169,7 @@ def test_attachments_are_named_with_their_size():
     entries = embedded(page)
     shown = "".join(e["h"] for e in entries)
     attachments = re.findall(
-        r'<span class="media">📎 ([^<]+) <span class="size">\(([^)]+)\)', shown
+        r'<span class="media">attached: ([^<]+) <span class="size">\(([^)]+)\)', shown
     )
     assert attachments, shown[:2000]
     source = json.loads(

@@ -197,9 +197,9 @@ def test_claude_export_shows_attachments_and_thinking(browser, tmp_path):
     # the pasted file, named with its type and size; the uploaded image with its size
     pasted = page.locator(".attachments .media", has_text="bakeries.csv")
     assert pasted.is_visible()
-    assert pasted.text_content() == "📎 bakeries.csv (text/csv, 118 B)"
+    assert pasted.text_content() == "attached: bakeries.csv (text/csv, 118 B)"
     image = page.locator(".attachments .media", has_text="image")
-    assert image.first.text_content() == "📎 image (image, 935×1247)"
+    assert image.first.text_content() == "attached: image (image, 935×1247)"
     view.shot("claude-attachment")
     page.locator("#list li a").nth(1).click()
     reasoning = page.locator("details.reasoning").first

@@ -146,7 +146,7 @@ def _media(block: dict[str, Any], kind: str) -> str:
         or kind
     )
     size = _media_size(block)
-    label = f"{_ICONS.get(kind, '📎')} {kind}: {escape(str(name))}"
+    label = f"{_KINDS.get(kind, kind)}: {escape(str(name))}"
     if size:
         label += f' <span class="size">({size})</span>'
     href = safe_link(url)
@@ -158,7 +158,8 @@ def _media(block: dict[str, Any], kind: str) -> str:
     return f'<span class="media">{label}</span>'
 
 
-_ICONS = {"image": "🖼", "audio": "🔊", "input_audio": "🔊", "video": "🎞", "file": "📄"}
+# words, not emoji: a machine without an emoji font draws those as empty boxes
+_KINDS = {"input_audio": "audio", "text-plain": "file", "document": "file"}
 
 
 def _citations(block: dict[str, Any]) -> list[tuple[str, str]]:
@@ -294,7 +295,7 @@ def _attachments(message: AnyMessage) -> str:
             if isinstance(preview, dict) and preview.get("image_width"):
                 size = size or f"{preview['image_width']}×{preview.get('image_height')}"
             detail = ", ".join(x for x in (str(kind), size) if x)
-            chip = f"📎 {escape(str(name))}"
+            chip = f"attached: {escape(str(name))}"
             if detail:
                 chip += f' <span class="size">({escape(detail)})</span>'
             chips.append(f'<span class="media">{chip}</span>')

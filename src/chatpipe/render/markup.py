@@ -162,10 +162,10 @@ def _image(tokens: list, idx: int, options: Any, env: dict) -> str:
     href = safe_link(src)
     label = escape(alt or "image")
     if href is None:
-        return f'<span class="media">🖼 {label}</span>'
+        return f'<span class="media">image: {label}</span>'
     return (
         f'<a class="media" href="{escape(href)}" rel="noopener noreferrer nofollow" '
-        f'target="_blank">🖼 {label}</a>'
+        f'target="_blank">image: {label}</a>'
     )
 
 
