@@ -59,7 +59,11 @@ def quantile(ordered: list[float], q: float) -> float:
     at = (len(ordered) - 1) * q
     low = int(at)
     high = min(low + 1, len(ordered) - 1)
-    value = ordered[low] + (ordered[high] - ordered[low]) * (at - low)
+    return _tidy(ordered[low] + (ordered[high] - ordered[low]) * (at - low))
+
+
+def _tidy(value: float) -> float:
+    """A whole number as an int (8, not 8.0), any other to two decimals."""
     return int(value) if value == int(value) else round(value, 2)
 
 
@@ -75,7 +79,7 @@ def spread(values: Iterable[float]) -> dict[str, float]:
         "median": quantile(ordered, 0.5),
         "p90": quantile(ordered, 0.9),
         "max": ordered[-1],
-        "mean": round(mean, 2),
+        "mean": _tidy(mean),
     }
 
 
