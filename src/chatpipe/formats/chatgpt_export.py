@@ -26,9 +26,7 @@ def _chatgpt_text(content: dict[str, Any]) -> tuple[str | list[Any], bool]:
             if isinstance(part, str):
                 parts.append(part)
             elif isinstance(part, dict) and part.get("content_type") == "image_asset_pointer":
-                extras = {
-                    k: v for k, v in part.items() if k != "asset_pointer"
-                }
+                extras = {k: v for k, v in part.items() if k != "asset_pointer"}
                 parts.append({"type": "image", "url": part.get("asset_pointer"), "extras": extras})
             elif isinstance(part, dict) and part.get("content_type") == "audio_transcription":
                 parts.append(part.get("text", ""))

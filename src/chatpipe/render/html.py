@@ -14,16 +14,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
+from .markdown import LABELS
 from .markup import code_block, escape, markdown, safe_image, safe_link
-
-_LABELS = {
-    "human": "User",
-    "ai": "Assistant",
-    "system": "System",
-    "tool": "Tool",
-    "function": "Function",
-}
-
 
 # -- what the list shows -------------------------------------------------------------
 
@@ -316,8 +308,8 @@ def _usage(message: AnyMessage) -> str:
 
 def message_html(message: AnyMessage, results: dict[str, ToolMessage]) -> str:
     """One turn; the results of its tool calls (by call id) shown beside them."""
-    role = message.type if message.type in _LABELS else "chat"
-    label = _LABELS.get(message.type) or str(getattr(message, "role", message.type))
+    role = message.type if message.type in LABELS else "chat"
+    label = LABELS.get(message.type) or str(getattr(message, "role", message.type))
     head = [f'<span class="role">{escape(label)}</span>']
     if message.name:
         head.append(f'<span class="name">{escape(str(message.name))}</span>')

@@ -9,7 +9,8 @@ from typing import Any
 
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
 
-_LABELS = {
+# what a person calls each message type (the Markdown and HTML transcripts)
+LABELS = {
     "human": "User",
     "ai": "Assistant",
     "system": "System",
@@ -62,7 +63,7 @@ def _block(block: Any) -> str:
 
 
 def message_markdown(message: AnyMessage) -> str:
-    label = _LABELS.get(message.type) or getattr(message, "role", message.type)
+    label = LABELS.get(message.type) or getattr(message, "role", message.type)
     heading = f"### {label}"
     if message.name:
         heading += f" ({message.name})"
