@@ -21,13 +21,14 @@ import argparse
 import copy
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from containers import _stamp  # the date, CPU, Python and chatpipe of a run
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "fixtures").glob("chatgpt_export__*.json"))
@@ -149,10 +150,7 @@ def main() -> None:
             browser.close()
         size = page_path.stat().st_size
         export_size = export.stat().st_size
-    print(
-        f"# bench/viewer.py, {time.strftime('%Y-%m-%d')}, {platform.processor() or platform.machine()}, "
-        f"{_cpu()}, Python {platform.python_version()}, Chromium {version}"
-    )
+    print(f"# bench/viewer.py, {_stamp()}, Chromium {version}")
     print(
         f"export: {args.conversations} conversations, {export_size / 1e6:.1f} MB; "
         f"page: {size / 1e6:.1f} MB; rounds: {args.repeat}"
@@ -170,16 +168,6 @@ def main() -> None:
             f"{name:40s} median {statistics.median(values):8.1f} {unit}, "
             f"range {min(values):.1f}–{max(values):.1f}{goal}"
         )
-
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
 
 
 if __name__ == "__main__":

@@ -24,6 +24,10 @@ Examples:
   chatpipe convert --to markdown --branch all conversations.json > chats.md
 
   chatpipe convert --to openai --jobs 2 sharegpt_rows.jsonl > train.jsonl
+
+  chatpipe convert --to html --branch all conversations.json -o chats.html
+
+  chatpipe convert --to html --output-dir chats/ conversations.json
 """
 
 
