@@ -400,3 +400,21 @@ def test_every_stream_dialect_forced_on_records_of_another_kind_says_so():
         "convert", "--from", "gemini-stream", FIXTURES / "gemini__vercel_stream_function_call.jsonl"
     )
     assert code == 0 and len(out.splitlines()) == 1
+
+
+def test_trl_preference_rows_read_prompt_and_chosen_as_the_conversation():
+    path = FIXTURES / "hf_preference__documented_trl_conversational.jsonl"
+    code, out, err = run("convert", "-v", "--to", "openai", path)
+    assert code == 0, err
+    assert "openai (jsonl, conversation per record)" in err
+    explicit, implicit = (json.loads(line) for line in out.splitlines())
+    asked = {"role": "user", "content": "What color is the sky?"}
+    blue = {"role": "assistant", "content": "It is blue."}
+    assert explicit == {
+        "messages": [asked, blue],
+        "rejected": [{"role": "assistant", "content": "It is green."}],
+    }
+    assert implicit == {
+        "messages": [asked, blue],
+        "rejected": [asked, {"role": "assistant", "content": "It is green."}],
+    }

@@ -317,6 +317,25 @@ def is_openai_message(value: Any) -> bool:
     return isinstance(value, dict) and isinstance(value.get("role"), str)
 
 
+def _preference_key(value: Any) -> str | None:
+    """Where a preference row's conversation stands (``prompt`` when the row gives the
+    prompt as messages beside the chosen answer, ``chosen`` when the chosen list is the
+    whole conversation), or None for any other record."""
+    if not isinstance(value, dict) or "messages" in value:
+        return None
+    chosen = value.get("chosen")
+    if not (isinstance(chosen, list) and chosen and _role_dict(chosen[0])):
+        return None
+    prompt = value.get("prompt")
+    if isinstance(prompt, list) and prompt and _role_dict(prompt[0]):
+        return "prompt"
+    return None if "prompt" in value else "chosen"
+
+
+def _role_dict(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("role"), str)
+
+
 def is_openai_response(value: Any) -> bool:
     if not isinstance(value, dict) or not isinstance(value.get("choices"), list):
         return False
@@ -336,7 +355,11 @@ class OpenAIDialect(Dialect):
         return is_openai_message(value)
 
     def is_conversation(self, value: Any) -> bool:
-        return super().is_conversation(value) or is_openai_response(value)
+        return (
+            super().is_conversation(value)
+            or is_openai_response(value)
+            or _preference_key(value) is not None
+        )
 
     def read_message(self, value: Any) -> AnyMessage:
         if type(value) is dict:
@@ -371,7 +394,21 @@ class OpenAIDialect(Dialect):
     def read_conversation(self, value: Any, location: Location) -> Conversation:
         if is_openai_response(value):
             return self._read_response(value, location)
+        key = _preference_key(value)
+        if key is not None:
+            return self._read_preference(value, key, location)
         return super().read_conversation(value, location)
+
+    def _read_preference(self, value: dict[str, Any], key: str, location: Location) -> Conversation:
+        """A preference row as TRL and Hugging Face datasets give them: the conversation
+        is ``prompt`` (when it is a list of messages) followed by ``chosen``; ``rejected``
+        and the other fields stay among the row's fields, the messages where ``key`` was."""
+        prompt = value.get("prompt") if key == "prompt" else None
+        messages = [*(prompt or ()), *value["chosen"]]
+        row = {k: v for k, v in value.items() if k != "chosen" or key == "chosen"}
+        conversation = super().read_conversation({"messages": messages}, location)
+        meta = {k: (None if k == key else v) for k, v in row.items()}
+        return Conversation(conversation.messages, meta, location, key)
 
     def _read_response(self, value: dict[str, Any], location: Location) -> Conversation:
         """A chat.completion: the first choice's message, with what the response says."""
