@@ -86,7 +86,8 @@ RANKS = {
     "templates": 6,
     "pipeline": 7,
     "fast": 7,
-    "cli": 8,
+    "dask": 8,  # chatpipe.dask: the pipeline's parts on a Dask cluster (the extra dask)
+    "cli": 9,
 }
 
 

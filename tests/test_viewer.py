@@ -237,10 +237,13 @@ def test_a_failed_run_leaves_no_output_dir(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["bad.jsonl"]
 
 
-def test_output_dir_goes_with_html_only_and_not_with_o(tmp_path):
+def test_output_dir_without_html_writes_records_and_not_with_o(tmp_path):
     log = str(FIXTURES / "agent_session.jsonl")
-    result = runner.invoke(app, ["convert", "--output-dir", str(tmp_path / "x"), log])
-    assert result.exit_code == 2 and "only --to html makes" in result.output
+    result = runner.invoke(app, ["convert", "--output-dir", str(tmp_path / "r"), log])
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in (tmp_path / "r").iterdir()] == ["agent_session.jsonl"]
+    result = runner.invoke(app, ["convert", "--to", "markdown", "--output-dir", "y", log])
+    assert result.exit_code == 2 and "written by one process" in result.output
     result = runner.invoke(
         app, ["convert", "--to", "html", "--output-dir", str(tmp_path / "x"), "-o", "f.html", log]
     )

@@ -8,7 +8,7 @@ import typer
 
 from ..formats.registry import writable
 from ..pipeline.job import Job
-from .options import AsJson, Jobs, OutputDir, ReadingOptions, reads, to_dialect
+from .options import AsJson, Jobs, ReadingOptions, reads, to_dialect
 from .runtime import execute, run
 
 HELP = """Convert a chat log to another dialect (canonical JSONL by default).
@@ -31,7 +31,7 @@ Examples:
 """
 
 
-@reads(group_by=True)
+@reads(group_by=True, records=True, engine=True)
 def convert(
     reading: ReadingOptions,
     to: Annotated[
@@ -44,13 +44,12 @@ def convert(
         ),
     ] = "canonical",
     as_json: AsJson = False,
-    output_dir: OutputDir = None,
     jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
         # what the target could not hold is reported after a run that ends well; a run
         # that fails says one thing, its error
-        target = to_dialect(reading, to, output_dir, as_json=as_json)
+        target = to_dialect(reading, to, as_json=as_json)
         execute(reading, Job(reading.inputs(), None, target), jobs)
 
     run(body, reading.quiet)

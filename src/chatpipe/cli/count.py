@@ -34,7 +34,7 @@ Examples:
 """
 
 
-@reads()
+@reads(records=True, engine=True)
 def count(
     reading: ReadingOptions,
     token_counter: TokenCounterOption = "approximate",

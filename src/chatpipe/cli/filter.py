@@ -12,7 +12,6 @@ from ..ops.filter import iter_filter, iter_merge
 from ..pipeline.job import Job, on_messages
 from .options import (
     Jobs,
-    OutputDir,
     ReadingOptions,
     To,
     message_types,
@@ -54,7 +53,7 @@ def _many(flag: str, what: str):
     ]
 
 
-@reads()
+@reads(records=True, engine=True)
 def filter_(
     reading: ReadingOptions,
     include_names: _many("--include-names", "Keep messages with this name") = None,
@@ -72,7 +71,6 @@ def filter_(
         ),
     ] = False,
     to: To = None,
-    output_dir: OutputDir = None,
     jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
@@ -80,7 +78,7 @@ def filter_(
         message_types(exclude_types, "--exclude-types")
         if exclude_all_tool_calls and exclude_tool_calls:
             raise UsageError("--exclude-all-tool-calls already drops every tool call")
-        target = to_dialect(reading, to, output_dir)
+        target = to_dialect(reading, to)
         calls = True if exclude_all_tool_calls else (list(exclude_tool_calls or ()) or None)
 
         def kept(conversation):
@@ -100,7 +98,7 @@ def filter_(
     run(body, reading.quiet)
 
 
-@reads()
+@reads(records=True, engine=True)
 def merge(
     reading: ReadingOptions,
     chunk_separator: Annotated[
@@ -110,11 +108,10 @@ def merge(
         ),
     ] = "\\n",
     to: To = None,
-    output_dir: OutputDir = None,
     jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
-        target = to_dialect(reading, to, output_dir)
+        target = to_dialect(reading, to)
         separator = unescape(chunk_separator)
 
         def merged(conversation):

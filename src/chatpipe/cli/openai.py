@@ -30,7 +30,7 @@ Examples:
 """
 
 
-@reads()
+@reads(records=True, engine=True)
 def openai(
     reading: ReadingOptions,
     text_format: Annotated[

@@ -82,7 +82,46 @@ OutputDir = Annotated[
     typer.Option(
         "--output-dir",
         metavar="DIR",
-        help="With --to html: an index.html and one page per conversation in DIR.",
+        help="Write one file per input file (per part of a large one, with --engine dask) "
+        "into DIR, named after it; with --to html, an index.html and a page per conversation.",
+        show_default=False,
+    ),
+]
+ToFormat = Annotated[
+    str,
+    typer.Option(
+        "--to-format",
+        metavar="jsonl|parquet",
+        help="How records are stored: JSON lines, or rows of a Parquet file (needs -o FILE "
+        "or --output-dir; -o FILE.parquet chooses it). [default: jsonl]",
+        show_default=False,
+    ),
+]
+Engine = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        metavar="serial|dask",
+        help="serial: this process (--jobs N: N processes). dask: the parts of the inputs on "
+        "a Dask cluster (--workers N or --scheduler ADDRESS; pip install 'chatpipe[dask]').",
+    ),
+]
+Scheduler = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="--engine dask: a running Dask scheduler (tcp://host:8786).",
+        show_default=False,
+    ),
+]
+Workers = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option(
+        "--workers",
+        metavar="N",
+        min=1,
+        help="--engine dask: start a local cluster of N worker processes for the run.",
         show_default=False,
     ),
 ]
@@ -215,6 +254,11 @@ class ReadingOptions:
     include_hidden: bool = False
     verbose: int = 0
     quiet: bool = False
+    output_dir: str | None = None
+    to_format: str = "auto"
+    engine: str = "serial"
+    scheduler: str | None = None
+    workers: int | None = None
 
     def inputs(self) -> Any:
         """What to read, as the pipeline takes it (a --from or --branch that cannot be
@@ -229,14 +273,13 @@ class ReadingOptions:
         return Inputs(files, self.from_, self.on_error, self.group_by, options)
 
 
-def to_dialect(reading: ReadingOptions, to: str | None, output_dir: str | None, **how: Any) -> Any:
-    """The target of a command's ``--to`` (and ``--output-dir``)."""
-    from ..errors import UsageError
+def to_dialect(reading: ReadingOptions, to: str | None, **how: Any) -> Any:
+    """The target of a command's ``--to`` (and, for pages, ``--output-dir``)."""
+    from ..formats.registry import writing_dialect
     from ..pipeline.targets import ToDialect
 
-    if output_dir is not None and reading.output is not None:
-        raise UsageError("-o writes one file and --output-dir a folder; pick one")
-    return ToDialect(to, output_dir=output_dir, **how)
+    pages = to is not None and writing_dialect(to).pages
+    return ToDialect(to, output_dir=reading.output_dir if pages else None, **how)
 
 
 def _parameter(name: str, annotation: Any, default: Any) -> inspect.Parameter:
@@ -257,16 +300,35 @@ _READING_LAST = [
 ]
 
 
-def reads(*, group_by: bool = False, output: bool = True):
+_RECORDS = [
+    _parameter("output_dir", OutputDir, None),
+    _parameter("to_format", ToFormat, "auto"),
+]
+_ENGINE = [
+    _parameter("engine", Engine, "serial"),
+    _parameter("scheduler", Scheduler, None),
+    _parameter("workers", Workers, None),
+]
+
+
+def reads(
+    *, group_by: bool = False, output: bool = True, records: bool = False, engine: bool = False
+):
     """A command that reads chat logs: it takes the files and the reading options
-    (``--from``, ``--on-error``, ``-o``, ``--branch``, ...; ``--group-by`` when asked),
-    declared once here and handed to it as one ``ReadingOptions`` value, its first argument."""
+    (``--from``, ``--on-error``, ``-o``, ``--branch``, ...; ``--group-by`` when asked;
+    ``--output-dir`` and ``--to-format`` for commands writing records; ``--engine``,
+    ``--scheduler`` and ``--workers`` for those that run on Dask), declared once here and
+    handed to it as one ``ReadingOptions`` value, its first argument."""
 
     def wrap(command):
         own = list(inspect.signature(command, eval_str=True).parameters.values())[1:]
         last = [p for p in _READING_LAST if output or p.name != "output"]
         if group_by:
             last.insert(3, _parameter("group_by", GroupBy, None))
+        if records:
+            last[3:3] = _RECORDS
+        if engine:
+            last[-2:-2] = _ENGINE
         taken = [*_READING_FIRST, *last]
         names = {p.name for p in taken}
 

@@ -4,6 +4,7 @@ as one stderr line and an exit code; stdout only ever carries data."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -11,7 +12,7 @@ from typing import Any
 
 import typer
 
-from ..errors import ChatpipeError, interrupted_code
+from ..errors import ChatpipeError, UsageError, interrupted_code
 from ..formats.detect import MESSAGES, STREAM
 from ..io.sink import output_sink, quiet_stdout
 from ..model import Conversation
@@ -209,12 +210,79 @@ def run(body: Callable[[], Any], quiet: bool = False) -> None:
 
 def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
     """Run a job to stdout or ``-o`` (on ``jobs`` worker processes where it can be
-    split), then report on stderr."""
+    split; on Dask with ``--engine dask``), or into ``--output-dir`` shards, then report
+    on stderr."""
+    from ..io.sink import parquet_wanted
+
     report = Report(reading.verbose)
-    with output_sink(reading.output, list(job.inputs.files)) as sink:
-        done = executors.execute(job, sink, jobs, report.watch, note=warn)
+    shards = reading.output_dir is not None and getattr(job.target, "output_dir", None) is None
+    if reading.engine not in ("serial", "dask"):
+        raise UsageError(f"--engine must be serial or dask, got {reading.engine!r}")
+    if reading.engine == "serial" and (reading.scheduler or reading.workers):
+        raise UsageError("--scheduler and --workers go with --engine dask")
+    if reading.engine == "dask" and jobs != 1:
+        raise UsageError("--jobs runs processes here; with --engine dask, use --workers N")
+    if reading.output_dir is not None and reading.output is not None:
+        raise UsageError("-o writes one file and --output-dir a folder; pick one")
+    if not shards and reading.engine == "serial":
+        with output_sink(reading.output, list(job.inputs.files), reading.to_format) as sink:
+            done = executors.execute(job, sink, jobs, report.watch, note=warn)
+        report.close(done)
+        return done
+    parquet = parquet_wanted(reading.output, reading.to_format)
+    if shards:
+        parquet = reading.to_format == "parquet"
+        out = contextlib.nullcontext(None)
+    else:
+        out = output_sink(reading.output, list(job.inputs.files), reading.to_format)
+    with out as sink, _parts_progress(reading) as progress:
+        if reading.engine == "dask":
+            done = _on_dask(reading, job, sink, parquet, progress)
+        else:
+            done = executors.partitioned(
+                job,
+                sink,
+                output_dir=reading.output_dir,
+                parquet=parquet,
+                progress=progress,
+            )
     report.close(done)
     return done
+
+
+def _on_dask(reading: ReadingOptions, job: Job, sink: Any, parquet: bool, progress: Any) -> Run:
+    try:
+        import chatpipe.dask as on_dask
+    except ImportError:
+        raise UsageError("--engine dask needs Dask", hint="pip install 'chatpipe[dask]'") from None
+    with on_dask.client(reading.scheduler, reading.workers) as connected:
+        return on_dask.run_job(
+            job,
+            sink,
+            connected,
+            output_dir=reading.output_dir,
+            parquet=parquet,
+            progress=progress,
+        )
+
+
+@contextlib.contextmanager
+def _parts_progress(reading: ReadingOptions) -> Iterator[Any]:
+    """A bar of the parts done on stderr (a terminal's, and not with -q)."""
+    if _quiet or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    columns = (BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("parts", total=None)
+
+        def done(number: int, total: int) -> None:
+            bar.update(task, completed=number, total=total)
+
+        yield done
 
 
 class Conversations:

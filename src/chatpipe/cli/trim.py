@@ -10,7 +10,7 @@ from ..errors import UsageError
 from ..ops.count import resolve_counter
 from ..pipeline.job import Job, on_messages
 from ..pipeline.trim import Trim
-from .options import Jobs, OutputDir, ReadingOptions, To, message_types, reads, to_dialect
+from .options import Jobs, ReadingOptions, To, message_types, reads, to_dialect
 from .runtime import execute, run, warn
 from .template import CountThroughTemplate, TemplateName, Variables, templated_counter
 
@@ -40,7 +40,7 @@ Examples:
 """
 
 
-@reads()
+@reads(records=True, engine=True)
 def trim(
     reading: ReadingOptions,
     max_tokens: Annotated[
@@ -87,7 +87,6 @@ def trim(
     template_name: TemplateName = None,
     var: Variables = None,
     to: To = None,
-    output_dir: OutputDir = None,
     jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
@@ -96,7 +95,7 @@ def trim(
         if strategy == "first" and (start_on or include_system):
             raise UsageError("--start-on and --include-system go with --strategy last")
         starts, ends = message_types(start_on, "--start-on"), message_types(end_on, "--end-on")
-        target = to_dialect(reading, to, output_dir)
+        target = to_dialect(reading, to)
         counter = templated_counter(
             resolve_counter(token_counter), chat_template, template_name, var
         )

@@ -19,6 +19,7 @@ from ..errors import DataError, Location
 from .json_numbers import loads
 from .json_positions import ElementFinder
 from .limits import LIMITS, bytes_may_be_too_deep, too_deep
+from .parquet import is_parquet, parquet_records
 from .records import (
     BadRecord,
     Record,
@@ -44,6 +45,10 @@ def read_records(source: Source) -> Iterator[Record]:
     stream = source.open()
     try:
         suffix = source.suffix()
+        if is_parquet(stream.peek(4)[:4] if hasattr(stream, "peek") else b"", suffix):
+            source.container = "parquet"
+            yield from parquet_records(source.name, stream)
+            return
         if suffix in YAML_SUFFIXES:
             source.container = "yaml"
             yield from yaml_records(source, _read_all(stream, b""))

@@ -298,10 +298,56 @@ def quiet_stdout(stream: Any = None) -> None:
         os.close(devnull)
 
 
+class ParquetSink:
+    """An atomic ``-o FILE`` written as Parquet rows (io/parquet.py), one per JSON line."""
+
+    def __init__(self, output: str | None, inputs: list[str]) -> None:
+        from .parquet import ParquetOutput
+
+        if not output or output == "-":
+            raise UsageError(
+                "Parquet is written to a file, not to stdout",
+                hint="add -o FILE.parquet, or write --to-format jsonl",
+            )
+        self.atomic = OutputFile(output, inputs)
+        if self.atomic.tmp is None:
+            self.atomic.abort()
+            raise UsageError(f"-o {output} is not a regular file; Parquet is written to a file")
+        self.rows = ParquetOutput(self.atomic.tmp)
+        self.line, self.raw, self.borrowed = self.rows.line, self.rows.raw, self.rows.borrowed
+
+    def flush(self) -> None:
+        pass
+
+    def close(self, ok: bool) -> None:
+        if ok:
+            try:
+                self.rows.close()
+            except OSError as exc:
+                self.atomic.abort()
+                raise write_failed(exc, self.atomic.path) from None
+            self.atomic.commit()
+        else:
+            self.rows.abort()
+            self.atomic.abort()
+
+
+def parquet_wanted(output: str | None, to_format: str) -> bool:
+    """Whether the output is Parquet: asked for, or ``auto`` and ``-o`` names a .parquet."""
+    if to_format not in ("auto", "jsonl", "parquet"):
+        raise UsageError(f"--to-format must be jsonl or parquet, got {to_format!r}")
+    if to_format == "auto":
+        return bool(output) and str(output).lower().endswith(".parquet")
+    return to_format == "parquet"
+
+
 @contextlib.contextmanager
-def output_sink(output: str | None, inputs: list[str]) -> Iterator[Sink]:
+def output_sink(
+    output: str | None, inputs: list[str], to_format: str = "auto"
+) -> Iterator[Sink | ParquetSink]:
     """stdout or an atomic ``-o`` file for one run: kept only when the run succeeds."""
-    sink = Sink(output, inputs)
+    parquet = parquet_wanted(output, to_format)
+    sink = ParquetSink(output, inputs) if parquet else Sink(output, inputs)
     ok = False
     try:
         yield sink

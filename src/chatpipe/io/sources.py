@@ -39,6 +39,8 @@ class Source:
     def _open(self) -> IO[bytes]:
         if self.is_stdin:
             return sys.stdin.buffer
+        if is_url(self.spec):
+            return open_input(self.spec)
         try:
             if os.path.isdir(self.spec):
                 raise DataError("is a directory, not a chat log", Location(self.name))
@@ -114,6 +116,38 @@ class _Transcoded(io.RawIOBase):
     def close(self) -> None:
         self.raw.close()
         super().close()
+
+
+def is_url(spec: str) -> bool:
+    """An fsspec URL (``s3://bucket/key``, ``memory://x``), not a local path."""
+    return "://" in spec and not spec.startswith("file://") and not os.path.exists(spec)
+
+
+def open_input(spec: str) -> IO[bytes]:
+    """A path or fsspec URL opened for reading bytes, seekable."""
+    if not is_url(spec):
+        path = spec[len("file://") :] if spec.startswith("file://") else spec
+        try:
+            return open(path, "rb", buffering=READ_BUFFER)
+        except FileNotFoundError:
+            raise DataError("no such file", Location(display_path(spec))) from None
+        except OSError as exc:
+            raise DataError(exc.strerror or str(exc), Location(display_path(spec))) from None
+    try:
+        import fsspec
+    except ImportError:
+        raise DataError(
+            "reading a URL needs fsspec",
+            Location(spec),
+            "pip install 'chatpipe[dask]' (it brings fsspec)",
+        ) from None
+    try:
+        return fsspec.open(spec, "rb").open()
+    except FileNotFoundError:
+        raise DataError("no such file", Location(spec)) from None
+    except (OSError, ValueError) as exc:
+        said = str(exc).splitlines()[0] if str(exc) else "cannot open"
+        raise DataError(said, Location(spec)) from None
 
 
 def display_path(path: str) -> str:

@@ -72,6 +72,79 @@ def execute(
     return serial(job, sink, watch)
 
 
+def partitioned(
+    job: Job,
+    sink: Any,
+    mapper: Callable[..., Iterator[Any]] | None = None,
+    *,
+    output_dir: str | None = None,
+    parquet: bool = False,
+    blocksize: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Run:
+    """The job cut into parts (pipeline/parts.py) that ``mapper(job, parts, staging,
+    names, parquet)`` runs, giving their results in part order (None: one after the
+    other, here); put back together in input order into ``sink``, or with
+    ``output_dir`` one shard per part there, all moved into place when the run ends
+    well. ``progress(done, parts)`` hears each part put back."""
+    from dataclasses import replace
+
+    from ..io.shards import ShardFolder
+    from .parts import Assembly, expand, plan, shard_name
+
+    job = Job(replace(job.inputs, files=tuple(expand(job.inputs.files))), *_rest(job))
+    run = Run(job)
+    if run.target.lines is None:
+        raise UsageError(
+            "this output is one document or a folder of pages, written by one process",
+            hint="leave --engine dask and --output-dir out, or write records (--to canonical)",
+        )
+    parts = plan(job, blocksize)
+    names = [shard_name(part, ".parquet" if parquet else ".jsonl") for part in parts]
+    folder = ShardFolder(output_dir) if output_dir is not None else None
+    staging = None if folder is None else folder.staging
+    results = (mapper or run_parts)(job, parts, staging, names, parquet)
+    try:
+        assembly = Assembly(run)
+        for number, (part, done) in enumerate(zip(parts, results, strict=True), 1):
+            assembly.add(part, done, sink)
+            if progress is not None:
+                progress(number, len(parts))
+        if folder is not None:
+            folder.commit(names)
+    except BaseException:
+        if folder is not None:
+            folder.abort()
+        raise
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
+    return run
+
+
+def _rest(job: Job) -> tuple[Any, Any]:
+    return job.operation, job.target
+
+
+def run_parts(
+    job: Job, parts: list[Any], staging: str | None, names: list[str], parquet: bool
+) -> Iterator[Any]:
+    """Each part in this process, in order."""
+    for part, name in zip(parts, names, strict=True):
+        yield work(job, part, staging, name, parquet)
+
+
+def work(job: Job, part: Any, staging: str | None, name: str, parquet: bool) -> Any:
+    """One part, its output handed back or (``staging``) written as a shard there."""
+    from ..io.shards import write_shard
+    from .parts import run_part
+
+    if staging is None:
+        return run_part(job, part)
+    return run_part(job, part, lambda data: write_shard(staging, name, data, parquet))
+
+
 def _cores() -> int:
     """The processors this process may run on (its affinity, where the system says)."""
     try:

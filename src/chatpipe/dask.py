@@ -1,0 +1,365 @@
+"""chatpipe on Dask (the extra ``chatpipe[dask]``): the same pipeline on a cluster.
+
+Two doors, one mechanism (pipeline/parts.py): inputs cut into parts (line-aligned byte
+ranges of conversation-per-line JSONL, row groups of Parquet, whole files otherwise), each
+part read, operated on and written by chatpipe's own code on a worker, and the results put
+back in input order.
+
+- ``run_job`` runs a command's Job: what ``--engine dask`` does.
+- ``read_conversations`` gives a ``dask.bag.Bag`` of Conversations, for your own
+  pipelines; ``trim``, ``filter_messages``, ``merge``, ``convert``, ``count``,
+  ``stats``, ``validate`` are plain functions of a conversation to map over it;
+  ``to_files`` writes one shard per partition; ``total_tokens``, ``overall_stats`` and
+  ``problems`` reduce per partition and combine the partial results.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+try:
+    import dask
+    import dask.bag as db
+    import distributed
+except ImportError:  # pragma: no cover - the message is the point
+    raise ImportError(
+        "chatpipe.dask needs Dask: pip install 'chatpipe[dask]' (dask, distributed)"
+    ) from None
+
+from .errors import ChatpipeError, DataError, Location, UsageError
+from .model import Conversation
+from .pipeline.executors import partitioned, work
+from .pipeline.job import Inputs, Job, Run
+from .pipeline.parts import DEFAULT_BLOCKSIZE, LINES, Part, expand, plan
+
+__all__ = [
+    "DEFAULT_BLOCKSIZE",
+    "convert",
+    "count",
+    "filter_messages",
+    "merge",
+    "overall_stats",
+    "problems",
+    "read_conversations",
+    "run_job",
+    "stats",
+    "to_files",
+    "total_tokens",
+    "trim",
+    "validate",
+]
+
+
+# -- the engine of --engine dask ----------------------------------------------------------
+
+
+@contextlib.contextmanager
+def client(scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
+    """A Dask client: of a running scheduler, or of a local cluster of ``workers``
+    processes (one thread each) started here and stopped when the block ends."""
+    if scheduler is not None and workers is not None:
+        raise UsageError("--scheduler names a running cluster and --workers starts one; pick one")
+    if scheduler is not None:
+        try:
+            connected = distributed.Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise UsageError(
+                f"cannot reach the Dask scheduler at {scheduler} ({exc})",
+                hint="start one with `dask scheduler`, or use --workers N",
+            ) from None
+        with connected:
+            yield connected
+        return
+    with (
+        dask.config.set({"distributed.worker.daemon": False}),
+        distributed.LocalCluster(
+            n_workers=workers or 2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=50,
+        ) as cluster,
+        distributed.Client(cluster) as connected,
+    ):
+        yield connected
+
+
+def run_job(
+    job: Job,
+    sink: Any,
+    connected: Any,
+    *,
+    output_dir: str | None = None,
+    parquet: bool = False,
+    blocksize: int | None = DEFAULT_BLOCKSIZE,
+    progress: Callable[[int, int], None] | None = None,
+) -> Run:
+    """A command's job on the cluster behind ``connected`` (a distributed.Client): the
+    output into ``sink`` in input order, or one shard per part into ``output_dir``."""
+
+    def mapper(job: Job, parts: list[Part], staging: str | None, names: list[str], parquet: bool):
+        futures = connected.map(
+            work,
+            [job] * len(parts),
+            parts,
+            [staging] * len(parts),
+            names,
+            [parquet] * len(parts),
+            pure=False,
+            retries=2,
+        )
+        try:
+            for future in futures:
+                yield _result(future)
+                future.release()
+        finally:
+            connected.cancel(futures)
+
+    return partitioned(
+        job,
+        sink,
+        mapper,
+        output_dir=output_dir,
+        parquet=parquet,
+        blocksize=blocksize,
+        progress=progress,
+    )
+
+
+def _result(future: Any) -> Any:
+    try:
+        return future.result()
+    except ChatpipeError:
+        raise
+    except distributed.client.FutureCancelledError:
+        raise UsageError("the Dask cluster went away during the run") from None
+    except Exception as exc:
+        if "KilledWorker" in type(exc).__name__:
+            raise DataError(
+                f"a part was tried on {exc.args[-1] if exc.args else 'several'} workers and "
+                "each of them died",
+                None,
+                "give the workers more memory, or cut smaller parts",
+            ) from None
+        raise
+
+
+# -- the API --------------------------------------------------------------------------------
+
+
+def read_conversations(
+    urlpath: str | list[str],
+    *,
+    dialect: str = "auto",
+    blocksize: int | None = DEFAULT_BLOCKSIZE,
+    on_error: str = "fail",
+    branch: str = "active",
+    **storage_options: Any,
+) -> Any:
+    """A dask.bag.Bag of the Conversations in ``urlpath`` (a path, glob or fsspec URL, or
+    a list of them), a partition per part: conversation-per-line files cut at line starts
+    about every ``blocksize`` bytes, Parquet files by row groups, other files whole. Each
+    conversation's ``location`` is its file and line (row, for Parquet). ``on_error``:
+    ``fail`` raises the first bad record's error; ``skip`` leaves bad records out (list
+    them with ``problems``)."""
+    from .formats.exports import ReadOptions
+
+    if storage_options:
+        raise UsageError(
+            "storage options are given to fsspec by its configuration here",
+            hint="set them with fsspec.config.conf or environment variables",
+        )
+    specs = [urlpath] if isinstance(urlpath, str) else list(urlpath)
+    inputs = Inputs(tuple(expand(specs)), dialect, on_error, None, ReadOptions(branch))
+    job = Job(inputs)
+    parts = plan(job, blocksize)
+    counts = [dask.delayed(_lines_in)(part) for part in parts]
+    before = dask.delayed(_lines_before)(parts, counts)
+    pieces = [dask.delayed(_conversations_in)(job, part, before, k) for k, part in enumerate(parts)]
+    return db.from_delayed(pieces)
+
+
+def _lines_in(part: Part) -> int:
+    if part.kind != LINES:
+        return 0
+    from .io.sources import open_input
+
+    with open_input(part.spec) as stream:
+        stream.seek(part.start)
+        data = stream.read(part.end - part.start)
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def _lines_before(parts: list[Part], counts: list[int]) -> list[int]:
+    before, seen = [], {}
+    for part, count in zip(parts, counts, strict=True):
+        before.append(seen.get(part.spec, 0) if part.kind == LINES else part.first_row)
+        seen[part.spec] = seen.get(part.spec, 0) + count
+    return before
+
+
+def _conversations_in(job: Job, part: Part, before: list[int], index: int) -> list[Conversation]:
+    """A part's conversations, their locations the file's, its errors raised or left
+    out as the job says."""
+    from .io.sources import Source
+    from .pipeline.parts import FILE, _dialect_of, _records
+    from .pipeline.reading import ErrorLog, conversations_of
+
+    if part.kind == FILE:
+        return list(Run(Job(Inputs((part.spec,), *_inputs_rest(job)))).conversations())
+    errors = ErrorLog(job.inputs.on_error)
+    run = Run(job, errors)
+    dialect = _dialect_of(job, part.spec, run)
+    name, offset = Source(part.spec).name, before[index]
+    out: list[Conversation] = []
+    for number, record in _records(part):
+        if record is None:
+            continue
+        place = Location(name, offset + number, record.location.col)
+        if hasattr(record, "error"):
+            errors.handle(DataError(record.error.message, place, record.error.hint))
+            continue
+        record.location = place
+        try:
+            out.extend(conversations_of(dialect, record, job.inputs.options))
+        except ChatpipeError as exc:
+            errors.handle(exc.located(place))
+    return out
+
+
+def _inputs_rest(job: Job) -> tuple[Any, ...]:
+    inputs = job.inputs
+    return inputs.dialect, inputs.on_error, inputs.group_by, inputs.options
+
+
+def _ready(conversation: Conversation) -> Conversation:
+    if not isinstance(conversation.messages, list):
+        conversation.messages = list(conversation.messages)
+    return conversation
+
+
+def trim(conversation: Conversation, max_tokens: int, **options: Any) -> Conversation:
+    """The conversation trimmed as ``chatpipe trim`` trims it (``strategy``,
+    ``token_counter``, ``start_on``, ``include_system``, ``tool_pairs``, ...)."""
+    from .ops.count import resolve_counter
+    from .pipeline.trim import Trim
+
+    counter = resolve_counter(options.pop("token_counter", "approximate"))
+    return _ready(conversation).with_messages(Trim(max_tokens, counter, **options)(conversation))
+
+
+def filter_messages(conversation: Conversation, **options: Any) -> Conversation:
+    """The conversation's messages filtered as ``chatpipe filter`` does
+    (``include_types``, ``exclude_tool_calls``, ...)."""
+    from .ops.filter import iter_filter
+
+    return conversation.with_messages(list(iter_filter(_ready(conversation).messages, **options)))
+
+
+def merge(conversation: Conversation, chunk_separator: str = "\n") -> Conversation:
+    """Runs of messages of one type merged, as ``chatpipe merge`` merges them."""
+    from .ops.filter import iter_merge
+
+    messages = _ready(conversation).messages
+    return conversation.with_messages(list(iter_merge(messages, chunk_separator=chunk_separator)))
+
+
+def convert(conversation: Conversation, to: str = "canonical") -> bytes:
+    """The conversation as one JSON record of dialect ``to`` (a line of
+    ``chatpipe convert --to``)."""
+    from .pipeline.targets import ToDialect
+
+    target = ToDialect(to)
+    run = Run(Job(Inputs(("-",))), None)
+    return b"\n".join(target.lines(run, [_ready(conversation)]))
+
+
+def count(conversation: Conversation, token_counter: str = "approximate") -> int:
+    """Its tokens, as ``chatpipe count`` counts them."""
+    from .ops.count import counter_for, resolve_counter
+
+    counter = counter_for(resolve_counter(token_counter), conversation)
+    return counter.count(_ready(conversation).messages)
+
+
+def stats(conversation: Conversation, token_counter: str = "approximate") -> dict[str, Any]:
+    """Its figures, a line of ``chatpipe stats --json``."""
+    from .ops.count import counter_for, resolve_counter
+    from .ops.stats import conversation_stats
+
+    counter = counter_for(resolve_counter(token_counter), conversation)
+    return conversation_stats(_ready(conversation).messages, counter)
+
+
+def validate(conversation: Conversation, max_tokens: int | None = None) -> list[dict[str, Any]]:
+    """Its structure problems (``chatpipe validate --rules structure``), as dicts."""
+    from .ops.count import resolve_counter
+    from .ops.validate import check_messages
+
+    location = conversation.location or Location("<conversation>")
+    counter = resolve_counter("approximate") if max_tokens is not None else None
+    located = ((m, location.at_message(i)) for i, m in enumerate(_ready(conversation).messages))
+    return [p.to_dict() for p in check_messages(located, location, max_tokens, counter)]
+
+
+def total_tokens(bag: Any, token_counter: str = "approximate") -> Any:
+    """The tokens of every conversation: a sum per partition, then of the sums."""
+    return bag.map(count, token_counter=token_counter).sum()
+
+
+def overall_stats(bag: Any, max_tokens: int | None = None) -> Any:
+    """``chatpipe stats``' overall figures: each partition's figures, combined."""
+    from .ops.stats import overall_stats as combine
+
+    def gather(partials: Any) -> dict[str, Any]:
+        return combine([f for part in partials for f in part], max_tokens)
+
+    return bag.map(stats).reduction(list, gather, split_every=None)
+
+
+def problems(bag: Any, max_tokens: int | None = None) -> Any:
+    """Every conversation's structure problems, flattened (a Bag of dicts)."""
+    return bag.map(validate, max_tokens=max_tokens).flatten()
+
+
+def to_files(
+    bag: Any,
+    urlpath: str,
+    *,
+    to: str = "canonical",
+    to_format: str = "jsonl",
+    name_function: Callable[[int], str] | None = None,
+    compute: bool = True,
+) -> Any:
+    """One file per partition in the folder ``urlpath``: ``name_function(i)`` (default
+    ``part-00000.jsonl``), each written under a temporary name and renamed, so that a
+    file is complete or absent; the conversations in input order. Gives the paths."""
+    from .io.shards import write_shard
+    from .io.sources import is_url
+
+    parquet = to_format == "parquet"
+    if to_format not in ("jsonl", "parquet"):
+        raise UsageError(f"to_format must be jsonl or parquet, got {to_format!r}")
+    name = name_function or (lambda i: f"part-{i:05d}.{to_format}")
+    if is_url(urlpath):
+        import fsspec
+
+        fs, folder = fsspec.core.url_to_fs(urlpath)
+        fs.makedirs(folder, exist_ok=True)
+    else:
+        import os
+
+        os.makedirs(urlpath, exist_ok=True)
+
+    def write(conversations: list[Conversation], partition_info: Any = None) -> list[str]:
+        number = partition_info["number"] if partition_info else 0
+        lines = [convert(c, to) for c in conversations]
+        data = b"".join(line + b"\n" for line in lines)
+        shard = name(number)
+        write_shard(urlpath, shard, data, parquet)
+        return [urlpath.rstrip("/") + "/" + shard]
+
+    written = bag.map_partitions(write)
+    return written.compute() if compute else written

@@ -1,0 +1,391 @@
+"""A job cut into parts that can run anywhere (another process, a Dask worker) and be put
+back together in input order, giving the bytes one process gives.
+
+A ``Part`` is a byte range of a conversation-per-line JSONL file (cut at line starts), a
+range of row groups of a Parquet file, or a whole file (message-per-line logs, JSON
+exports: one conversation, or a document, per file). ``plan`` cuts the inputs;
+``run_part`` runs the job's own reading, operation and writing on one part and gives a
+``Done``: the output, what was read, and the errors and losses with their place inside
+the part; ``Assembly`` turns the parts' places into the file's and writes the outputs in
+order, handling errors as one process would (the first fails the run; ``skip`` reports
+them).
+
+Paths may be fsspec URLs (``s3://``, ``memory://``, ...) where fsspec is installed.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ChatpipeError, DataError, Location, UsageError
+from ..io.limits import LIMITS
+from ..io.records import BadRecord, Record, line_record, too_long
+from ..io.sources import Source, is_url, open_input
+
+LINES, ROWS, FILE = "lines", "rows", "file"
+DEFAULT_BLOCKSIZE = 64 << 20  # bytes of input a part (Dask's own default for text)
+
+
+@dataclass(frozen=True)
+class Part:
+    spec: str
+    kind: str  # LINES, ROWS or FILE
+    start: int = 0  # LINES: first byte; ROWS: first row group
+    end: int = 0  # LINES: byte after the last; ROWS: row group after the last
+    first_row: int = 0  # ROWS: rows before the first group
+    index: int = 0  # the part's number within its file
+    parts: int = 1  # how many parts the file has
+
+
+@dataclass
+class Done:
+    """What a part gave: ``data`` (its output lines, or None when written to a shard),
+    how many lines or rows it read and conversations it wrote, and the losses
+    ``(kind, conversation, message index)`` and errors ``(message, hint, line, column,
+    message index, output bytes before it)`` with places counted from the part's start
+    (a whole file's are the file's own)."""
+
+    data: bytes | None
+    lines: int = 0
+    conversations: int = 0
+    losses: list[tuple[str, int, int | None]] = field(default_factory=list)
+    errors: list[tuple[str, str | None, int | None, int | None, int | None, int]] = field(
+        default_factory=list
+    )
+
+
+def expand(specs: tuple[str, ...] | list[str]) -> list[str]:
+    """Input paths with their globs expanded (fsspec URLs' too), in order."""
+    out: list[str] = []
+    for spec in specs:
+        if spec != "-" and any(c in spec for c in "*?[") and not os.path.exists(spec):
+            found = _glob(spec)
+            if not found:
+                raise UsageError(f"{spec}: no file matches this pattern")
+            out.extend(found)
+        else:
+            out.append(spec)
+    return out
+
+
+def _glob(pattern: str) -> list[str]:
+    if is_url(pattern):
+        import fsspec
+
+        fs, _, paths = fsspec.get_fs_token_paths(pattern)
+        return sorted(fs.unstrip_protocol(p) for p in paths)
+    import glob
+
+    return sorted(glob.glob(pattern))
+
+
+def plan(job: Any, blocksize: int | None = DEFAULT_BLOCKSIZE) -> list[Part]:
+    """The parts of a job's inputs, in input order: files of conversations cut into
+    parts of about ``blocksize`` bytes (None: one part a file)."""
+    from ..formats.detect import CONVERSATIONS
+    from ..formats.registry import reading_dialect
+    from .reading import ErrorLog, open_records
+
+    parts: list[Part] = []
+    forced = reading_dialect(job.inputs.dialect)
+    for spec in job.inputs.files:
+        if spec == "-":
+            raise UsageError("the dask engine reads files, not stdin", hint="name the files")
+        source = Source(spec)
+        try:
+            opened = open_records(source, forced, ErrorLog("skip"))
+        finally:
+            if source.stream is not None and not source.is_stdin:
+                source.stream.close()
+        splittable = opened is not None and opened[1] == CONVERSATIONS and not job.inputs.group_by
+        if splittable and source.container == "parquet":
+            parts.extend(_row_group_parts(spec, blocksize))
+        elif splittable and source.container == "jsonl":
+            spans = line_ranges(spec, blocksize)
+            parts.extend(
+                Part(spec, LINES, a, b, index=k, parts=len(spans)) for k, (a, b) in enumerate(spans)
+            )
+        else:
+            parts.append(Part(spec, FILE))
+    return parts
+
+
+def _row_group_parts(spec: str, blocksize: int | None) -> list[Part]:
+    from ..io.parquet import pyarrow
+
+    with open_input(spec) as stream:
+        meta = pyarrow().ParquetFile(stream).metadata
+    groups: list[tuple[int, int, int]] = []  # (first group, end group, rows before)
+    size = rows = 0
+    for g in range(meta.num_row_groups):
+        if not groups or (blocksize is not None and size >= blocksize):
+            groups.append((g, g + 1, rows))
+            size = 0
+        else:
+            groups[-1] = (groups[-1][0], g + 1, groups[-1][2])
+        group = meta.row_group(g)
+        size += group.total_byte_size
+        rows += group.num_rows
+    if not groups:
+        groups.append((0, 0, 0))
+    return [
+        Part(spec, ROWS, a, b, first_row=before, index=k, parts=len(groups))
+        for k, (a, b, before) in enumerate(groups)
+    ]
+
+
+def line_ranges(spec: str, blocksize: int | None) -> list[tuple[int, int]]:
+    """Byte ranges of about ``blocksize`` bytes, each starting at a line start."""
+    with open_input(spec) as stream:
+        size = stream.seek(0, io.SEEK_END)
+        if blocksize is None or size <= blocksize:
+            return [(0, size)]
+        starts = [0]
+        while True:
+            stream.seek(starts[-1] + blocksize)
+            stream.readline()
+            position = stream.tell()
+            if position >= size:
+                break
+            starts.append(position)
+    return list(zip(starts, [*starts[1:], size], strict=True))
+
+
+# -- on a worker ------------------------------------------------------------------------
+
+
+def run_part(job: Any, part: Part, shard: Any = None) -> Done:
+    """The job on one part. ``shard`` (a callable taking the output bytes) writes the
+    output where it belongs instead of handing it back."""
+    from ..formats.detect import CONVERSATIONS
+    from .job import Run
+    from .reading import ErrorLog
+
+    if part.kind == FILE:
+        done = _run_file(job, part)
+    else:
+        run = Run(job, ErrorLog("fail"))  # every error raised, kept by run_records
+        dialect = _dialect_of(job, part.spec, run)
+        run.reading.found.append((Source(part.spec), dialect, CONVERSATIONS))
+        done = run_records(run, dialect, part.spec, _records(part))
+    if shard is not None:
+        shard(done.data or b"")
+        done.data = None
+    return done
+
+
+def _dialect_of(job: Any, spec: str, run: Any) -> Any:
+    from ..formats.registry import reading_dialect
+    from .reading import ErrorLog, open_records
+
+    source = Source(spec)
+    try:
+        opened = open_records(source, reading_dialect(job.inputs.dialect), ErrorLog("skip"))
+    finally:
+        if source.stream is not None:
+            source.stream.close()
+    assert opened is not None
+    return opened[0]
+
+
+def _records(part: Part) -> Iterator[tuple[int, Record | None]]:
+    """(number counted from the part's start, record or None for a blank line)."""
+    name = Source(part.spec).name
+    if part.kind == ROWS:
+        from ..io.parquet import pyarrow, rows_of
+
+        with open_input(part.spec) as stream:
+            parquet = pyarrow().ParquetFile(stream)
+            rows = rows_of(parquet, name, range(part.start, part.end), 0)
+            yield from enumerate(rows, 1)
+        return
+    with open_input(part.spec) as stream:
+        stream.seek(part.start)
+        data = stream.read(part.end - part.start)
+    yield from line_records(Source(part.spec), data)
+
+
+def line_records(source: Source, data: bytes) -> Iterator[tuple[int, Record | None]]:
+    """The records of whole JSONL lines, numbered from 1, with the checks one process
+    makes: size, JSON, exact integers, depth."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    limit = LIMITS.record_bytes
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            yield number, None
+            continue
+        record = too_long(source, number) if len(line) > limit else None
+        yield number, record or line_record(source, line, number)
+
+
+def run_records(run: Any, dialect: Any, spec: str, records: Any) -> Done:
+    """Records of one dialect, read, operated on and written by the job's own code."""
+    from .reading import conversations_of
+
+    write, options = run.target.lines, run.job.inputs.options
+    out: list[bytes] = []
+    size = 0
+    if run.losses is not None:
+        run.losses.cases = {}
+    done = Done(None)
+    written = lines = 0
+    for number, record in records:
+        lines = number
+        if record is None:
+            continue
+        if isinstance(record, BadRecord):
+            error = record.error
+            done.errors.append((error.message, error.hint, number, error.location.col, None, size))
+            continue
+        try:
+            for conversation in conversations_of(dialect, record, options):
+                for piece in write(run, run.operated([conversation], written)):
+                    out.append(piece)
+                    size += len(piece) + 1
+                written += 1
+        except ChatpipeError as exc:
+            # its place as one process gives it: the line's, or the message's in it
+            place = exc.location or record.location
+            line = number if place.line is None else place.line
+            where = (line, place.col, place.message_index, size)
+            done.errors.append((str(exc.message), exc.hint, *where))
+    out.append(b"")  # the last line's end
+    done.data = b"\n".join(out) if len(out) > 1 else b""
+    found = {} if run.losses is None else run.losses.cases
+    done.losses = [(kind, c, m) for kind, cases in found.items() for c, m in cases]
+    done.lines, done.conversations = lines, written
+    return done
+
+
+class _Kept:
+    """An ErrorLog for a whole-file part: every error kept with the output size before
+    it; the assembly fails the run or skips it as the job says."""
+
+    def __init__(self, sink: _Bytes) -> None:
+        self.sink = sink
+        self.errors: list[tuple[ChatpipeError, int]] = []
+        self.skip = True
+        self.count = 0
+        self.skipped: list[ChatpipeError] = []
+        self.keep = None
+
+    def handle(self, error: ChatpipeError) -> None:
+        self.errors.append((error, self.sink.size()))
+
+
+class _Bytes:
+    """A sink into memory."""
+
+    def __init__(self) -> None:
+        self.buffer = io.BytesIO()
+
+    def line(self, data: bytes) -> None:
+        self.buffer.write(data)
+        self.buffer.write(b"\n")
+
+    def raw(self, data: bytes) -> None:
+        self.buffer.write(data)
+
+    def borrowed(self, data: Any) -> None:
+        self.buffer.write(data)
+
+    def flush(self) -> None:
+        pass
+
+    def size(self) -> int:
+        return self.buffer.tell()
+
+
+def _run_file(job: Any, part: Part) -> Done:
+    from dataclasses import replace
+
+    from .executors import serial
+    from .job import Job, Run
+
+    one = Job(replace(job.inputs, files=(part.spec,)), job.operation, job.target)
+    sink = _Bytes()
+    errors = _Kept(sink)
+    run = Run(one, errors)  # type: ignore[arg-type]
+    done = Done(None)
+    read = [0]
+
+    def counted(conversations: Iterator[Any], _run: Any) -> Iterator[Any]:
+        for conversation in conversations:
+            read[0] += 1
+            yield conversation
+
+    try:
+        serial(one, sink, counted, run=run)
+    except ChatpipeError as exc:  # what a run cannot go on from (a file it cannot read)
+        errors.handle(exc)
+        errors.errors[-1] = (exc, -1)
+    for error, offset in errors.errors:
+        place = error.location
+        done.errors.append(
+            (
+                str(error.message),
+                error.hint,
+                None if place is None else place.line,
+                None if place is None else place.col,
+                None if place is None else place.message_index,
+                offset,
+            )
+        )
+    if run.losses is not None:
+        done.losses = [(k, c, m) for k, cases in run.losses.cases.items() for c, m in cases]
+    done.data = sink.buffer.getvalue()
+    done.conversations = read[0]
+    return done
+
+
+class Assembly:
+    """Parts' results put back in input order: their output to ``sink`` (when handed
+    back), their errors and losses to the run, with the file's places."""
+
+    def __init__(self, run: Any) -> None:
+        self.run = run
+        self.lines_before: dict[str, int] = {}
+        self.conversations_before = 0
+
+    def add(self, part: Part, done: Done, sink: Any) -> None:
+        run = self.run
+        before = self.lines_before.get(part.spec, 0) if part.kind == LINES else 0
+        if part.kind == ROWS:
+            before = part.first_row
+        if run.losses is not None:
+            for kind, conversation, index in done.losses:
+                case = (self.conversations_before + conversation, index)
+                run.losses.cases.setdefault(kind, []).append(case)
+        data = done.data
+        start = 0
+        for message, hint, line, col, index, offset in done.errors:
+            if data is not None and offset > start:
+                sink.borrowed(memoryview(data)[start:offset])
+                start = offset
+            name = Source(part.spec).name
+            line = None if line is None else before + line
+            place = Location(name, line, col, index)
+            run.errors.handle(DataError(message, place, hint))
+            if offset < 0:  # the file could not be read on
+                break
+        if data is not None and start < len(data):
+            sink.borrowed(memoryview(data)[start:])
+        if part.kind == LINES:
+            self.lines_before[part.spec] = before + done.lines
+        self.conversations_before += done.conversations
+
+
+def shard_name(part: Part, extension: str) -> str:
+    """The output file of a part: the input file's name with the output's extension,
+    numbered when the file is cut into several parts."""
+    base = os.path.basename(part.spec.rstrip("/")) or "part"
+    stem = base.split(".", 1)[0] if "." in base else base
+    if part.parts > 1:
+        stem += f"-{part.index:05d}"
+    return stem + extension
