@@ -316,7 +316,9 @@ def overall_stats(bag: Any, max_tokens: int | None = None) -> Any:
     def gather(partials: Any) -> dict[str, Any]:
         return combine([f for part in partials for f in part], max_tokens)
 
-    return bag.map(stats).reduction(list, gather, split_every=None)
+    # one level: the partitions' figures, then their combination (not a tree, whose
+    # upper levels would be handed combinations)
+    return bag.map(stats).reduction(list, gather, split_every=False)
 
 
 def problems(bag: Any, max_tokens: int | None = None) -> Any:
@@ -353,13 +355,13 @@ def to_files(
 
         os.makedirs(urlpath, exist_ok=True)
 
-    def write(conversations: list[Conversation], partition_info: Any = None) -> list[str]:
-        number = partition_info["number"] if partition_info else 0
-        lines = [convert(c, to) for c in conversations]
-        data = b"".join(line + b"\n" for line in lines)
+    def write(conversations: list[Conversation], number: int) -> str:
+        data = b"".join(convert(c, to) + b"\n" for c in conversations)
         shard = name(number)
         write_shard(urlpath, shard, data, parquet)
-        return [urlpath.rstrip("/") + "/" + shard]
+        return urlpath.rstrip("/") + "/" + shard
 
-    written = bag.map_partitions(write)
-    return written.compute() if compute else written
+    written = [
+        dask.delayed(write)(part, number) for number, part in enumerate(bag.to_delayed())
+    ]
+    return list(dask.compute(*written)) if compute else written

@@ -47,8 +47,18 @@ class ShardFolder:
         fs.rm(staging, recursive=True)
 
     def abort(self) -> None:
+        """Remove the staging folder, shards being written into it as it goes (parts
+        still running elsewhere when the run failed) included."""
+        import time
+
         if self.local is not None:
-            self.local.abort()
+            staging = self.local.staging
+            for _ in range(100):
+                self.local.staging = staging
+                self.local.abort()
+                if staging is None or not os.path.exists(staging):
+                    return
+                time.sleep(0.1)
             return
         fs, staging = _fs(self.staging)
         if fs.exists(staging):

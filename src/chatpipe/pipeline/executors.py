@@ -113,14 +113,18 @@ def partitioned(
         if folder is not None:
             folder.commit(names)
     except BaseException:
+        _close(results)  # no part started after this
         if folder is not None:
             folder.abort()
         raise
-    finally:
-        close = getattr(results, "close", None)
-        if close is not None:
-            close()
+    _close(results)
     return run
+
+
+def _close(results: Any) -> None:
+    close = getattr(results, "close", None)
+    if close is not None:
+        close()
 
 
 def _rest(job: Job) -> tuple[Any, Any]:

@@ -166,7 +166,7 @@ def run_part(job: Any, part: Part, shard: Any = None) -> Done:
     from .reading import ErrorLog
 
     if part.kind == FILE:
-        done = _run_file(job, part)
+        done = _run_file(job, part, alone=shard is not None)
     else:
         run = Run(job, ErrorLog("fail"))  # every error raised, kept by run_records
         dialect = _dialect_of(job, part.spec, run)
@@ -302,7 +302,9 @@ class _Bytes:
         return self.buffer.tell()
 
 
-def _run_file(job: Any, part: Part) -> Done:
+def _run_file(job: Any, part: Part, alone: bool) -> Done:
+    """A whole file; ``alone``: its output is a file of its own (a shard), in the shape
+    a run on it alone writes (a message log stays message per line)."""
     from dataclasses import replace
 
     from .executors import serial
@@ -312,6 +314,8 @@ def _run_file(job: Any, part: Part) -> Done:
     sink = _Bytes()
     errors = _Kept(sink)
     run = Run(one, errors)  # type: ignore[arg-type]
+    if len(job.inputs.files) > 1 and not alone:  # a message log among others: a conversation
+        run.message_stream = lambda: False  # type: ignore[method-assign]
     done = Done(None)
     read = [0]
 

@@ -1,0 +1,355 @@
+"""--engine dask and chatpipe.dask (issue 17): the same bytes as one process, shard by
+shard, for conversation-per-line, one-conversation-per-file and Parquet inputs; a worker
+killed mid-run; a bad record in shard 3 of 8; fsspec's memory:// filesystem.
+
+The CI installs the extras dask and parquet: nothing here is skipped for a missing one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+
+import distributed
+import pytest
+from typer.testing import CliRunner
+
+import chatpipe.dask as cd
+from chatpipe.cli import app
+from conftest import FIXTURES
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as local:
+        yield local
+
+
+def cli(*args):
+    result = runner.invoke(app, [str(a) for a in args])
+    return result.exit_code, result.stdout_bytes, result.stderr
+
+
+def rows(seed: int, count: int, bad_at: int | None = None) -> str:
+    """Fine-tuning rows with tool calls, names and long texts."""
+    chance = random.Random(seed)
+    out = []
+    for i in range(count):
+        if i == bad_at:
+            out.append('{"messages": [{"role": "user", "content": "cut short"}, ')
+            continue
+        call = {
+            "id": f"call_{seed}_{i}",
+            "type": "function",
+            "function": {"name": "lookup", "arguments": json.dumps({"q": i})},
+        }
+        messages = [
+            {"role": "system", "content": "Answer briefly."},
+            {"role": "user", "content": f"question {seed}/{i} " * chance.randint(1, 40)},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {
+                "role": "tool",
+                "tool_call_id": call["id"],
+                "content": "found " * chance.randint(1, 9),
+            },
+            {"role": "assistant", "content": "answer " * chance.randint(1, 60)},
+        ]
+        out.append(json.dumps({"messages": messages, "id": f"r{seed}-{i}"}))
+    return "\n".join(out) + "\n"
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("shards")
+    for k in range(8):
+        (folder / f"train-{k}.jsonl").write_text(rows(k, 150))
+    return sorted(folder.glob("*.jsonl"))
+
+
+COMMANDS = [
+    ("convert",),
+    ("convert", "--to", "sharegpt"),
+    ("openai", "--text-format", "block"),
+    ("trim", "--max-tokens", "60", "--keep-tool-pairs"),
+    ("filter", "--exclude-all-tool-calls"),
+    ("merge",),
+    ("count", "--json"),
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_every_command_on_dask_gives_the_serial_bytes(cluster, shards, command):
+    code, serial, err = cli(*command, *shards)
+    assert code == 0, err
+    assert serial.count(b"\n") == 8 * 150
+    code, on_dask, err = cli(
+        *command, "--engine", "dask", "--scheduler", cluster.scheduler_address, *shards
+    )
+    assert code == 0, err
+    assert on_dask == serial
+
+
+def test_output_dir_shard_by_shard_equals_the_serial_run_of_each(cluster, shards, tmp_path):
+    out = tmp_path / "out"
+    code, _, err = cli(
+        "trim",
+        "--max-tokens",
+        "50",
+        "--engine",
+        "dask",
+        "--scheduler",
+        cluster.scheduler_address,
+        "--output-dir",
+        out,
+        *shards,
+    )
+    assert code == 0, err
+    assert sorted(p.name for p in out.iterdir()) == [p.name for p in shards]
+    for shard in shards:
+        _, serial, _ = cli("trim", "--max-tokens", "50", shard)
+        assert (out / shard.name).read_bytes() == serial
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no staging folder left
+
+
+ONE_PER_FILE = [
+    "agent_session.jsonl",  # a message per line
+    "chatgpt_export__mitkury_handmade_user_edit_branch.json",
+    "claude_export__yaleman_2025_thinking.json",
+    "anthropic_messages__pydanticai_stream_thinking_text.jsonl",
+    "openai_chat__cookbook_toy_chat_fine_tuning.jsonl",  # conversation per line
+    "sharegpt__llamafactory_glaive_toolcall_first12.json",
+]
+
+
+def test_one_conversation_per_file_inputs_are_one_part_each(cluster, tmp_path):
+    files = [FIXTURES / name for name in ONE_PER_FILE]
+    for command in (("convert",), ("openai",), ("count",)):
+        _, serial, _ = cli(*command, *files)
+        code, on_dask, err = cli(
+            *command, "--engine", "dask", "--scheduler", cluster.scheduler_address, *files
+        )
+        assert code == 0, err
+        assert on_dask == serial and serial
+    out = tmp_path / "out"
+    code, _, err = cli(
+        "convert",
+        "--engine",
+        "dask",
+        "--scheduler",
+        cluster.scheduler_address,
+        "--output-dir",
+        out,
+        *files,
+    )
+    assert code == 0, err
+    for path in files:
+        name = path.name.split(".", 1)[0] + ".jsonl"
+        assert (out / name).read_bytes() == cli("convert", path)[1]
+
+
+def test_parquet_in_and_out_on_dask_equals_serial(cluster, shards, tmp_path):
+    serial_dir, dask_dir = tmp_path / "s", tmp_path / "d"
+    code, _, err = cli(
+        "convert", "--to", "openai", "--to-format", "parquet", "--output-dir", serial_dir, *shards
+    )
+    assert code == 0, err
+    parquet = sorted(serial_dir.glob("*.parquet"))
+    assert len(parquet) == 8
+    code, _, err = cli(
+        "convert",
+        "--to",
+        "openai",
+        "--to-format",
+        "parquet",
+        "--output-dir",
+        dask_dir,
+        "--engine",
+        "dask",
+        "--scheduler",
+        cluster.scheduler_address,
+        *shards,
+    )
+    assert code == 0, err
+    for path in parquet:
+        assert (dask_dir / path.name).read_bytes() == path.read_bytes()
+    # and read back, by both engines, as the JSONL they came from
+    _, from_jsonl, _ = cli("convert", *shards)
+    _, from_parquet, _ = cli("convert", *parquet)
+    code, on_dask, err = cli(
+        "convert", "--engine", "dask", "--scheduler", cluster.scheduler_address, *parquet
+    )
+    assert code == 0, err
+    assert from_parquet == from_jsonl == on_dask
+
+
+@pytest.fixture(scope="module")
+def bad_shards(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("bad")
+    for k in range(8):
+        (folder / f"part-{k}.jsonl").write_text(rows(k, 100, bad_at=41 if k == 3 else None))
+    return sorted(folder.glob("*.jsonl"))
+
+
+def test_a_bad_record_in_shard_3_of_8_says_what_the_serial_run_says(cluster, bad_shards, tmp_path):
+    dask_args = ("--engine", "dask", "--scheduler", cluster.scheduler_address)
+    code, serial_out, serial_err = cli("convert", *bad_shards)
+    assert code == 1
+    line = f"{bad_shards[3]}:42:"
+    assert line in serial_err and serial_err.count("\n") == 1
+    code, dask_out, dask_err = cli("convert", *dask_args, *bad_shards)
+    assert code == 1 and dask_err == serial_err
+    assert dask_out == serial_out  # what came before the error, as one process writes it
+    out = tmp_path / "out"
+    code, _, err = cli("convert", *dask_args, "--output-dir", out, *bad_shards)
+    assert code == 1 and line in err
+    assert not out.exists() and list(tmp_path.iterdir()) == []  # nothing half written
+    code, skipped, err = cli("convert", "--on-error", "skip", *dask_args, *bad_shards)
+    assert code == 0
+    assert skipped == cli("convert", "--on-error", "skip", *bad_shards)[1]
+    assert skipped.count(b"\n") == 8 * 100 - 1
+    assert f"skipped: {line}" in err and "skipped 1 bad record" in err
+
+
+def test_workers_n_starts_and_stops_its_own_cluster(shards):
+    code, out, err = cli("count", "--engine", "dask", "--workers", "2", *shards[:2])
+    assert code == 0, err
+    assert out == cli("count", *shards[:2])[1]
+
+
+def test_a_worker_killed_mid_run_changes_nothing(cluster, tmp_path):
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for k in range(24):
+        (folder / f"s{k:02d}.jsonl").write_text(rows(100 + k, 400))
+    files = sorted(folder.glob("*.jsonl"))
+    expected = tmp_path / "expected.jsonl"
+    assert cli("trim", "--max-tokens", "80", "-o", expected, *files)[0] == 0
+    client = distributed.Client(cluster)
+    killed = []
+
+    def kill_one_busy_worker():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not killed:
+            busy = [w for w, tasks in client.processing().items() if tasks]
+            if busy:
+                pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+                os.kill(pid, 9)
+                killed.append(pid)
+            time.sleep(0.01)
+
+    killer = threading.Thread(target=kill_one_busy_worker)
+    killer.start()
+    out = tmp_path / "out.jsonl"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "chatpipe",
+            "trim",
+            "--max-tokens",
+            "80",
+            "--engine",
+            "dask",
+            "--scheduler",
+            cluster.scheduler_address,
+            "-o",
+            str(out),
+            *map(str, files),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    killer.join()
+    client.close()
+    assert killed, "no worker was busy to be killed"
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == expected.read_bytes()
+
+
+# -- the API -------------------------------------------------------------------------------
+
+
+def test_read_conversations_keeps_locations_across_parts(shards):
+    bag = cd.read_conversations([str(p) for p in shards[:2]], blocksize=4096)
+    assert bag.npartitions > 4  # each file cut into several line ranges
+    conversations = bag.compute(scheduler="sync")
+    assert len(conversations) == 300
+    places = [str(c.location) for c in conversations]
+    assert places[:2] == [f"{shards[0]}:1:1", f"{shards[0]}:2:1"]
+    assert places[150] == f"{shards[1]}:1:1" and places[-1] == f"{shards[1]}:150:1"
+
+
+def test_the_bag_maps_and_reductions_equal_the_commands(shards):
+    specs = [str(p) for p in shards]
+    bag = cd.read_conversations(specs, blocksize=8192)
+    lines = bag.map(cd.convert, to="openai").compute(scheduler="sync")
+    assert b"\n".join(lines) + b"\n" == cli("openai", *shards)[1]
+    counted = [int(n) for n in cli("count", *shards)[1].split()]
+    assert cd.total_tokens(bag).compute(scheduler="sync") == sum(counted)
+    _, stats_out, _ = cli("stats", "--json", *shards)
+    overall = json.loads(stats_out.splitlines()[-1])["overall"]
+    assert cd.overall_stats(bag).compute(scheduler="sync") == overall
+    trimmed = bag.map(cd.trim, 60).map(cd.convert, to="openai").compute(scheduler="sync")
+    assert b"\n".join(trimmed) + b"\n" == cli("trim", "--max-tokens", "60", *shards)[1]
+
+
+def test_memory_filesystem_in_and_out():
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    for k in range(3):
+        fs.pipe(f"/in17/s{k}.jsonl", rows(k, 40).encode())
+    with distributed.Client(
+        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+    ):
+        bag = cd.read_conversations("memory://in17/*.jsonl", blocksize=2048)
+        trimmed = bag.map(cd.trim, 60)
+        paths = cd.to_files(trimmed, "memory://out17", to="openai")
+        problems = cd.problems(bag).compute()
+    assert paths == [f"memory://out17/part-{i:05d}.jsonl" for i in range(bag.npartitions)]
+    written = b"".join(fs.cat(p) for p in paths)
+    local = [rows(k, 40) for k in range(3)]
+    expected = b""
+    for text in local:
+        result = subprocess.run(
+            [sys.executable, "-m", "chatpipe", "trim", "--max-tokens", "60", "--to", "openai"],
+            input=text.encode(),
+            capture_output=True,
+            check=True,
+        )
+        expected += result.stdout
+    assert written == expected
+    assert problems == []
+    assert not [p for p in fs.ls("/out17", detail=False) if ".tmp" in p]
+
+
+def test_without_the_extra_the_error_names_it(tmp_path):
+    script = (
+        "import sys; sys.modules['dask'] = None; sys.modules['pyarrow'] = None\n"
+        "from chatpipe.entry import main; sys.argv[0] = 'chatpipe'; main()\n"
+    )
+    log = FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"
+    for args, extra in (
+        (["convert", "--engine", "dask", "--workers", "2", str(log)], "chatpipe[dask]"),
+        (["convert", "-o", str(tmp_path / "x.parquet"), str(log)], "chatpipe[parquet]"),
+    ):
+        done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True)
+        assert done.returncode == 2, done.stderr
+        assert extra in done.stderr and "Traceback" not in done.stderr
+        assert done.stderr.count("\n") == 1
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; sys.modules['dask'] = None; import chatpipe.dask"],
+        capture_output=True,
+        text=True,
+    )
+    assert "pip install 'chatpipe[dask]'" in done.stderr

@@ -1,0 +1,126 @@
+"""Parquet in and out (issue 17): Hugging Face's shapes read, every record-per-line fixture
+through Parquet and back unchanged, a column that a later row does not fit, bad files."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from chatpipe.cli import app
+from chatpipe.io import parquet as chatpipe_parquet
+from conftest import FIXTURES
+
+runner = CliRunner()
+
+
+def cli(*args):
+    result = runner.invoke(app, [str(a) for a in args])
+    return result.exit_code, result.stdout_bytes, result.stderr
+
+
+def test_a_hugging_face_chat_dataset_reads_as_its_jsonl(tmp_path):
+    """As `datasets` publishes them: messages as list<struct<content, role>>, rows
+    written by pyarrow itself, in two row groups."""
+    source = FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"
+    rows = [json.loads(line) for line in source.read_text().splitlines()]
+    kind = pa.list_(pa.struct([("content", pa.string()), ("role", pa.string())]))
+    table = pa.table({"messages": pa.array([r["messages"] for r in rows], type=kind)})
+    path = tmp_path / "train-00000-of-00001.parquet"
+    pq.write_table(table, path, row_group_size=2)
+    code, out, err = cli("convert", "--to", "openai", "-v", path)
+    assert code == 0, err
+    assert "openai (parquet, conversation per record)" in err
+    assert [json.loads(line) for line in out.splitlines()] == [
+        {"messages": [{"content": m["content"], "role": m["role"]} for m in r["messages"]]}
+        for r in rows
+    ]
+
+
+def test_sharegpt_and_preference_columns_and_json_text_columns(tmp_path):
+    sharegpt = json.loads(
+        (FIXTURES / "sharegpt__llamafactory_glaive_toolcall_first12.json").read_text()
+    )
+    path = tmp_path / "sharegpt.parquet"
+    pq.write_table(pa.Table.from_pylist(sharegpt), path)
+    assert (
+        cli("convert", path)[1]
+        == cli("convert", FIXTURES / "sharegpt__llamafactory_glaive_toolcall_first12.json")[1]
+    )
+    preference = FIXTURES / "hf_preference__documented_trl_conversational.jsonl"
+    rows = [json.loads(line) for line in preference.read_text().splitlines()]
+    path = tmp_path / "pref.parquet"
+    # some datasets keep the messages as JSON text
+    as_text = [{k: json.dumps(v) for k, v in row.items()} for row in rows]
+    pq.write_table(pa.Table.from_pylist(as_text), path)
+    assert cli("convert", path)[1] == cli("convert", preference)[1]
+
+
+RECORD_FIXTURES = sorted(
+    p.name
+    for p in FIXTURES.glob("*.jsonl")
+    if p.name.startswith(
+        ("openai_chat__cookbook", "hf_messages__llamafactory_v1", "hf_preference", "mellea_")
+    )
+)
+
+
+@pytest.mark.parametrize("name", RECORD_FIXTURES)
+@pytest.mark.parametrize("to", ["canonical", "openai"])
+def test_every_record_fixture_goes_through_parquet_unchanged(tmp_path, name, to):
+    path = FIXTURES / name
+    written = tmp_path / "x.parquet"
+    code, _, err = cli("convert", "--to", to, "-o", written, path)
+    assert code == 0, err
+    code, back, err = cli("convert", "--to", to, written)
+    assert code == 0, err
+    assert back == cli("convert", "--to", to, path)[1]
+
+
+def test_a_later_row_that_does_not_fit_turns_its_column_into_json(tmp_path, monkeypatch):
+    monkeypatch.setattr(chatpipe_parquet, "_ROWS_PER_GROUP", 2)
+    plain = {"messages": [{"role": "user", "content": "hi"}], "id": 1}
+    parts = {
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+        "id": 2.5,
+        "new": True,
+    }
+    source = tmp_path / "rows.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in [plain, plain, plain, parts, plain]))
+    written = tmp_path / "rows.parquet"
+    code, _, err = cli("convert", "--to", "openai", "-o", written, source)
+    assert code == 0, err
+    parquet = pq.ParquetFile(written)
+    assert parquet.num_row_groups == 3
+    schema = parquet.schema_arrow
+    assert {f.name: str(f.type) for f in schema} == {
+        "messages": "string",
+        "id": "string",
+        "new": "string",
+    }
+    assert json.loads(schema.metadata[b"chatpipe"]) == {
+        "json": ["messages", "id", "new"],
+        "messages": [],
+    }
+    assert (
+        cli("convert", "--to", "openai", written)[1] == cli("convert", "--to", "openai", source)[1]
+    )
+
+
+def test_parquet_is_written_to_a_file_and_bad_files_are_one_line(tmp_path):
+    log = FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"
+    code, out, err = cli("convert", "--to-format", "parquet", log)
+    assert code == 2 and out == b"" and "add -o FILE.parquet" in err
+    code, _, err = cli("buffer", "-o", tmp_path / "b.parquet", log)
+    assert code == 2 and "Parquet rows are records" in err
+    assert not (tmp_path / "b.parquet").exists()
+    broken = tmp_path / "cut.parquet"
+    good = tmp_path / "good.parquet"
+    assert cli("convert", "-o", good, log)[0] == 0
+    broken.write_bytes(good.read_bytes()[:-40])
+    code, _, err = cli("convert", broken)
+    assert code == 1 and err.startswith(f"chatpipe: error: {broken}: not a readable Parquet file")
+    assert err.count("\n") == 1 and "Traceback" not in err
