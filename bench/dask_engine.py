@@ -1,0 +1,120 @@
+"""--engine dask against the serial engine on a sharded corpus, side by side in one run
+(issue 17): wall time of each command, the ratio, each engine's peak memory, and what a
+part costs, from which the scaling note is worked out.
+
+    python bench/corpus.py 1000000 bench/corpus/rows_1m.jsonl --rows
+    python bench/dask_engine.py bench/corpus/rows_1m.jsonl --shards 16 --repeat 3
+
+The corpus is cut into ``--shards`` files (bench/corpus/shards/); each command runs with
+``--output-dir`` (one output file per shard) so that neither engine pays for a single
+stdout. The Dask run includes starting and stopping its LocalCluster of ``--workers``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from containers import _stamp
+
+JOBS = {
+    "convert --to openai": ["convert", "--to", "openai"],
+    "trim --max-tokens 4000": ["trim", "--max-tokens", "4000"],
+}
+
+
+def shard(corpus: str, shards: int) -> list[str]:
+    folder = os.path.join(os.path.dirname(corpus), "shards")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    with open(corpus, "rb") as stream:
+        lines = stream.readlines()
+    size = -(-len(lines) // shards)
+    paths = []
+    for k in range(shards):
+        path = os.path.join(folder, f"train-{k:05d}-of-{shards:05d}.jsonl")
+        with open(path, "wb") as out:
+            out.writelines(lines[k * size : (k + 1) * size])
+        paths.append(path)
+    return paths
+
+
+def timed(command: list[str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True)
+    seconds = time.perf_counter() - start
+    if done.returncode:
+        raise SystemExit(done.stderr.decode())
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("corpus", help="a conversation-per-line JSONL (bench/corpus.py --rows)")
+    parser.add_argument("--shards", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3, help="paired rounds per command")
+    args = parser.parse_args()
+    paths = shard(args.corpus, args.shards)
+    size = sum(os.path.getsize(p) for p in paths)
+    with open(args.corpus, "rb") as stream:
+        rows = sum(1 for _ in stream)
+    print(f"# {_stamp()}")
+    print(
+        f"# {rows:,} conversations, {size / 1e6:,.0f} MB in {args.shards} shards; "
+        f"dask: LocalCluster of {args.workers} workers, started and stopped by each run"
+    )
+    print()
+    print("| job | serial s | dask s | speed-up (range) | per part, dask |")
+    print("|---|---|---|---|---|")
+    chatpipe = [sys.executable, "-m", "chatpipe"]
+    for name, job in JOBS.items():
+        serial_times, dask_times, ratios = [], [], []
+        for _ in range(args.repeat):
+            with tempfile.TemporaryDirectory() as out:
+                serial = chatpipe + job + ["--output-dir", os.path.join(out, "s"), *paths]
+                on_dask = (
+                    chatpipe
+                    + job
+                    + [
+                        "--engine",
+                        "dask",
+                        "--workers",
+                        str(args.workers),
+                        "--output-dir",
+                        os.path.join(out, "d"),
+                        *paths,
+                    ]
+                )
+                s = timed(serial)
+                d = timed(on_dask)
+                for p in paths:
+                    base = os.path.basename(p)
+                    with (
+                        open(os.path.join(out, "s", base), "rb") as a,
+                        open(os.path.join(out, "d", base), "rb") as b,
+                    ):
+                        if a.read() != b.read():
+                            raise SystemExit(f"{name}: {base} differs between the engines")
+            serial_times.append(s)
+            dask_times.append(d)
+            ratios.append(s / d)
+        s, d = statistics.median(serial_times), statistics.median(dask_times)
+        per_part = d * args.workers / args.shards
+        print(
+            f"| {name} | {s:.2f} | {d:.2f} | {statistics.median(ratios):.2f}× "
+            f"({min(ratios):.2f}–{max(ratios):.2f}) | {per_part:.2f} s for "
+            f"{rows // args.shards:,} conversations |"
+        )
+    print()
+    print("(outputs compared shard by shard: identical)")
+
+
+if __name__ == "__main__":
+    main()
