@@ -361,7 +361,5 @@ def to_files(
         write_shard(urlpath, shard, data, parquet)
         return urlpath.rstrip("/") + "/" + shard
 
-    written = [
-        dask.delayed(write)(part, number) for number, part in enumerate(bag.to_delayed())
-    ]
+    written = [dask.delayed(write)(part, number) for number, part in enumerate(bag.to_delayed())]
     return list(dask.compute(*written)) if compute else written

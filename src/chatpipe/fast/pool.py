@@ -16,9 +16,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import ChatpipeError, DataError, Location
-from ..io.limits import LIMITS
-from ..io.records import BadRecord, line_record, too_long
+from ..errors import DataError, Location
 from ..io.sources import Source
 
 _RANGES_PER_JOB = 16  # at least this many ranges a worker: they even out the workers' ends
@@ -241,50 +239,14 @@ class _Range:
         self.run.reading.found.append((Source(spec), dialect, CONVERSATIONS))
 
     def __call__(self, span: tuple[int, int]) -> tuple[bytes, tuple[int, int, list, list]]:
-        """(output lines, (lines read, conversations written, losses, errors)): a loss is
-        (kind, conversation, message index), the conversation counted from the range's
-        start; an error is (message, hint, line, column, message index, size of the
-        output written before it), its line counted from the range's start."""
-        from ..pipeline.reading import conversations_of
+        """(output lines, (lines read, conversations written, losses, errors)): the
+        part's work as every engine does it (pipeline/parts.py), places counted from the
+        range's start."""
+        from ..pipeline.parts import line_records, run_records
 
-        run = self.run
-        write, options = run.target.lines, run.job.inputs.options
         with open(self.spec, "rb") as stream:
             stream.seek(span[0])
             data = stream.read(span[1] - span[0])
-        out: list[bytes] = []
-        size = 0
-        if run.losses is not None:
-            run.losses.cases = {}
-        errors: list[tuple[str, str | None, int, int | None, int | None, int]] = []
-        written = 0
-        lines = data.split(b"\n")
-        if lines and lines[-1] == b"":
-            lines.pop()
-        source, limit = Source(self.spec), LIMITS.record_bytes
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            # the checks one process makes: size, JSON, exact integers, depth
-            record = too_long(source, number) if len(line) > limit else None
-            record = record or line_record(source, line, number)
-            if isinstance(record, BadRecord):
-                error = record.error
-                errors.append((error.message, error.hint, number, error.location.col, None, size))
-                continue
-            try:
-                for conversation in conversations_of(self.dialect, record, options):
-                    for piece in write(run, run.operated([conversation], written)):
-                        out.append(piece)
-                        size += len(piece) + 1
-                    written += 1
-            except ChatpipeError as exc:
-                # its place as one process gives it: the line's, or the message's in it
-                place = exc.location or Location(self.spec, number, 1)
-                where = (place.line, place.col, place.message_index)
-                errors.append((str(exc.message), exc.hint, *where, size))
-        out.append(b"")  # the last line's end
-        data = b"\n".join(out) if len(out) > 1 else b""
-        found = {} if run.losses is None else run.losses.cases
-        losses = [(kind, c, m) for kind, cases in found.items() for c, m in cases]
-        return data, (len(lines), written, losses, errors)
+        records = line_records(Source(self.spec), data)
+        done = run_records(self.run, self.dialect, self.spec, records)
+        return done.data or b"", (done.lines, done.conversations, done.losses, done.errors)

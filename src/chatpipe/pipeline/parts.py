@@ -251,7 +251,8 @@ def run_records(run: Any, dialect: Any, spec: str, records: Any) -> Done:
                 written += 1
         except ChatpipeError as exc:
             # its place as one process gives it: the line's, or the message's in it
-            place = exc.location or record.location
+            column = None if record.location.col is None else 1  # (Parquet rows: none)
+            place = exc.location or Location(spec, number, column)
             line = number if place.line is None else place.line
             where = (line, place.col, place.message_index, size)
             done.errors.append((str(exc.message), exc.hint, *where))
