@@ -28,6 +28,8 @@ Examples:
   chatpipe convert --to html --branch all conversations.json -o chats.html
 
   chatpipe convert --to html --output-dir chats/ conversations.json
+
+  chatpipe convert --to openai --engine dask --workers 2 --output-dir out/ 'shards/*.jsonl'
 """
 
 

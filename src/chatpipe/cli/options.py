@@ -45,8 +45,8 @@ InputFiles = Annotated[
     Optional[list[str]],  # noqa: UP045 - typer reads the annotation at run time
     typer.Argument(
         metavar="[FILE]...",
-        help="Chat logs to read (JSONL, JSON, YAML, SSE), any number of them; none, or -, "
-        "reads stdin.",
+        help="Chat logs to read (JSONL, JSON, YAML, SSE, Parquet), any number of them; none, "
+        "or -, reads stdin. With --engine dask, also globs and fsspec URLs (s3://...).",
         show_default=False,
     ),
 ]
