@@ -38,8 +38,8 @@ from .records import Record
 _META_KEY = b"chatpipe"
 _CHAT_COLUMNS = ("messages", "conversations", "chosen", "rejected", "prompt")
 _ROWS_PER_GROUP = 8192  # rows of a row group written
-_BYTES_PER_GROUP = 32 << 20  # or fewer, when their JSON passes this size
-_READ_BATCH = 1024  # rows converted to Python values at a time
+_BYTES_PER_GROUP = 8 << 20  # or fewer, when their JSON passes this size (memory: about 10x)
+_READ_BATCH = 256  # rows converted to Python values at a time
 
 
 def pyarrow() -> Any:
@@ -88,11 +88,15 @@ def rows_of(parquet: Any, name: str, groups: range, first_row: int) -> Iterator[
     ]
     number = first_row
     try:
-        batches = parquet.iter_batches(batch_size=_READ_BATCH, row_groups=list(groups))
-        for batch in batches:
-            for row in batch.to_pylist():
-                number += 1
-                yield Record(_record(row, json_columns, guessed), Location(name, number))
+        # a row group at a time (iter_batches reads ahead and holds more), turned into
+        # Python values a batch at a time
+        for group in groups:
+            table = parquet.read_row_group(group)
+            for batch in table.to_batches(_READ_BATCH):
+                for row in batch.to_pylist():
+                    number += 1
+                    yield Record(_record(row, json_columns, guessed), Location(name, number))
+            del table
     except DataError:
         raise
     except Exception as exc:
