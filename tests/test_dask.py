@@ -83,6 +83,7 @@ COMMANDS = [
     ("filter", "--exclude-all-tool-calls"),
     ("merge",),
     ("count", "--json"),
+    ("stats", "--json", "--max-tokens", "100"),
 ]
 
 
@@ -90,7 +91,7 @@ COMMANDS = [
 def test_every_command_on_dask_gives_the_serial_bytes(cluster, shards, command):
     code, serial, err = cli(*command, *shards)
     assert code == 0, err
-    assert serial.count(b"\n") == 8 * 150
+    assert serial.count(b"\n") == 8 * 150 + (command[0] == "stats")
     code, on_dask, err = cli(
         *command, "--engine", "dask", "--scheduler", cluster.scheduler_address, *shards
     )
@@ -132,7 +133,7 @@ ONE_PER_FILE = [
 
 def test_one_conversation_per_file_inputs_are_one_part_each(cluster, tmp_path):
     files = [FIXTURES / name for name in ONE_PER_FILE]
-    for command in (("convert",), ("openai",), ("count",)):
+    for command in (("convert",), ("openai",), ("count",), ("stats", "--json")):
         _, serial, _ = cli(*command, *files)
         code, on_dask, err = cli(
             *command, "--engine", "dask", "--scheduler", cluster.scheduler_address, *files

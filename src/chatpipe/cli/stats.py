@@ -37,7 +37,7 @@ Examples:
 _ROWS = 30  # conversations shown in the table
 
 
-@reads()
+@reads(engine=True)
 def stats(
     reading: ReadingOptions,
     token_counter: TokenCounterOption = "approximate",

@@ -90,11 +90,11 @@ def partitioned(
     from dataclasses import replace
 
     from ..io.shards import ShardFolder
-    from .parts import Assembly, expand, plan, shard_name
+    from .parts import Assembly, expand, part_writer, plan, shard_name
 
     job = Job(replace(job.inputs, files=tuple(expand(job.inputs.files))), *_rest(job))
     run = Run(job)
-    if run.target.lines is None:
+    if part_writer(run.target) is None:
         raise UsageError(
             "this output is one document or a folder of pages, written by one process",
             hint="leave --engine dask and --output-dir out, or write records (--to canonical)",
@@ -104,12 +104,16 @@ def partitioned(
     folder = ShardFolder(output_dir) if output_dir is not None else None
     staging = None if folder is None else folder.staging
     results = (mapper or run_parts)(job, parts, staging, names, parquet)
+    collect = getattr(run.target, "collect", None)
+    into = sink if collect is None else collect(run, sink)
     try:
         assembly = Assembly(run)
         for number, (part, done) in enumerate(zip(parts, results, strict=True), 1):
-            assembly.add(part, done, sink)
+            assembly.add(part, done, into)
             if progress is not None:
                 progress(number, len(parts))
+        if collect is not None:
+            into.close()
         if folder is not None:
             folder.commit(names)
     except BaseException:

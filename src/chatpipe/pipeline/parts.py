@@ -224,11 +224,18 @@ def line_records(source: Source, data: bytes) -> Iterator[tuple[int, Record | No
         yield number, record or line_record(source, line, number)
 
 
+def part_writer(target: Any) -> Any:
+    """How a part's conversations become lines: the target's ``part_lines`` (lines that
+    its ``collect`` puts together, stats), or its ``lines`` (written as they are); None
+    when its output cannot be made in parts."""
+    return getattr(target, "part_lines", None) or target.lines
+
+
 def run_records(run: Any, dialect: Any, spec: str, records: Any) -> Done:
     """Records of one dialect, read, operated on and written by the job's own code."""
     from .reading import conversations_of
 
-    write, options = run.target.lines, run.job.inputs.options
+    write, options = part_writer(run.target), run.job.inputs.options
     out: list[bytes] = []
     size = 0
     if run.losses is not None:
@@ -325,8 +332,13 @@ def _run_file(job: Any, part: Part, alone: bool) -> Done:
             read[0] += 1
             yield conversation
 
+    parted = getattr(run.target, "part_lines", None)
     try:
-        serial(one, sink, counted, run=run)
+        if parted is None:
+            serial(one, sink, counted, run=run)
+        else:  # lines that the target's collector puts together
+            for line in parted(run, run.operated(counted(run.conversations(), run))):
+                sink.line(line)
     except ChatpipeError as exc:  # what a run cannot go on from (a file it cannot read)
         errors.handle(exc)
         errors.errors[-1] = (exc, -1)

@@ -237,21 +237,60 @@ class Stats:
 
         return overall_stats(self.each, self.max_tokens)
 
-    def emit(self, run: Run, conversations: Iterator[Conversation], sink: Any) -> None:
+    def figures(self, conversation: Conversation) -> tuple[Any, dict[str, Any]]:
+        """A conversation's id (None when it has none) and figures."""
         from ..ops.count import counter_for
         from ..ops.stats import conversation_stats
 
-        for index, conversation in enumerate(conversations):
-            figures = conversation_stats(
-                conversation.messages, counter_for(self.counter, conversation)
-            )
-            self.each.append(figures)
-            ident = conversation.meta.get("id")
-            self.ids.append(ident)
-            if self.rows:
-                named = {"id": ident} if ident is not None else {}
-                sink.line(orjson.dumps({"conversation": index + 1, **named, **figures}))
-        if self.rows:
-            sink.line(orjson.dumps({"overall": self.overall()}))
-        if self.after is not None:
-            sink.raw(self.after(self.each, self.overall()).encode())
+        counter = counter_for(self.counter, conversation)
+        return conversation.meta.get("id"), conversation_stats(conversation.messages, counter)
+
+    def emit(self, run: Run, conversations: Iterator[Conversation], sink: Any) -> None:
+        collected = self.collect(run, sink)
+        for conversation in conversations:
+            collected.add(*self.figures(conversation))
+        collected.close()
+
+    def part_lines(self, run: Run, conversations: Iterable[Conversation]) -> Iterator[bytes]:
+        """Each conversation's id and figures as a JSON line, made where a part of the
+        inputs is read (pipeline/parts.py); ``collect`` numbers and writes them."""
+        return (orjson.dumps(self.figures(c)) for c in conversations)
+
+    def collect(self, run: Run, sink: Any) -> _Collected:
+        """A sink for ``part_lines``, in input order: it writes the rows to ``sink``
+        and, when closed, the overall figures."""
+        return _Collected(self, sink)
+
+
+class _Collected:
+    def __init__(self, stats: Stats, sink: Any) -> None:
+        self.stats, self.sink = stats, sink
+        self.pending = b""
+
+    def add(self, ident: Any, figures: dict[str, Any]) -> None:
+        stats = self.stats
+        stats.each.append(figures)
+        stats.ids.append(ident)
+        if stats.rows:
+            named = {"id": ident} if ident is not None else {}
+            row = {"conversation": len(stats.each), **named, **figures}
+            self.sink.line(orjson.dumps(row))
+
+    def line(self, data: bytes) -> None:
+        self.borrowed(data + b"\n")
+
+    def borrowed(self, data: Any) -> None:
+        lines = (self.pending + bytes(data)).split(b"\n")
+        self.pending = lines.pop()
+        for line in lines:
+            if line:
+                self.add(*orjson.loads(line))
+
+    raw = borrowed
+
+    def close(self) -> None:
+        stats = self.stats
+        if stats.rows:
+            self.sink.line(orjson.dumps({"overall": stats.overall()}))
+        if stats.after is not None:
+            self.sink.raw(stats.after(stats.each, stats.overall()).encode())
