@@ -354,3 +354,55 @@ def test_without_the_extra_the_error_names_it(tmp_path):
         text=True,
     )
     assert "pip install 'chatpipe[dask]'" in done.stderr
+
+
+def test_validate_on_dask_reports_what_the_serial_run_reports(cluster, tmp_path):
+    folder = tmp_path / "v"
+    folder.mkdir()
+    for k in range(4):
+        lines = rows(k, 60, bad_at=7 if k == 2 else None).splitlines()
+        for i in range(k, 60, 9):  # tool calls left unanswered, assistants missing
+            row = json.loads(lines[i]) if i != 7 or k != 2 else None
+            if row is not None:
+                del row["messages"][3 if i % 2 else 4]
+                lines[i] = json.dumps(row)
+        (folder / f"v{k}.jsonl").write_text("\n".join(lines) + "\n")
+    files = [*sorted(folder.glob("*.jsonl")), FIXTURES / "agent_session.jsonl"]
+    code, serial, err = cli("validate", "--json", *files)
+    assert code == 1 and serial.count(b"\n") == 15
+    kinds = {json.loads(line)["kind"] for line in serial.splitlines()}
+    assert len(kinds) >= 2 and "unanswered_tool_call" in kinds
+    code, on_dask, dask_err = cli(
+        "validate", "--json", "--engine", "dask", "--scheduler", cluster.scheduler_address, *files
+    )
+    assert code == 1
+    assert on_dask == serial and dask_err == err
+
+
+def test_parts_cut_inside_files_keep_every_place(bad_shards, tmp_path):
+    """Parts of 2 KB (dozens a file), run here: the places of errors and problems are
+    the file's, as one process gives them."""
+    from chatpipe.io.sink import output_sink
+    from chatpipe.pipeline.executors import partitioned
+    from chatpipe.pipeline.job import Inputs, Job
+    from chatpipe.pipeline.validate import validate_files, validate_in_parts
+
+    files = tuple(str(p) for p in bad_shards[2:5])
+    out = tmp_path / "out.jsonl"
+    job = Job(Inputs(files, on_error="skip"))
+    with output_sink(str(out), list(files)) as sink:
+        run = partitioned(job, sink, blocksize=2048)
+    _, expected, said = cli("convert", "--to", "openai", "--on-error", "skip", *files)
+    assert out.read_bytes() == expected
+    [error] = run.errors.skipped
+    assert str(error.location).startswith(f"{bad_shards[3]}:42:")
+    assert f"skipped: {error}\n" in said
+
+    def here(function, parts, work):
+        assert len(parts) > 30
+        return (function(part, *work) for part in parts)
+
+    serial = [str(p) for p in validate_files(list(files))]
+    assert serial and serial == [
+        str(p) for p in validate_in_parts(list(files), here, blocksize=2048)
+    ]

@@ -49,6 +49,7 @@ __all__ = [
     "total_tokens",
     "trim",
     "validate",
+    "validate_files",
 ]
 
 
@@ -100,22 +101,8 @@ def run_job(
     output into ``sink`` in input order, or one shard per part into ``output_dir``."""
 
     def mapper(job: Job, parts: list[Part], staging: str | None, names: list[str], parquet: bool):
-        futures = connected.map(
-            work,
-            [job] * len(parts),
-            parts,
-            [staging] * len(parts),
-            names,
-            [parquet] * len(parts),
-            pure=False,
-            retries=2,
-        )
-        try:
-            for future in futures:
-                yield _result(future)
-                future.release()
-        finally:
-            connected.cancel(futures)
+        n = len(parts)
+        return in_order(connected, work, [job] * n, parts, [staging] * n, names, [parquet] * n)
 
     return partitioned(
         job,
@@ -126,6 +113,29 @@ def run_job(
         blocksize=blocksize,
         progress=progress,
     )
+
+
+def in_order(connected: Any, function: Callable[..., Any], *arguments: list[Any]) -> Iterator[Any]:
+    """``function`` over the argument lists on the cluster, the results in order, each
+    released once handed on; leaving early cancels what has not run."""
+    futures = connected.map(function, *arguments, pure=False, retries=2)
+    try:
+        for future in futures:
+            yield _result(future)
+            future.release()
+    finally:
+        connected.cancel(futures)
+
+
+def validate_files(specs: list[str], connected: Any, **checks: Any) -> Iterator[Any]:
+    """``chatpipe validate``'s problems, in file order, the parts checked on the cluster."""
+    from .pipeline.validate import validate_in_parts
+
+    def mapper(function: Callable[..., Any], parts: list[Part], work: tuple) -> Iterator[Any]:
+        n = len(parts)
+        return in_order(connected, function, parts, *([value] * n for value in work))
+
+    return validate_in_parts(specs, mapper, **checks)
 
 
 def _result(future: Any) -> Any:
@@ -210,8 +220,7 @@ def _conversations_in(job: Job, part: Part, before: list[int], index: int) -> li
     if part.kind == FILE:
         return list(Run(Job(Inputs((part.spec,), *_inputs_rest(job)))).conversations())
     errors = ErrorLog(job.inputs.on_error)
-    run = Run(job, errors)
-    dialect = _dialect_of(job, part.spec, run)
+    dialect = _dialect_of(job, part.spec)
     name, offset = Source(part.spec).name, before[index]
     out: list[Conversation] = []
     for number, record in _records(part):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections import Counter
-from typing import Annotated
+from collections.abc import Iterator
+from typing import Annotated, Any
 
 import orjson
 import typer
@@ -14,7 +16,19 @@ from ..io.sink import output_sink
 from ..ops.count import resolve_counter
 from ..ops.validate import RULES
 from ..pipeline.validate import validate_files
-from .options import AsJson, Branch, FromDialect, IncludeHidden, InputFiles, Output, Quiet, Verbose
+from .options import (
+    AsJson,
+    Branch,
+    Engine,
+    FromDialect,
+    IncludeHidden,
+    InputFiles,
+    Output,
+    Quiet,
+    Scheduler,
+    Verbose,
+    Workers,
+)
 from .runtime import run, warn
 from .trim import TokenCounterOption
 
@@ -56,6 +70,9 @@ def validate(
     output: Output = None,
     branch: Branch = "active",
     include_hidden: IncludeHidden = False,
+    engine: Engine = "serial",
+    scheduler: Scheduler = None,
+    workers: Workers = None,
     verbose: Verbose = 0,
     quiet: Quiet = False,
 ) -> None:
@@ -69,20 +86,38 @@ def validate(
         if verbose:
             warn(f"checking {', '.join(specs)} with the {rules} rules")
         kinds: Counter[str] = Counter()
-        with output_sink(output, specs) as sink:
-            for problem in validate_files(
-                specs,
-                dialect=from_,
-                rules=rules,
-                max_tokens=max_tokens,
-                counter=counter,
-                options=ReadOptions(branch, include_hidden),
-            ):
+        checks = {
+            "dialect": from_,
+            "rules": rules,
+            "max_tokens": max_tokens,
+            "counter": counter,
+            "options": ReadOptions(branch, include_hidden),
+        }
+        with output_sink(output, specs) as sink, _problems(specs, checks) as problems:
+            for problem in problems:
                 kinds[problem.kind] += 1
                 sink.line(orjson.dumps(problem.to_dict()) if as_json else str(problem).encode())
         _summary(kinds)
         if kinds:
             raise typer.Exit(1)
+
+    @contextlib.contextmanager
+    def _problems(specs: list[str], checks: dict) -> Iterator[Iterator[Any]]:
+        if engine not in ("serial", "dask"):
+            raise UsageError(f"--engine must be serial or dask, got {engine!r}")
+        if engine == "serial":
+            if scheduler or workers:
+                raise UsageError("--scheduler and --workers go with --engine dask")
+            yield validate_files(specs, **checks)
+            return
+        try:
+            import chatpipe.dask as on_dask
+        except ImportError:
+            raise UsageError(
+                "--engine dask needs Dask", hint="pip install 'chatpipe[dask]'"
+            ) from None
+        with on_dask.client(scheduler, workers) as connected:
+            yield on_dask.validate_files(specs, connected, **checks)
 
     run(body, quiet)
 

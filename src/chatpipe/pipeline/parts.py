@@ -169,7 +169,7 @@ def run_part(job: Any, part: Part, shard: Any = None) -> Done:
         done = _run_file(job, part, alone=shard is not None)
     else:
         run = Run(job, ErrorLog("fail"))  # every error raised, kept by run_records
-        dialect = _dialect_of(job, part.spec, run)
+        dialect = _dialect_of(job, part.spec)
         run.reading.found.append((Source(part.spec), dialect, CONVERSATIONS))
         done = run_records(run, dialect, part.spec, _records(part))
     if shard is not None:
@@ -178,7 +178,7 @@ def run_part(job: Any, part: Part, shard: Any = None) -> Done:
     return done
 
 
-def _dialect_of(job: Any, spec: str, run: Any) -> Any:
+def _dialect_of(job: Any, spec: str) -> Any:
     from ..formats.registry import reading_dialect
     from .reading import ErrorLog, open_records
 

@@ -17,6 +17,7 @@ from ..ops.validate import (
     finetune_row_problems,
     unreadable,
 )
+from .parts import DEFAULT_BLOCKSIZE
 from .reading import message_of, shape_errors
 
 
@@ -37,9 +38,8 @@ def validate_files(
     from ..formats.detect import CONVERSATIONS, STREAM
     from ..formats.exports import ReadOptions
     from ..formats.registry import reading_dialect
-    from ..io.records import BadRecord
     from ..io.sources import Source
-    from .reading import ErrorLog, conversations_of, open_records
+    from .reading import ErrorLog, open_records
 
     finetune = rules in ("all", "openai-finetune")
     structure = rules in ("all", "structure")
@@ -56,30 +56,127 @@ def validate_files(
             yield from _validate_streamed(found, first, records, structure, max_tokens, counter)
             continue
         if shape == CONVERSATIONS:
+            checks = (raw_checks, structure, max_tokens, counter, options or ReadOptions())
             for record in records:
-                if isinstance(record, BadRecord):
-                    yield unreadable(record.error)
-                    continue
-                location = record.location
-                raw = finetune_row_problems(record.value, location) if raw_checks else []
-                yield from raw
-                unusable = any(p.kind in ("data_type", "missing_messages_list") for p in raw)
-                if not structure or unusable:
-                    continue
-                try:
-                    conversations = conversations_of(found, record, options or ReadOptions())
-                except ChatpipeError as exc:
-                    yield unreadable(exc.located(location))
-                    continue
-                for conversation in conversations:
-                    located = (
-                        (m, location.at_message(i)) for i, m in enumerate(conversation.messages)
-                    )
-                    yield from check_messages(located, location, max_tokens, counter)
+                yield from _record_problems(found, record, *checks)
             continue
         yield from _validate_stream(
             found, first, records, raw_checks, structure, max_tokens, counter
         )
+
+
+def _record_problems(
+    found: Any,
+    record: Any,
+    raw_checks: bool,
+    structure: bool,
+    max_tokens: int | None,
+    counter: Any,
+    options: Any,
+) -> Iterator[Problem]:
+    """The problems of one conversation record (and of its conversations)."""
+    from ..io.records import BadRecord
+    from .reading import conversations_of
+
+    if isinstance(record, BadRecord):
+        yield unreadable(record.error)
+        return
+    location = record.location
+    raw = finetune_row_problems(record.value, location) if raw_checks else []
+    yield from raw
+    unusable = any(p.kind in ("data_type", "missing_messages_list") for p in raw)
+    if not structure or unusable:
+        return
+    try:
+        conversations = conversations_of(found, record, options)
+    except ChatpipeError as exc:
+        yield unreadable(exc.located(location))
+        return
+    for conversation in conversations:
+        located = ((m, location.at_message(i)) for i, m in enumerate(conversation.messages))
+        yield from check_messages(located, location, max_tokens, counter)
+
+
+Found = tuple[str, str, str, str | None, int | None, int | None, int | None]
+
+
+def validate_part(
+    part: Any, dialect: str | None, rules: str, max_tokens: int | None, counter: Any, options: Any
+) -> tuple[list[Found], int]:
+    """The problems of one part of the inputs (pipeline/parts.py) as tuples (kind, text,
+    hint, file, line, column, message index), lines counted from the part's start, and
+    the lines it read."""
+    from ..formats.exports import ReadOptions
+    from .job import Inputs, Job
+    from .parts import FILE, _dialect_of, _records
+
+    if part.kind == FILE:
+        found = validate_files(
+            [part.spec],
+            dialect=dialect,
+            rules=rules,
+            max_tokens=max_tokens,
+            counter=counter,
+            options=options,
+        )
+        return [_plain(p) for p in found], 0
+    job = Job(Inputs((part.spec,), dialect or "auto"))
+    reader = _dialect_of(job, part.spec)
+    raw_checks = rules in ("all", "openai-finetune") and reader.name == "openai"
+    structure = rules in ("all", "structure")
+    checks = (raw_checks, structure, max_tokens, counter, options or ReadOptions())
+    out, lines = [], 0
+    for number, record in _records(part):
+        lines = number
+        if record is not None:
+            out.extend(_plain(p) for p in _record_problems(reader, record, *checks))
+    return out, lines
+
+
+def _plain(problem: Problem) -> Found:
+    place = problem.location
+    if place is None:
+        return problem.kind, problem.text, problem.hint, None, None, None, None
+    return (
+        problem.kind,
+        problem.text,
+        problem.hint,
+        place.file,
+        place.line,
+        place.col,
+        place.message_index,
+    )
+
+
+def validate_in_parts(
+    specs: list[str],
+    mapper: Any,
+    *,
+    dialect: str | None = None,
+    rules: str = "all",
+    max_tokens: int | None = None,
+    counter: Any = None,
+    options: Any = None,
+    blocksize: int | None = DEFAULT_BLOCKSIZE,
+) -> Iterator[Problem]:
+    """``validate_files``' problems, in the same order, the inputs cut into parts of
+    about ``blocksize`` bytes that ``mapper(function, parts, arguments)`` runs (giving
+    the results in part order)."""
+    from ..errors import Location
+    from .job import Inputs, Job
+    from .parts import LINES, ROWS, expand, plan
+
+    files = tuple(expand(specs))
+    parts = plan(Job(Inputs(files, dialect or "auto")), blocksize)
+    before: dict[str, int] = {}
+    work = (dialect, rules, max_tokens, counter, options)
+    for part, (found, lines) in zip(parts, mapper(validate_part, parts, work), strict=True):
+        offset = before.get(part.spec, 0) if part.kind == LINES else 0
+        offset = part.first_row if part.kind == ROWS else offset
+        for kind, text, hint, file, line, col, index in found:
+            place = None if file is None else Location(file, line and line + offset, col, index)
+            yield Problem(kind, text, place, hint)
+        before[part.spec] = offset + lines
 
 
 def _validate_streamed(dialect, first, records, structure, max_tokens, counter):
