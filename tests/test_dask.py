@@ -406,3 +406,15 @@ def test_parts_cut_inside_files_keep_every_place(bad_shards, tmp_path):
     assert serial and serial == [
         str(p) for p in validate_in_parts(list(files), here, blocksize=2048)
     ]
+
+
+def test_a_message_log_in_a_bag_is_read_whole_before_it_travels():
+    """A message log's messages are read lazily in one process; in a bag they cross
+    process boundaries, so they are read while the file is open."""
+    files = [
+        str(FIXTURES / n)
+        for n in ("agent_session.jsonl", "claude_export__yaleman_2025_thinking.json")
+    ]
+    conversations = cd.read_conversations(files).compute(scheduler="processes")
+    assert [len(c.messages) for c in conversations] == [26, 2]
+    assert [str(c.location) for c in conversations][0] == f"{files[0]}:1:1"

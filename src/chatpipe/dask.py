@@ -226,7 +226,9 @@ def _conversations_in(job: Job, part: Part, before: list[int], index: int) -> li
     from .pipeline.reading import ErrorLog, conversations_of
 
     if part.kind == FILE:
-        return list(Run(Job(Inputs((part.spec,), *_inputs_rest(job)))).conversations())
+        # (a message log's messages are read lazily: read here, while the file is open)
+        one = Run(Job(Inputs((part.spec,), *_inputs_rest(job))))
+        return [_ready(c) for c in one.conversations()]
     errors = ErrorLog(job.inputs.on_error)
     dialect = _dialect_of(job, part.spec)
     name, offset = Source(part.spec).name, before[index]
