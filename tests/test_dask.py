@@ -417,4 +417,4 @@ def test_a_message_log_in_a_bag_is_read_whole_before_it_travels():
     ]
     conversations = cd.read_conversations(files).compute(scheduler="processes")
     assert [len(c.messages) for c in conversations] == [26, 2]
-    assert [str(c.location) for c in conversations][0] == f"{files[0]}:1:1"
+    assert str(conversations[0].location) == f"{files[0]}:1:1"
