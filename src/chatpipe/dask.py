@@ -16,6 +16,7 @@ back in input order.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -222,7 +223,7 @@ def _conversations_in(job: Job, part: Part, before: list[int], index: int) -> li
     """A part's conversations, their locations the file's, its errors raised or left
     out as the job says."""
     from .io.sources import Source
-    from .pipeline.parts import FILE, _dialect_of, _records
+    from .pipeline.parts import FILE, _records, dialect_of
     from .pipeline.reading import ErrorLog, conversations_of
 
     if part.kind == FILE:
@@ -230,7 +231,7 @@ def _conversations_in(job: Job, part: Part, before: list[int], index: int) -> li
         one = Run(Job(Inputs((part.spec,), *_inputs_rest(job))))
         return [_ready(c) for c in one.conversations()]
     errors = ErrorLog(job.inputs.on_error)
-    dialect = _dialect_of(job, part.spec)
+    dialect = dialect_of(part)
     name, offset = Source(part.spec).name, before[index]
     out: list[Conversation] = []
     for number, record in _records(part):
@@ -288,11 +289,17 @@ def merge(conversation: Conversation, chunk_separator: str = "\n") -> Conversati
 def convert(conversation: Conversation, to: str = "canonical") -> bytes:
     """The conversation as one JSON record of dialect ``to`` (a line of
     ``chatpipe convert --to``)."""
+    target, run = _writing(to)
+    return b"\n".join(target.lines(run, [_ready(conversation)]))
+
+
+@functools.cache
+def _writing(to: str) -> tuple[Any, Run]:
+    """The target and run that write a dialect (made once a process, not a record)."""
     from .pipeline.targets import ToDialect
 
-    target = ToDialect(to)
-    run = Run(Job(Inputs(("-",))), None)
-    return b"\n".join(target.lines(run, [_ready(conversation)]))
+    target = ToDialect(to, losses=False)
+    return target, Run(Job(Inputs(("-",)), None, target))
 
 
 def count(conversation: Conversation, token_counter: str = "approximate") -> int:

@@ -216,28 +216,32 @@ def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
 
     report = Report(reading.verbose)
     shards = reading.output_dir is not None and getattr(job.target, "output_dir", None) is None
-    if reading.engine not in ("serial", "dask"):
-        raise UsageError(f"--engine must be serial or dask, got {reading.engine!r}")
-    if reading.engine == "serial" and (reading.scheduler or reading.workers):
-        raise UsageError("--scheduler and --workers go with --engine dask")
-    if reading.engine == "dask" and jobs != 1:
+    on_dask = dask_engine(reading.engine, reading.scheduler, reading.workers)
+    if on_dask is not None and jobs != 1:
         raise UsageError("--jobs runs processes here; with --engine dask, use --workers N")
     if reading.output_dir is not None and reading.output is not None:
         raise UsageError("-o writes one file and --output-dir a folder; pick one")
-    if not shards and reading.engine == "serial":
+    if not shards and on_dask is None:
         with output_sink(reading.output, list(job.inputs.files), reading.to_format) as sink:
             done = executors.execute(job, sink, jobs, report.watch, note=warn)
         report.close(done)
         return done
-    parquet = parquet_wanted(reading.output, reading.to_format)
+    parquet = parquet_wanted(None if shards else reading.output, reading.to_format)
     if shards:
-        parquet = reading.to_format == "parquet"
-        out = contextlib.nullcontext(None)
+        out: Any = contextlib.nullcontext(None)
     else:
         out = output_sink(reading.output, list(job.inputs.files), reading.to_format)
     with out as sink, _parts_progress(reading) as progress:
-        if reading.engine == "dask":
-            done = _on_dask(reading, job, sink, parquet, progress)
+        if on_dask is not None:
+            with on_dask.client(reading.scheduler, reading.workers) as connected:
+                done = on_dask.run_job(
+                    job,
+                    sink,
+                    connected,
+                    output_dir=reading.output_dir,
+                    parquet=parquet,
+                    progress=progress,
+                )
         else:
             done = executors.partitioned(
                 job,
@@ -250,20 +254,20 @@ def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
     return done
 
 
-def _on_dask(reading: ReadingOptions, job: Job, sink: Any, parquet: bool, progress: Any) -> Run:
+def dask_engine(engine: str, scheduler: str | None, workers: int | None) -> Any:
+    """chatpipe.dask when ``--engine dask`` asks for it, None for the serial engine; the
+    engine options checked, a missing extra named."""
+    if engine not in ("serial", "dask"):
+        raise UsageError(f"--engine must be serial or dask, got {engine!r}")
+    if engine == "serial":
+        if scheduler or workers:
+            raise UsageError("--scheduler and --workers go with --engine dask")
+        return None
     try:
         import chatpipe.dask as on_dask
     except ImportError:
         raise UsageError("--engine dask needs Dask", hint="pip install 'chatpipe[dask]'") from None
-    with on_dask.client(reading.scheduler, reading.workers) as connected:
-        return on_dask.run_job(
-            job,
-            sink,
-            connected,
-            output_dir=reading.output_dir,
-            parquet=parquet,
-            progress=progress,
-        )
+    return on_dask
 
 
 @contextlib.contextmanager

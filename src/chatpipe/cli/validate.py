@@ -29,7 +29,7 @@ from .options import (
     Verbose,
     Workers,
 )
-from .runtime import run, warn
+from .runtime import dask_engine, run, warn
 from .trim import TokenCounterOption
 
 HELP = """Check chat logs and fine-tuning files; exit 1 if any problem is found, 0 if clean.
@@ -103,19 +103,10 @@ def validate(
 
     @contextlib.contextmanager
     def _problems(specs: list[str], checks: dict) -> Iterator[Iterator[Any]]:
-        if engine not in ("serial", "dask"):
-            raise UsageError(f"--engine must be serial or dask, got {engine!r}")
-        if engine == "serial":
-            if scheduler or workers:
-                raise UsageError("--scheduler and --workers go with --engine dask")
+        on_dask = dask_engine(engine, scheduler, workers)
+        if on_dask is None:
             yield validate_files(specs, **checks)
             return
-        try:
-            import chatpipe.dask as on_dask
-        except ImportError:
-            raise UsageError(
-                "--engine dask needs Dask", hint="pip install 'chatpipe[dask]'"
-            ) from None
         with on_dask.client(scheduler, workers) as connected:
             yield on_dask.validate_files(specs, connected, **checks)
 

@@ -391,7 +391,7 @@ class ParquetOutput:
                         column = pa.array(_stored(values, "json"), type=pa.string())
                     arrays.append(column)
                 self.writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
-            parquet.close() if hasattr(parquet, "close") else None
+            parquet.close()
         finally:
             os.unlink(old)
 

@@ -39,6 +39,7 @@ class Part:
     first_row: int = 0  # ROWS: rows before the first group
     index: int = 0  # the part's number within its file
     parts: int = 1  # how many parts the file has
+    dialect: str = ""  # LINES and ROWS: the dialect the plan detected for the file
 
 
 @dataclass
@@ -102,19 +103,21 @@ def plan(job: Any, blocksize: int | None = DEFAULT_BLOCKSIZE) -> list[Part]:
             if source.stream is not None and not source.is_stdin:
                 source.stream.close()
         splittable = opened is not None and opened[1] == CONVERSATIONS and not job.inputs.group_by
+        name = opened[0].name if opened is not None else ""
         if splittable and source.container == "parquet":
-            parts.extend(_row_group_parts(spec, blocksize))
+            parts.extend(_row_group_parts(spec, blocksize, name))
         elif splittable and source.container == "jsonl":
             spans = line_ranges(spec, blocksize)
             parts.extend(
-                Part(spec, LINES, a, b, index=k, parts=len(spans)) for k, (a, b) in enumerate(spans)
+                Part(spec, LINES, a, b, index=k, parts=len(spans), dialect=name)
+                for k, (a, b) in enumerate(spans)
             )
         else:
             parts.append(Part(spec, FILE))
     return parts
 
 
-def _row_group_parts(spec: str, blocksize: int | None) -> list[Part]:
+def _row_group_parts(spec: str, blocksize: int | None, dialect: str) -> list[Part]:
     from ..io.parquet import pyarrow
 
     with open_input(spec) as stream:
@@ -133,7 +136,7 @@ def _row_group_parts(spec: str, blocksize: int | None) -> list[Part]:
     if not groups:
         groups.append((0, 0, 0))
     return [
-        Part(spec, ROWS, a, b, first_row=before, index=k, parts=len(groups))
+        Part(spec, ROWS, a, b, first_row=before, index=k, parts=len(groups), dialect=dialect)
         for k, (a, b, before) in enumerate(groups)
     ]
 
@@ -169,7 +172,7 @@ def run_part(job: Any, part: Part, shard: Any = None) -> Done:
         done = _run_file(job, part, alone=shard is not None)
     else:
         run = Run(job, ErrorLog("fail"))  # every error raised, kept by run_records
-        dialect = _dialect_of(job, part.spec)
+        dialect = dialect_of(part)
         run.reading.found.append((Source(part.spec), dialect, CONVERSATIONS))
         done = run_records(run, dialect, part.spec, _records(part))
     if shard is not None:
@@ -178,18 +181,11 @@ def run_part(job: Any, part: Part, shard: Any = None) -> Done:
     return done
 
 
-def _dialect_of(job: Any, spec: str) -> Any:
-    from ..formats.registry import reading_dialect
-    from .reading import ErrorLog, open_records
+def dialect_of(part: Part) -> Any:
+    """The dialect of a part's records, as the plan detected it for its file."""
+    from ..formats.registry import get_dialect
 
-    source = Source(spec)
-    try:
-        opened = open_records(source, reading_dialect(job.inputs.dialect), ErrorLog("skip"))
-    finally:
-        if source.stream is not None:
-            source.stream.close()
-    assert opened is not None
-    return opened[0]
+    return get_dialect(part.dialect)
 
 
 def _records(part: Part) -> Iterator[tuple[int, Record | None]]:

@@ -107,8 +107,7 @@ def validate_part(
     hint, file, line, column, message index), lines counted from the part's start, and
     the lines it read."""
     from ..formats.exports import ReadOptions
-    from .job import Inputs, Job
-    from .parts import FILE, _dialect_of, _records
+    from .parts import FILE, _records, dialect_of
 
     if part.kind == FILE:
         found = validate_files(
@@ -120,8 +119,7 @@ def validate_part(
             options=options,
         )
         return [_plain(p) for p in found], 0
-    job = Job(Inputs((part.spec,), dialect or "auto"))
-    reader = _dialect_of(job, part.spec)
+    reader = dialect_of(part)
     raw_checks = rules in ("all", "openai-finetune") and reader.name == "openai"
     structure = rules in ("all", "structure")
     checks = (raw_checks, structure, max_tokens, counter, options or ReadOptions())
