@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -14,12 +16,103 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
 
+class Failure:
+    """An exception as two libraries' failures are compared: the built-in exception class it
+    is (a chatpipe ``ConversionError`` is a ``ValueError``, as is pydantic's
+    ``ValidationError``) and its message."""
+
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+        self.kind = next(c for c in type(exc).__mro__ if c.__module__ == "builtins")
+        self.message = str(exc)
+
+    def __eq__(self, other):
+        return isinstance(other, Failure) and (self.kind, self.message) == (
+            other.kind,
+            other.message,
+        )
+
+    def __repr__(self):
+        return f"{self.kind.__name__}({self.message!r})"
+
+
 def outcome(fn, *args, **kwargs):
-    """("ok", result) or ("error", None): to compare where two libraries fail."""
+    """("ok", result) or ("error", Failure): equal for two libraries only when both
+    succeed with equal results or both fail with the same exception class and message."""
     try:
         return "ok", fn(*args, **kwargs)
-    except Exception:
-        return "error", None
+    except Exception as exc:
+        return "error", Failure(exc)
+
+
+# langchain-core's own crashes: a key or attribute its code assumed, not a message for a user
+CRASHES = (KeyError, AttributeError, TypeError, IndexError)
+
+
+@cache
+def pinned_messages() -> tuple[re.Pattern, ...]:
+    """The error messages the README's differences list pins, as patterns: ``{word}`` stands
+    for any text and a location (``messages[0].content[1]: ``) may come first."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- pinned-errors -->")[1].split("<!-- /pinned-errors -->")[0]
+    patterns = []
+    for message in re.findall(r"^\s*- `(.+)`$", block, flags=re.M):
+        body = re.sub(r"\\\{\w+\\\}", ".+?", re.escape(message))
+        patterns.append(re.compile(r"(messages\[\d+\](\.content\[\d+\])?: )?" + body, re.S))
+    assert patterns, "the README pins no error message"
+    return tuple(patterns)
+
+
+def assert_same_outcome(ours, theirs):
+    """Both succeed with equal results, or both fail with the same exception class and
+    message; or chatpipe says better, on purpose, what langchain-core says wrongly or only
+    with a crash: then chatpipe's is a ``ValueError`` whose message the README pins. (Two
+    results are the caller's to compare: each library has its own classes.)"""
+    if ours == theirs or ours[0] == theirs[0] == "ok":
+        return
+    assert ours[0] == theirs[0] == "error", (ours, theirs)
+    mine, lcs = ours[1], theirs[1]
+    assert mine.kind is ValueError and lcs.kind in (ValueError, *CRASHES), (mine, lcs)
+    assert any(p.fullmatch(mine.message) for p in pinned_messages()), (
+        f"{mine!r} differs from langchain-core's {lcs!r} and the README does not pin it"
+    )
+
+
+# the share of each differential test's examples that compared something, for the summary
+SHARES: dict[str, str] = {}
+
+
+class Tally:
+    """What a property test's examples compared ("cut", "empty", "error", ...), so that a
+    test fails when too few of them compare a real result (a change to a strategy that
+    makes most cases trivial is caught, not hidden by a green run)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.counts: dict[str, int] = {}
+
+    def __call__(self, kind: str) -> None:
+        from hypothesis import event
+
+        event(kind)
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+
+    def require(self, at_least: float, *kinds: str) -> None:
+        total = sum(self.counts.values())
+        share = sum(self.counts.get(k, 0) for k in kinds) / total if total else 0.0
+        SHARES[self.name] = (
+            f"{share:.0%} {'+'.join(kinds)} of {total} examples ("
+            + ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
+            + ")"
+        )
+        assert share >= at_least, f"{self.name}: only {SHARES[self.name]}; want {at_least:.0%}"
+
+
+def pytest_terminal_summary(terminalreporter):
+    if SHARES:
+        terminalreporter.section("differential tests: examples that compared a real result")
+        for name, line in sorted(SHARES.items()):
+            terminalreporter.write_line(f"{name}: {line}")
 
 
 @pytest.fixture

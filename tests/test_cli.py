@@ -423,6 +423,9 @@ def test_ctrl_c_exits_130_without_a_traceback():
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # as in a terminal: a suite run in the background (`pytest &`) ignores SIGINT, and
+        # a child inherits that
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     proc.stdin.write(b'{"role":"user","content":"waiting for more"}\n')
     proc.stdin.flush()

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chatpipe as cp
-from conftest import outcome
+from conftest import assert_same_outcome, outcome
 from strategies import ai_chunk_kwargs, contents, merge_dicts, message_kwargs
 
 CLASS_NAMES = {
@@ -34,7 +34,7 @@ def test_construction_and_messages_to_dict_match(case, chunk):
         chunk = False
     ours = outcome(build, cp, kind, dict(kwargs), chunk)
     theirs = outcome(build, lc, kind, dict(kwargs), chunk)
-    assert ours[0] == theirs[0], (ours, theirs)
+    assert_same_outcome(ours, theirs)
     if ours[0] == "ok":
         assert cp.messages_to_dict([ours[1]]) == lc.messages_to_dict([theirs[1]])
         assert ours[1].text == theirs[1].text
@@ -60,13 +60,13 @@ def test_ai_chunk_addition_matches(chunks):
         return [lc.AIMessageChunk(**dict(c)) for c in chunks]
 
     built = outcome(ours), outcome(theirs)
-    assert built[0][0] == built[1][0]
+    assert_same_outcome(*built)
     if built[0][0] == "error":
         return
     for add in (_fold, lambda ms: ms[0] + ms[1:]):
         sum_ours = outcome(lambda add=add: add(ours()))
         sum_theirs = outcome(lambda add=add: add(theirs()))
-        assert sum_ours[0] == sum_theirs[0]
+        assert_same_outcome(sum_ours, sum_theirs)
         if sum_ours[0] == "ok":
             assert _dump(sum_ours[1]) == _lc_dump(sum_theirs[1])
 
@@ -122,7 +122,7 @@ def test_other_chunk_addition_matches(name, parts):
         return _fold(chunks)
 
     ours, theirs = outcome(make, cp), outcome(make, lc)
-    assert ours[0] == theirs[0]
+    assert_same_outcome(ours, theirs)
     if ours[0] == "ok":
         assert cp.messages_to_dict([ours[1]]) == lc.messages_to_dict([theirs[1]])
 

@@ -111,8 +111,9 @@ class ConversionError(DataError, ValueError):
     """The messages cannot be written in the asked format (langchain-core raises too)."""
 
 
-class UsageError(ChatpipeError):
-    """The command line asks for something impossible: exit 2."""
+class UsageError(ChatpipeError, ValueError):
+    """The command line (or a library call) asks for something impossible: exit 2. A
+    ``ValueError``, as langchain-core's for the same options."""
 
     exit_code = 2
 

@@ -143,6 +143,11 @@ class _Workers:
                 memory.close()
 
     def _serve(self, tasks: int, out: int, acks: int, memory: mmap.mmap) -> None:
+        import signal
+
+        # the main process's handler unwinds to clean up its output; a worker has nothing to
+        # clean up, and unwinding it would run the caller's code in a forked copy
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         status = 0
         free = list(range(_SLOTS))
         try:

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ..errors import DataError, UsageError
+from ..errors import UsageError, ValidationError
 from ..formats.openai_writer import OpenAIWriter, openai_role
 from ..model import AIMessage, AnyMessage, ToolMessage
 
@@ -100,13 +100,13 @@ class ApproximateCounter(TokenCounter):
                     continue
                 kind = block.get("type", "")
                 if not isinstance(kind, str):
-                    raise DataError(f"a content block's type must be a string, got {kind!r}")
+                    raise ValidationError(f"a content block's type must be a string, got {kind!r}")
                 if kind in ("image", "image_url"):
                     images += 1
                 elif kind == "text":
                     text = block.get("text", "")
                     if text is None or isinstance(text, (int, float)):
-                        raise DataError("a text block without text cannot be counted")
+                        raise ValidationError("a text block without text cannot be counted")
                     chars += len(text)
                 else:
                     chars += len(repr(block))
