@@ -72,9 +72,16 @@ class BaseMessage:
     type: ClassVar[str] = "base"
     # class-specific fields in langchain's dump order, with their defaults
     _fields: ClassVar[tuple[tuple[str, Any], ...]] = ()
+    # human, system, AI and tool messages may be built from v1 blocks: content_blocks=[...]
+    # stands for the content, as in langchain-core
+    _takes_content_blocks: ClassVar[bool] = False
 
     def __init__(self, content: Any = _MISSING, **kwargs: Any) -> None:
         cls_name = type(self).__name__
+        if self._takes_content_blocks:
+            blocks = kwargs.pop("content_blocks", None)
+            if blocks is not None:
+                content = blocks
         self.content = _check_content(content, cls_name)
         self.additional_kwargs = _check_dict(
             kwargs.pop("additional_kwargs", None) or {}, "additional_kwargs"
@@ -226,11 +233,13 @@ def _chunk_operands(left: BaseMessageChunk, other: Any) -> list[BaseMessageChunk
 class HumanMessage(BaseMessage):
     __slots__ = ()
     type = "human"
+    _takes_content_blocks = True
 
 
 class SystemMessage(BaseMessage):
     __slots__ = ()
     type = "system"
+    _takes_content_blocks = True
 
 
 class AIMessage(BaseMessage):
@@ -242,13 +251,14 @@ class AIMessage(BaseMessage):
     invalid_tool_calls: list[InvalidToolCall]
     usage_metadata: UsageMetadata | None
 
+    _takes_content_blocks = True
+
     def __init__(self, content: Any = _MISSING, **kwargs: Any) -> None:
-        blocks = kwargs.pop("content_blocks", None)
+        blocks = kwargs.get("content_blocks")
         if blocks is not None:
             calls = [b for b in blocks if b.get("type") == "tool_call"]
             if calls and "tool_calls" not in kwargs:
                 kwargs["tool_calls"] = calls
-            content = blocks
         super().__init__(content, **kwargs)
 
     def _init_fields(self, kwargs: dict[str, Any]) -> None:
@@ -273,6 +283,7 @@ class ToolMessage(BaseMessage):
     __slots__ = ("artifact", "status", "tool_call_id")
     type = "tool"
     _fields = (("tool_call_id", _MISSING), ("artifact", None), ("status", "success"))
+    _takes_content_blocks = True
 
     def __init__(self, content: Any = _MISSING, **kwargs: Any) -> None:
         # tool output is coerced to text rather than rejected (spec §1.1)
