@@ -45,6 +45,23 @@ def outcome(fn, *args, **kwargs):
         return "error", Failure(exc)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    """On CI (``CI`` set), hypothesis's own profile would run the same derandomized
+    examples every time; chatpipe's CI draws new ones each run from a seed it prints
+    (replay a failure with ``--hypothesis-seed=N``; ``--hypothesis-profile=ci`` gives the
+    derandomized run)."""
+    import random
+
+    from hypothesis import settings
+
+    settings.register_profile("ci-random", settings.get_profile("ci"), derandomize=False)
+    if os.environ.get("CI") and config.getoption("hypothesis_profile", None) is None:
+        settings.load_profile("ci-random")
+        if config.getoption("hypothesis_seed", None) is None:
+            config.option.hypothesis_seed = str(random.randrange(2**32))
+
+
 # langchain-core's own crashes: a key or attribute its code assumed, not a message for a user
 CRASHES = (KeyError, AttributeError, TypeError, IndexError)
 
@@ -108,7 +125,52 @@ class Tally:
         assert share >= at_least, f"{self.name}: only {SHARES[self.name]}; want {at_least:.0%}"
 
 
-def pytest_terminal_summary(terminalreporter):
+# the least line coverage of any one module of src/chatpipe, when the run measures coverage
+MODULE_MINIMUM = 73
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtestloop(session):
+    """After pytest-cov's report (it wraps the loop inside this): fail the run when a
+    module of src/chatpipe is covered less than MODULE_MINIMUM."""
+    result = yield
+    plugin = session.config.pluginmanager.getplugin("_cov")
+    controller = getattr(plugin, "cov_controller", None)
+    if controller is None or plugin.cov_total is None:
+        return result
+    import json
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        report = Path(scratch) / "coverage.json"
+        controller.cov.json_report(outfile=str(report))
+        files = json.loads(report.read_text())["files"]
+    low = {
+        name: data["summary"]["percent_covered"]
+        for name, data in files.items()
+        if data["summary"]["percent_covered"] < MODULE_MINIMUM
+    }
+    if low:
+        terminal = session.config.pluginmanager.getplugin("terminalreporter")
+        lowest = sorted(low.items(), key=lambda item: item[1])
+        terminal.write_line(
+            f"ERROR: {len(low)} module(s) covered under {MODULE_MINIMUM} %: "
+            + ", ".join(f"{name} {percent:.1f} %" for name, percent in lowest[:8])
+            + (", ..." if len(low) > 8 else ""),
+            red=True,
+        )
+        session.testsfailed += 1
+    return result
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    from hypothesis import settings
+
+    seed = config.getoption("hypothesis_seed", None)
+    terminalreporter.write_line(
+        f"hypothesis: profile {settings.get_current_profile_name()}"
+        + (f", seed {seed} (replay: --hypothesis-seed={seed})" if seed is not None else "")
+    )
     if SHARES:
         terminalreporter.section("differential tests: examples that compared a real result")
         for name, line in sorted(SHARES.items()):
