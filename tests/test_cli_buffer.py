@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import langchain_core.messages as lc
+import pytest
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
@@ -110,10 +111,24 @@ def test_remove_message_is_a_located_error():
     )
 
 
-def test_bad_options_exit_2():
-    assert cli("buffer", "--format", "json", input='"x"\n').exit_code == 2
-    assert cli("buffer", "--tool-calls", "yaml", input='"x"\n').exit_code == 2
-    assert cli("buffer", "-0", "--separator", ",", input='"x"\n').exit_code == 2
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--format", "json"], "--format must be prefix or xml, got 'json'"),
+        (["--tool-calls", "yaml"], "--tool-calls must be repr or json, got 'yaml'"),
+        (
+            ["-0", "--separator", ","],
+            "-0 and --separator both say how to separate conversations; pick one",
+        ),
+    ],
+)
+def test_bad_options_exit_2_with_one_line_and_no_output(options, message):
+    result = cli("buffer", *options, input='"x"\n')
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"chatpipe: error: {message}\n",
+    )
 
 
 def test_output_file_and_skip(tmp_path):

@@ -106,4 +106,9 @@ def test_message_per_line_logs_name_each_line():
 
 
 def test_bad_rules_is_a_usage_error():
-    assert cli("validate", "--rules", "everything", str(V / "clean.jsonl")).exit_code == 2
+    result = cli("validate", "--rules", "everything", str(V / "clean.jsonl"))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "chatpipe: error: --rules must be one of all, openai-finetune, structure, "
+        "got 'everything'\n"
+    )
