@@ -639,7 +639,7 @@ def test_a_failed_conversion_says_one_thing_its_error():
     data = '{"role": "critic", "content": "a"}\nnull\n'
     failed = runner.invoke(app, ["convert", "--to", "anthropic", "-"], input=data)
     assert failed.exit_code == 1
-    assert failed.stderr == "chatpipe: error: <stdin>:2:1: not a openai message (got a NoneType)\n"
+    assert failed.stderr == "chatpipe: error: <stdin>:2:1: not a openai message (got null)\n"
     kept = runner.invoke(app, ["convert", "--to", "anthropic", "-"], input=data.split("\n")[0])
     assert kept.exit_code == 0 and "anthropic cannot hold chat and function roles" in kept.stderr
 

@@ -7,6 +7,8 @@ and an exit code, and nothing else in the core prints.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class Location:
     """Where a record (or a message inside it) came from: ``file:line:col``.
@@ -67,6 +69,30 @@ class Location:
 
     def __hash__(self) -> int:
         return hash(str(self))
+
+
+_JSON_KINDS = {
+    type(None): "null",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    str: "a string",
+    list: "a list",
+    tuple: "a list",
+    dict: "an object",
+    bytes: "bytes",
+}
+
+
+def kind_of(value: Any) -> str:
+    """A value's kind in the words of JSON ("a string", "null", "an object"), for messages
+    to people who wrote JSON, not Python."""
+    return _JSON_KINDS.get(type(value)) or f"a {type(value).__name__} object"
+
+
+def kind_name(cls: type) -> str:
+    """What ``kind_of`` says of a value of this class."""
+    return _JSON_KINDS.get(cls) or f"a {cls.__name__} object"
 
 
 class ChatpipeError(Exception):

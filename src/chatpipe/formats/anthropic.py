@@ -36,7 +36,8 @@ def _blocks_look_anthropic(messages: list[Any]) -> bool:
         if isinstance(content, list):
             for block in content:
                 if isinstance(block, dict) and (
-                    block.get("type") in _BLOCK_TYPES or isinstance(block.get("source"), dict)
+                    (isinstance(block.get("type"), str) and block["type"] in _BLOCK_TYPES)
+                    or isinstance(block.get("source"), dict)
                 ):
                     return True
     return False

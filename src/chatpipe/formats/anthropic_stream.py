@@ -99,7 +99,11 @@ class AnthropicStreamDialect(StreamDialect):
     stream = True
 
     def is_stream_event(self, value: Any) -> bool:
-        return isinstance(value, dict) and value.get("type") in STREAM_EVENTS
+        return (
+            isinstance(value, dict)
+            and isinstance(value.get("type"), str)
+            and value["type"] in STREAM_EVENTS
+        )
 
     def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
         for response in assemble_stream(v for v in values if isinstance(v, dict)):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..errors import ChatpipeError, DataError, Location, ValidationError
+from ..errors import ChatpipeError, DataError, Location, ValidationError, kind_of
 from ..model import AnyMessage, Conversation
 
 
@@ -120,7 +120,7 @@ def _keys_hint(value: Any) -> str:
     if isinstance(value, dict):
         keys = ", ".join(map(str, list(value)[:8])) or "none"
         return f"top-level keys: {keys}"
-    return f"got a {type(value).__name__}"
+    return f"got {kind_of(value)}"
 
 
 def not_a_message(dialect: str, value: Any) -> ValidationError:

@@ -15,6 +15,7 @@ def is_canonical_message(value: Any) -> bool:
     return (
         isinstance(value, dict)
         and isinstance(value.get("type"), str)
+        and isinstance(value["type"], str)
         and value["type"] in CANONICAL_TYPES
         and "role" not in value
         and "data" not in value

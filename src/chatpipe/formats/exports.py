@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import DataError, Location
+from ..errors import DataError, Location, kind_of
 
 BRANCHES = ("active", "all", "latest")
 
@@ -88,7 +88,7 @@ def tree_field(value: dict[str, Any], field: str, kind: type, what: str, locatio
     if tree is None or isinstance(tree, kind):
         return tree
     raise DataError(
-        f'the "{field}" field must be {what}, got {type(tree).__name__}',
+        f'the "{field}" field must be {what}, got {kind_of(tree)}',
         location,
         hint=f'fix or remove "{field}" in this record; null or missing reads as no messages',
     )

@@ -243,6 +243,8 @@ class GeminiDialect(Dialect):
         if system:
             parts = system.get("parts") if isinstance(system, dict) else None
             texts = [p.get("text", "") for p in parts or () if isinstance(p, dict)]
+            if not all(isinstance(t, str) for t in texts):
+                raise ValidationError("systemInstruction's parts must hold text strings", location)
             messages.append(SystemMessage("\n".join(texts) if parts is not None else system))
         try:
             messages.extend(messages_from_contents(value.get("contents") or []))

@@ -34,6 +34,7 @@ def is_langchain_message(value: Any) -> bool:
     return (
         isinstance(value, dict)
         and isinstance(value.get("type"), str)
+        and isinstance(value["type"], str)
         and value["type"] in MESSAGE_CLASSES
         and isinstance(value.get("data"), dict)
     )

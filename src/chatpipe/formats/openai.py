@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import ChatpipeError, DataError, Location, ValidationError
+from ..errors import ChatpipeError, DataError, Location, ValidationError, kind_of
 from ..io.json_numbers import NotJson, loads, stdlib_loads
 from ..io.limits import LIMITS, too_deep
 from ..model import (
@@ -95,7 +95,7 @@ def message_from_like(value: Any) -> AnyMessage:
             )
         role, content = value
         return message_from_role(role, content)
-    raise ValidationError(f"cannot read a message from a {type(value).__name__}")
+    raise ValidationError(f"cannot read a message from {kind_of(value)}")
 
 
 _PLAIN_ROLES: dict[str, type[AnyMessage]] = {
@@ -151,7 +151,7 @@ def message_from_dict(value: dict[str, Any]) -> AnyMessage:
             hint="keys found: " + (", ".join(map(str, value)) or "none"),
         )
     if not isinstance(role, str):
-        raise ValidationError(f"a message role must be a string, got {type(role).__name__}")
+        raise ValidationError(f"a message role must be a string, got {kind_of(role)}")
     content = fields.pop("content", None) or ""
     return message_from_role(role, content, **fields)
 
@@ -167,7 +167,7 @@ def message_from_role(
 ) -> AnyMessage:
     """Build the message for a role; unknown keys go to ``additional_kwargs``."""
     if not isinstance(role, str):
-        raise ValidationError(f"a message role must be a string, got {type(role).__name__}")
+        raise ValidationError(f"a message role must be a string, got {kind_of(role)}")
     cls = ROLE_CLASSES.get(role, ChatMessage)
     kwargs: dict[str, Any] = {}
     if name is not None:
@@ -228,13 +228,13 @@ def _read_tool_calls(raw_calls: Any) -> tuple[list[Any], list[Any], list[Any]]:
 
     The third list holds the double-encoded arguments, as they came."""
     if not isinstance(raw_calls, list):
-        raise ValidationError(f"tool_calls must be a list, got {type(raw_calls).__name__}")
+        raise ValidationError(f"tool_calls must be a list, got {kind_of(raw_calls)}")
     calls: list[Any] = []
     invalid: list[Any] = []
     double: list[Any] = []
     for raw in raw_calls:
         if not isinstance(raw, dict):
-            raise ValidationError(f"a tool call must be an object, got {type(raw).__name__}")
+            raise ValidationError(f"a tool call must be an object, got {kind_of(raw)}")
         if "function" in raw or raw.get("type") == "custom":
             function = raw.get("function") or raw.get("custom")
             if not isinstance(function, dict):
@@ -281,7 +281,7 @@ def parse_arguments(arguments: Any) -> tuple[Any, str | None]:
     if arguments is None or arguments == "":
         return {}, None
     if not isinstance(arguments, str):
-        return None, f"arguments must be JSON text or an object, got {type(arguments).__name__}"
+        return None, f"arguments must be JSON text or an object, got {kind_of(arguments)}"
     try:
         try:
             # orjson gives what json.loads gives, faster; what it refuses, json decides
@@ -302,7 +302,7 @@ def parse_arguments(arguments: Any) -> tuple[Any, str | None]:
     ):
         return None, f"arguments nest deeper than {LIMITS.depth} levels"
     if not isinstance(value, dict):
-        return None, f"arguments must be a JSON object, got {type(value).__name__}"
+        return None, f"arguments must be a JSON object, got {kind_of(value)}"
     return value, None
 
 

@@ -33,7 +33,7 @@ def is_responses_request(value: Any) -> bool:
         or any(
             isinstance(i, dict)
             and (
-                i.get("type") in _RESPONSE_ITEM_TYPES
+                (isinstance(i.get("type"), str) and i["type"] in _RESPONSE_ITEM_TYPES)
                 or any(
                     isinstance(p, dict) and p.get("type") in ("input_text", "output_text")
                     for p in (i.get("content") if isinstance(i.get("content"), list) else ())

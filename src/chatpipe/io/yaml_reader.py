@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import DataError, Location
+from ..errors import DataError, Location, kind_of
 from .limits import LIMITS
 
 BOM = b"\xef\xbb\xbf"
@@ -61,7 +61,7 @@ def yaml_records(source: Any, data: bytes, line_offset: int = 0) -> Iterator[Any
             elif value is not None:
                 mark = node.start_mark
                 raise DataError(
-                    f"expected a list or a mapping, got a {type(value).__name__}",
+                    f"expected a list or a mapping, got {kind_of(value)}",
                     Location(name, mark.line + 1 + line_offset, mark.column + 1),
                     "is this a chat log?",
                 )

@@ -11,7 +11,7 @@ import copy
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from ..errors import ValidationError
+from ..errors import ValidationError, kind_of
 from .chunk_merge import merge_content, merge_dicts
 from .tool_calls import (
     InvalidToolCall,
@@ -39,15 +39,12 @@ def _check_content(content: Any, cls_name: str) -> Any:
         for item in content:
             if not isinstance(item, (str, dict)):
                 raise ValidationError(
-                    f"{cls_name} content items must be strings or objects, "
-                    f"got {type(item).__name__}"
+                    f"{cls_name} content items must be strings or objects, got {kind_of(item)}"
                 )
         return content
     if content is _MISSING:
         raise ValidationError(f"{cls_name} needs content")
-    raise ValidationError(
-        f"{cls_name} content must be a string or a list, got {type(content).__name__}"
-    )
+    raise ValidationError(f"{cls_name} content must be a string or a list, got {kind_of(content)}")
 
 
 def _check_id(value: Any) -> str | None:
@@ -55,12 +52,12 @@ def _check_id(value: Any) -> str | None:
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)
-    raise ValidationError(f"id must be a string, got {type(value).__name__}")
+    raise ValidationError(f"id must be a string, got {kind_of(value)}")
 
 
 def _check_dict(value: Any, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise ValidationError(f"{what} must be an object, got {type(value).__name__}")
+        raise ValidationError(f"{what} must be an object, got {kind_of(value)}")
     return value
 
 
@@ -91,7 +88,7 @@ class BaseMessage:
         )
         name = kwargs.pop("name", None)
         if name is not None and not isinstance(name, str):
-            raise ValidationError(f"name must be a string, got {type(name).__name__}")
+            raise ValidationError(f"name must be a string, got {kind_of(name)}")
         self.name = name
         self.id = _check_id(kwargs.pop("id", None))
         given_type = kwargs.pop("type", _MISSING)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal, TypedDict
 
-from ..errors import ValidationError
+from ..errors import ValidationError, kind_name, kind_of
 
 try:  # NotRequired is in typing from 3.11
     from typing import NotRequired
@@ -95,8 +95,8 @@ def invalid_tool_call(
 
 def _expect(value: Any, kinds: tuple[type, ...], what: str) -> Any:
     if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        names = " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
-        raise ValidationError(f"{what} must be {names}, got {type(value).__name__}")
+        names = " or ".join(kind_name(k) for k in kinds)
+        raise ValidationError(f"{what} must be {names}, got {kind_of(value)}")
     return value
 
 
@@ -107,7 +107,7 @@ _OPT_INT = (int, type(None))
 
 def _keyword_check(entry: Any, allowed: tuple[str, ...], required: tuple[str, ...], what: str):
     if not isinstance(entry, dict):
-        raise ValidationError(f"{what} must be an object, got {type(entry).__name__}")
+        raise ValidationError(f"{what} must be an object, got {kind_of(entry)}")
     for key in entry:
         if key not in allowed:
             raise ValidationError(f"{what} has an unexpected key {key!r}")
@@ -176,7 +176,7 @@ def normalize_usage(usage: Any) -> UsageMetadata | None:
     if usage is None:
         return None
     if not isinstance(usage, dict):
-        raise ValidationError(f"usage_metadata must be an object, got {type(usage).__name__}")
+        raise ValidationError(f"usage_metadata must be an object, got {kind_of(usage)}")
     out = dict(usage)
     for key in ("input_tokens", "output_tokens", "total_tokens"):
         if key not in out:

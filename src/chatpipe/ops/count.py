@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ..errors import UsageError, ValidationError
+from ..errors import UsageError, ValidationError, kind_of
 from ..formats.openai_writer import OpenAIWriter, openai_role
 from ..model import AIMessage, AnyMessage, ToolMessage
 
@@ -160,7 +160,7 @@ class ApproximateCounter(TokenCounter):
 def _tool_dict(tool: Any) -> dict[str, Any]:
     if isinstance(tool, dict):
         return tool
-    raise UsageError(f"tools must be JSON objects, got {type(tool).__name__}")
+    raise UsageError(f"tools must be JSON objects, got {kind_of(tool)}")
 
 
 class _EncodingCounter(TokenCounter):

@@ -93,7 +93,8 @@ def iter_filter(
                         for b in content
                         if not (
                             isinstance(b, dict)
-                            and b.get("type") in _CALL_BLOCKS
+                            and isinstance(b.get("type"), str)
+                            and b["type"] in _CALL_BLOCKS
                             and b.get("id") in drop_calls
                         )
                     ]

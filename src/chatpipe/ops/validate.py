@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..errors import ChatpipeError, Location
+from ..errors import ChatpipeError, Location, kind_of
 from ..model import AIMessage, AnyMessage, SystemMessage, ToolMessage
 from ..model.tool_calls import DOUBLE_ENCODED
 
@@ -83,7 +83,7 @@ def finetune_message_problems(message: Any, location: Location) -> list[Problem]
         return [
             Problem(
                 "data_type",
-                f"a message must be an object, got {type(message).__name__}",
+                f"a message must be an object, got {kind_of(message)}",
                 location,
                 'write each message as {"role": ..., "content": ...}',
             )
@@ -140,7 +140,7 @@ def finetune_row_problems(row: Any, location: Location) -> list[Problem]:
         return [
             Problem(
                 "data_type",
-                f"an example must be an object, got {type(row).__name__}",
+                f"an example must be an object, got {kind_of(row)}",
                 location,
                 "one JSON object per line",
             )

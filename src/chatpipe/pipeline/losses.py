@@ -56,7 +56,8 @@ def _markdown(message: AnyMessage) -> list[str]:
     inline = [
         b
         for b in _blocks(message)
-        if b.get("type") in _MEDIA
+        if isinstance(b.get("type"), str)
+        and b["type"] in _MEDIA
         and (b.get("base64") or str(b.get("url", "")).startswith("data:"))
     ]
     return ["inline media data (shown as a placeholder)"] if inline else []

@@ -151,8 +151,8 @@ def _shape_error(dialect: Dialect, exc: Exception, location: Location) -> DataEr
         what = f"it has no {exc.args[0]!r} field" if exc.args else "a field is missing"
     elif isinstance(exc, IndexError):
         what = "a list in it is shorter than this dialect needs"
-    else:
-        what = f"a field holds a value of another kind than this dialect needs ({exc})"
+    else:  # Python's own words ("'int' object has no attribute 'get'") mean nothing to a user
+        what = "a field holds a value of another kind than this dialect needs"
     return DataError(
         f"cannot read this record as {dialect.name}: {what}",
         location,

@@ -123,7 +123,8 @@ def _reasoning(message: AnyMessage) -> str | None:
     texts = []
     if isinstance(message.content, list):
         for block in message.content:
-            if isinstance(block, dict) and block.get("type") in _REASONING_BLOCKS:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if isinstance(kind, str) and kind in _REASONING_BLOCKS:
                 text = block.get(_REASONING_BLOCKS[block["type"]])
                 if isinstance(text, str) and text:
                     texts.append(text)
