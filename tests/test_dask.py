@@ -418,3 +418,41 @@ def test_a_message_log_in_a_bag_is_read_whole_before_it_travels():
     conversations = cd.read_conversations(files).compute(scheduler="processes")
     assert [len(c.messages) for c in conversations] == [26, 2]
     assert str(conversations[0].location) == f"{files[0]}:1:1"
+
+
+def test_output_dir_on_an_fsspec_url_is_written_whole_or_not_at_all(tmp_path):
+    """The serial engine's --output-dir memory://...: shards staged there and moved in only
+    when the run succeeds; two shards of one name refused before anything is written."""
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "x.jsonl").write_text('{"messages":[{"role":"user","content":"hi"}]}\n')
+    (tmp_path / "b" / "x.jsonl").write_text('{"messages":[{"role":"user","content":"yo"}]}\n')
+    bad = tmp_path / "c.jsonl"
+    bad.write_text('{"messages":[{"role":"user","content":"c"}]}\nnot json\n')
+
+    code, _, err = cli("convert", "--output-dir", "memory://shards-ok", tmp_path / "a" / "x.jsonl")
+    assert (code, err) == (0, "")
+    assert fs.find("/shards-ok") == ["/shards-ok/x.jsonl"]
+    assert fs.cat("/shards-ok/x.jsonl") == b'{"messages":[{"type":"human","content":"hi"}]}\n'
+
+    code, _, err = cli(
+        "convert",
+        "--output-dir",
+        "memory://shards-same",
+        tmp_path / "a" / "x.jsonl",
+        tmp_path / "b" / "x.jsonl",
+    )
+    assert code == 2
+    assert err == (
+        "chatpipe: error: two inputs would write shards of the same name (give the inputs"
+        " different file names, or write one file with -o)\n"
+    )
+    assert fs.find("/shards-same") == []
+
+    code, _, err = cli("convert", "--output-dir", "memory://shards-bad", bad)
+    assert code == 1
+    assert err.startswith(f"chatpipe: error: {bad}:2:1: invalid JSON")
+    assert fs.find("/shards-bad") == []  # the staging folder removed, nothing half written

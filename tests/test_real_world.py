@@ -418,3 +418,55 @@ def test_trl_preference_rows_read_prompt_and_chosen_as_the_conversation():
         "messages": [asked, blue],
         "rejected": [asked, {"role": "assistant", "content": "It is green."}],
     }
+
+
+MARKDOWN_BLOCKS = {
+    "messages": [
+        {
+            "type": "human",
+            "content": [
+                "plain string part",
+                {"type": "text", "text": "a text block"},
+                {"type": "image", "url": "https://e.x/cat.png"},
+                {"type": "image", "base64": "QUJD", "mime_type": "image/png"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,QUJD"}},
+                {"type": "image_url", "image_url": "https://e.x/dog.png"},
+                {"type": "audio", "url": "https://e.x/a.wav"},
+                {"type": "file", "file_id": "f1", "extras": {"file_name": "report.pdf"}},
+            ],
+        },
+        {
+            "type": "ai",
+            "content": [
+                {"type": "thinking", "thinking": "step one\nstep two"},
+                {"type": "reasoning", "reasoning": ""},
+                {"type": "server_tool_call", "name": "web_search", "args": {"q": "```fenced```"}},
+                {"type": "server_tool_result", "output": {"hits": 2}},
+                {"type": "tool_result", "content": "done"},
+                {"type": "mystery", "x": 1},
+            ],
+        },
+    ]
+}
+
+
+def test_markdown_shows_every_kind_of_block(tmp_path):
+    path = tmp_path / "blocks.jsonl"
+    path.write_text(json.dumps(MARKDOWN_BLOCKS) + "\n")
+    code, out, err = run("convert", "--to", "markdown", path)
+    assert code == 0
+    assert out == (
+        "# Conversation 1\n\n### User\n\nplain string part\n\na text block\n\n"
+        "![image](https://e.x/cat.png)\n\n*[image]*\n\n*[image]*\n\n"
+        "![image](https://e.x/dog.png)\n\n*[audio: https://e.x/a.wav]*\n\n"
+        "*[file: report.pdf]*\n\n### Assistant\n\n> step one\n> step two\n\n"
+        # a fence longer than any run of backticks inside it
+        '````json\n{\n  "name": "web_search",\n  "arguments": {\n    "q": "```fenced```"\n'
+        "  }\n}\n````\n\n"
+        '```\n{\n  "hits": 2\n}\n```\n\n```\ndone\n```\n\n'
+        '```json\n{\n  "type": "mystery",\n  "x": 1\n}\n```\n'
+    )
+    assert err == (
+        "chatpipe: warning: markdown cannot hold inline media data (shown as a placeholder):"
+        " left out of 1 message (-v lists them)\n"
+    )
