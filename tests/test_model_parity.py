@@ -191,3 +191,51 @@ def test_parse_partial_json_matches(text):
 
     ours, theirs = outcome(cp.parse_partial_json, text), outcome(parse_partial_json, text)
     assert ours == theirs
+
+
+merge_scalars = st.one_of(
+    st.none(), st.sampled_from(["a", "b", "", "lc_1"]), st.integers(0, 3), st.booleans()
+)
+indexed_blocks = st.fixed_dictionaries(
+    {"index": st.sampled_from([0, 1, "lc_0", "x"])},
+    optional={
+        "type": st.sampled_from(["text", "non_standard", "tool_call_chunk"]),
+        "id": st.sampled_from([None, "", "i1", "i2"]),
+        "text": st.sampled_from(["a", "b"]),
+        "value": st.fixed_dictionaries({}, optional={"type": st.just("x"), "k": st.just("v")}),
+        "args": st.sampled_from(['{"a', '": 1}']),
+    },
+)
+merge_values_deep = st.recursive(
+    st.one_of(merge_scalars, st.lists(st.one_of(merge_scalars, indexed_blocks), max_size=3)),
+    lambda inner: st.dictionaries(
+        st.sampled_from(["k", "id", "index", "model_provider"]), inner, max_size=3
+    ),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["merge_dicts", "merge_lists", "merge_obj"]), st.data())
+def test_the_merge_helpers_match_langchain(name, data):
+    from langchain_core.utils import _merge as lc_merge
+
+    from chatpipe.model import chunk_merge
+
+    if name == "merge_dicts":
+        values = st.dictionaries(
+            st.sampled_from(["k", "id", "n", "index"]), merge_values_deep, max_size=3
+        )
+        args = data.draw(st.lists(values, min_size=2, max_size=3))
+    elif name == "merge_lists":
+        values = st.one_of(
+            st.none(), st.lists(st.one_of(merge_scalars, indexed_blocks), max_size=3)
+        )
+        args = data.draw(st.lists(values, min_size=1, max_size=3))
+    else:
+        args = data.draw(st.lists(merge_values_deep, min_size=2, max_size=2))
+    copy = __import__("copy").deepcopy
+    theirs = outcome(getattr(lc_merge, name), *copy(args))
+    ours = outcome(getattr(chunk_merge, name), *copy(args))
+    assert_same_outcome(ours, theirs)
+    assert ours[0] == "error" or ours == theirs
