@@ -73,7 +73,11 @@ def pinned_messages() -> tuple[re.Pattern, ...]:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("<!-- pinned-errors -->")[1].split("<!-- /pinned-errors -->")[0]
     patterns = []
-    for message in re.findall(r"^\s*- `(.+)`$", block, flags=re.M):
+    items = re.findall(r"^\s*- (.+)$", block, flags=re.M)
+    assert all(re.fullmatch(r"`.+`", item) for item in items), (
+        "each pinned message is a code span alone on its line, notes on the next"
+    )
+    for message in (item[1:-1] for item in items):
         body = re.sub(r"\\\{\w+\\\}", ".+?", re.escape(message))
         patterns.append(re.compile(r"(messages\[\d+\](\.content\[\d+\])?: )?" + body, re.S))
     assert patterns, "the README pins no error message"

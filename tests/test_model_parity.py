@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import langchain_core.messages as lc
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -239,3 +240,34 @@ def test_the_merge_helpers_match_langchain(name, data):
     ours = outcome(getattr(chunk_merge, name), *copy(args))
     assert_same_outcome(ours, theirs)
     assert ours[0] == "error" or ours == theirs
+
+
+WRONG_FIELDS = [
+    ("human", {"content": 5}),
+    ("human", {"content": [5]}),
+    ("human", {"content": "x", "name": 5}),
+    ("human", {"content": "x", "id": [1]}),
+    ("human", {"content": "x", "additional_kwargs": []}),
+    ("human", {"content": "x", "response_metadata": "x"}),
+    ("ai", {"content": "x", "tool_calls": "x"}),
+    ("ai", {"content": "x", "tool_calls": [5]}),
+    ("ai", {"content": "x", "tool_calls": [{"name": 5, "args": {}, "id": "1"}]}),
+    ("ai", {"content": "x", "tool_calls": [{"name": "f", "args": [], "id": "1"}]}),
+    ("ai", {"content": "x", "tool_calls": [{"name": "f", "args": {}, "id": 5.5}]}),
+    ("ai", {"content": "x", "invalid_tool_calls": [5]}),
+    ("ai", {"content": "x", "invalid_tool_calls": [{"name": 1, "args": 2, "id": 3}]}),
+    ("ai", {"content": "x", "usage_metadata": 5}),
+    ("ai", {"content": "x", "usage_metadata": {"input_tokens": "x"}}),
+    ("tool", {"content": "x"}),
+    ("tool", {"content": "x", "tool_call_id": None}),
+    ("chat", {"content": "x"}),
+    ("function", {"content": "x"}),
+]
+
+
+@pytest.mark.parametrize(("kind", "kwargs"), WRONG_FIELDS)
+def test_a_field_of_the_wrong_kind_is_refused_as_langchain_refuses_it(kind, kwargs):
+    ours = outcome(build, cp, kind, dict(kwargs))
+    theirs = outcome(build, lc, kind, dict(kwargs))
+    assert theirs[0] == "error"
+    assert_same_outcome(ours, theirs)

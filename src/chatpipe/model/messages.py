@@ -56,6 +56,10 @@ def _check_id(value: Any) -> str | None:
 
 
 def _check_dict(value: Any, what: str) -> dict[str, Any]:
+    """An object field; None (as readers pass for an absent one) means empty, and an empty
+    list is not taken for one (langchain-core refuses it)."""
+    if value is None:
+        return {}
     if not isinstance(value, dict):
         raise ValidationError(f"{what} must be an object, got {kind_of(value)}")
     return value
@@ -81,10 +85,10 @@ class BaseMessage:
                 content = blocks
         self.content = _check_content(content, cls_name)
         self.additional_kwargs = _check_dict(
-            kwargs.pop("additional_kwargs", None) or {}, "additional_kwargs"
+            kwargs.pop("additional_kwargs", None), "additional_kwargs"
         )
         self.response_metadata = _check_dict(
-            kwargs.pop("response_metadata", None) or {}, "response_metadata"
+            kwargs.pop("response_metadata", None), "response_metadata"
         )
         name = kwargs.pop("name", None)
         if name is not None and not isinstance(name, str):
