@@ -177,3 +177,55 @@ def test_langchain_forms_give_identical_messages():
         [conversation] = list(read([str(path)]))
         results.append(cp.messages_to_dict(list(conversation.messages)))
     assert results[0] == results[1] == results[2]
+
+
+@pytest.mark.parametrize(
+    ("message", "blocks"),
+    [
+        (
+            {"role": "user", "content": "see", "images": [{"url": "https://e.x/a.png"}]},
+            [{"type": "text", "text": "see"}, {"type": "image", "url": "https://e.x/a.png"}],
+        ),
+        (
+            {"role": "user", "content": "", "audio": [{"base64": "QUJD", "format": "wav"}]},
+            [{"type": "audio", "base64": "QUJD", "mime_type": "audio/wav"}],
+        ),
+        (
+            {"role": "user", "content": "hear", "audio": [{"url": "https://e.x/a.mp3"}]},
+            [{"type": "text", "text": "hear"}, {"type": "audio", "url": "https://e.x/a.mp3"}],
+        ),
+        (
+            {"role": "user", "content": "read", "documents": ["plain words"]},
+            [
+                {"type": "text", "text": "read"},
+                {"type": "text-plain", "mime_type": "text/plain", "text": "plain words"},
+            ],
+        ),
+    ],
+)
+def test_mellea_attachments_become_blocks(message, blocks, tmp_path):
+    path = tmp_path / "m.jsonl"
+    path.write_text(json.dumps(message) + "\n")
+    [conversation] = list(read([str(path)], dialect="mellea"))
+    assert list(conversation.messages)[0].content == blocks
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ({"role": "user", "content": "x", "images": [{"path": "a.png"}]}, "a Mellea image needs"),
+        ({"role": "user", "content": "x", "audio": ["a.wav"]}, "a Mellea audio item needs"),
+        ({"role": "user", "content": "x", "documents": [{"title": "t"}]}, "a Mellea document"),
+        ({"content": "no role", "images": []}, "not a mellea message"),
+    ],
+)
+def test_mellea_attachments_of_the_wrong_shape_are_said(message, said, tmp_path):
+    from typer.testing import CliRunner
+
+    from chatpipe.cli import app
+
+    path = tmp_path / "m.jsonl"
+    path.write_text(json.dumps(message) + "\n")
+    result = CliRunner().invoke(app, ["convert", "--from", "mellea", str(path)])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr.startswith(f"chatpipe: error: {path}:1:1: {said}"), result.stderr

@@ -112,3 +112,22 @@ def test_bad_rules_is_a_usage_error():
         "chatpipe: error: --rules must be one of all, openai-finetune, structure, "
         "got 'everything'\n"
     )
+
+
+def test_a_captured_stream_is_checked_and_its_broken_event_named(tmp_path):
+    stream = FIXTURES / "anthropic_messages__vercel_stream_tool_use_input_json_delta.jsonl"
+    clean = cli("validate", str(stream))
+    assert (clean.exit_code, clean.stdout, clean.stderr) == (
+        0,
+        "",
+        "chatpipe: no problems found\n",
+    )
+    lines = stream.read_text().splitlines(keepends=True)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("".join([*lines[:2], "not json\n", *lines[2:]]))
+    result = cli("validate", str(broken))
+    assert result.exit_code == 1
+    assert result.stdout == (
+        f"{broken}:3:1: unreadable_record: invalid JSON: invalid literal, expected 'null'\n"
+    )
+    assert result.stderr == "chatpipe: 1 problem: 1 unreadable_record\n"
