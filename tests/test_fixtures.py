@@ -207,7 +207,7 @@ def test_mellea_attachments_become_blocks(message, blocks, tmp_path):
     path = tmp_path / "m.jsonl"
     path.write_text(json.dumps(message) + "\n")
     [conversation] = list(read([str(path)], dialect="mellea"))
-    assert list(conversation.messages)[0].content == blocks
+    assert next(iter(conversation.messages)).content == blocks
 
 
 @pytest.mark.parametrize(
