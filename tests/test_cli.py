@@ -715,3 +715,70 @@ def test_every_data_command_gives_one_process_output_with_jobs(tmp_path, command
     assert many.stdout == one.stdout
     assert many.stderr == one.stderr
     assert f"{path}:701:" in one.stderr and "one process" not in many.stderr
+
+
+class _Exited(Exception):
+    def __init__(self, code):
+        self.code = code
+
+
+def _main_exit_code(monkeypatch, capsys) -> tuple[int, str]:
+    """chatpipe.cli.main in this process: its os._exit caught, its stderr returned."""
+    import chatpipe.cli as cli_module
+
+    def fake_exit(code):
+        raise _Exited(code)
+
+    monkeypatch.setattr(cli_module.os, "_exit", fake_exit)
+    with pytest.raises(_Exited) as exited:
+        cli_module.main()
+    return exited.value.code, capsys.readouterr().err
+
+
+def test_a_bug_outside_a_command_is_one_line_not_a_traceback(monkeypatch, capsys):
+    import chatpipe.cli as cli_module
+
+    def broken():
+        raise RuntimeError("the wiring came loose")
+
+    monkeypatch.delenv("CHATPIPE_DEBUG", raising=False)
+    monkeypatch.setattr(cli_module, "execute", broken)
+    code, err = _main_exit_code(monkeypatch, capsys)
+    assert (code, err) == (
+        1,
+        "chatpipe: error: internal error: RuntimeError: the wiring came loose (please report"
+        " it; CHATPIPE_DEBUG=1 shows the traceback)\n",
+    )
+    monkeypatch.setenv("CHATPIPE_DEBUG", "1")
+    with pytest.raises(RuntimeError, match="wiring"):
+        cli_module.main()
+
+
+def test_ctrl_c_while_the_command_is_built_exits_130(monkeypatch, capsys):
+    import chatpipe.cli as cli_module
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_module, "execute", interrupted)
+    assert _main_exit_code(monkeypatch, capsys) == (130, "chatpipe: interrupted\n")
+
+
+def test_a_full_disk_at_the_last_flush_is_said(monkeypatch, capsys):
+    import errno
+
+    import chatpipe.cli as cli_module
+
+    class FullDisk:
+        def write(self, text):
+            return len(text)
+
+        def flush(self):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cli_module, "execute", lambda: 0)
+    monkeypatch.setattr(sys, "stdout", FullDisk())
+    code, err = _main_exit_code(monkeypatch, capsys)
+    assert code == 1
+    assert err.startswith("chatpipe: error: ") and "No space left on device" in err
+    assert err.count("\n") == 1
