@@ -10,7 +10,7 @@ import chatpipe as cp
 from chatpipe.ops.filter import filter_messages, merge_message_runs
 from conftest import Tally, assert_same_outcome, outcome
 from strategies import contents, ids, merge_dicts, message_kwargs, tool_calls, usages
-from test_model_parity import build
+from test_model_parity import built_both
 
 CLASSES = {
     "human": (cp.HumanMessage, lc.HumanMessage),
@@ -63,13 +63,6 @@ def realise(options, side):
     return out
 
 
-def messages_of(cases):
-    return (
-        outcome(lambda: [build(cp, k, dict(kw)) for k, kw in cases]),
-        outcome(lambda: [build(lc, k, dict(kw)) for k, kw in cases]),
-    )
-
-
 def has_call_blocks(cases):
     # chatpipe also drops v1 tool_call blocks of excluded calls (langchain-ai/langchain#36492)
     return any(
@@ -86,8 +79,7 @@ def test_filter_matches_langchain():
     @settings(max_examples=400, deadline=None)
     @given(st.lists(message_kwargs(), min_size=2, max_size=6), filter_options(), st.data())
     def check(cases, options, data):
-        ours_in, theirs_in = messages_of(cases)
-        assert_same_outcome(ours_in, theirs_in)
+        ours_in, theirs_in = built_both(cases)
         if ours_in[0] == "error":
             tally("invalid message")
             return
@@ -202,8 +194,7 @@ def test_merge_matches_langchain_outside_the_documented_fixes():
         if fix_triggered(cases):
             tally("a documented difference")
             return
-        ours_in, theirs_in = messages_of(cases)
-        assert_same_outcome(ours_in, theirs_in)
+        ours_in, theirs_in = built_both(cases)
         if ours_in[0] == "error":
             tally("invalid message")
             return

@@ -27,6 +27,15 @@ def build(module, kind, kwargs, chunk=False):
     return getattr(module, name)(**kwargs)
 
 
+def built_both(cases):
+    """The messages of ``[(kind, kwargs), ...]`` built by chatpipe and by langchain-core,
+    as two outcomes that have failed alike if either failed."""
+    ours = outcome(lambda: [build(cp, k, dict(kw)) for k, kw in cases])
+    theirs = outcome(lambda: [build(lc, k, dict(kw)) for k, kw in cases])
+    assert_same_outcome(ours, theirs)
+    return ours, theirs
+
+
 @settings(max_examples=400, deadline=None)
 @given(message_kwargs(), st.booleans())
 def test_construction_and_messages_to_dict_match(case, chunk):

@@ -12,7 +12,7 @@ from chatpipe.errors import ConversionError
 from chatpipe.formats.openai_writer import convert_to_openai_messages
 from conftest import Tally, assert_same_outcome, outcome
 from strategies import openai_writer_messages
-from test_model_parity import build
+from test_model_parity import built_both
 
 modes = st.fixed_dictionaries(
     {
@@ -29,9 +29,7 @@ def test_same_dicts_and_same_failures_as_langchain():
     @settings(max_examples=1000, deadline=None)
     @given(st.lists(openai_writer_messages(), min_size=1, max_size=4), modes, st.booleans())
     def check(cases, options, single):
-        ours = outcome(lambda: [build(cp, k, dict(kw)) for k, kw in cases])
-        theirs = outcome(lambda: [build(lc, k, dict(kw)) for k, kw in cases])
-        assert_same_outcome(ours, theirs)
+        ours, theirs = built_both(cases)
         if ours[0] == "error":
             tally("invalid message")
             return

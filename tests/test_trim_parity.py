@@ -16,7 +16,7 @@ from chatpipe.ops.trim import trim_messages
 from chatpipe.ops.trim_stream import keep_tool_pairs, trim_last_stream
 from conftest import Tally, assert_same_outcome, outcome
 from strategies import json_objects, message_kwargs
-from test_model_parity import build
+from test_model_parity import build, built_both
 
 TYPE_NAMES = ["human", "ai", "system", "tool", "function", "chat"]
 LC_CLASSES = {
@@ -124,9 +124,7 @@ def test_trim_matches_langchain():
         st.one_of(*[st.none()] * 8, st.just(1.0), st.floats(0.0, 1.3)),
     )
     def check(cases, options, data, share, beyond):
-        ours_in = outcome(lambda: [build(cp, k, dict(kw)) for k, kw in cases])
-        theirs_in = outcome(lambda: [build(lc, k, dict(kw)) for k, kw in cases])
-        assert ours_in == theirs_in if ours_in[0] == "error" else theirs_in[0] == "ok"
+        ours_in, theirs_in = built_both(cases)
         if ours_in[0] == "error":
             tally("invalid input")
             return
@@ -259,9 +257,7 @@ def test_count_matches_langchain():
     @settings(max_examples=800, deadline=None)
     @given(counted(), count_options)
     def check(cases, options):
-        ours_in = outcome(lambda: [build(cp, k, dict(kw)) for k, kw in cases])
-        theirs_in = outcome(lambda: [build(lc, k, dict(kw)) for k, kw in cases])
-        assert_same_outcome(ours_in, theirs_in)
+        ours_in, theirs_in = built_both(cases)
         if ours_in[0] == "error":
             tally("invalid message")
             return
