@@ -280,3 +280,23 @@ def test_a_field_of_the_wrong_kind_is_refused_as_langchain_refuses_it(kind, kwar
     theirs = outcome(build, lc, kind, dict(kwargs))
     assert theirs[0] == "error"
     assert_same_outcome(ours, theirs)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"type": "nope", "data": {}},
+        {"type": 5, "data": {}},
+        {"type": "human"},
+        {"type": "human", "data": 5},
+        {"type": "human", "data": {}},
+        {"type": "remove", "data": {"id": "x", "content": ""}},
+        {"type": "human", "data": {"content": "x", "bogus": 1}},
+        {"type": "ai", "data": {"content": "x", "tool_calls": [], "example": True}},
+    ],
+)
+def test_messages_from_dict_as_langchain(value):
+    ours = outcome(cp.messages_from_dict, [value])
+    theirs = outcome(lc.messages_from_dict, [value])
+    assert_same_outcome(ours, theirs)
+    assert ours[0] == "error" or cp.messages_to_dict(ours[1]) == lc.messages_to_dict(theirs[1])
