@@ -679,3 +679,88 @@ def test_stats_and_count_through_the_template_agree(tmp_path):
     assert [r["tokens"] for r in rows] == [int(n) for n in counted.stdout.split()]
     plain = HFCounter(str(directory / "tokenizer.json"))
     assert rows[0]["tokens"] > plain.count(cp.convert_to_messages([]))
+
+
+NO_TEMPLATE_HINT = (
+    "(give a tokenizer_config.json, a chat_template.jinja, a model directory, or a model id"
+    " already downloaded (HF_HUB_CACHE, HF_HOME); chatpipe never downloads)"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "said"),
+    [
+        (
+            "list.json",
+            b"[1, 2]",
+            "list.json: has no 'chat_template' key (give the model's tokenizer_config.json,"
+            " chat_template.json or .jinja)",
+        ),
+        (
+            "wrongtype.json",
+            b'{"chat_template": 5}',
+            "wrongtype.json: 'chat_template' is neither a template nor a list of named ones",
+        ),
+        (
+            "badbos.json",
+            b'{"chat_template": "x", "bos_token": 5}',
+            "badbos.json: bos_token is neither a string nor a token object",
+        ),
+        (
+            "badjson.json",
+            b'{"chat_template": "{{ bos_token }}',
+            "badjson.json:1: not valid JSON (Unterminated string starting at)",
+        ),
+        ("notutf8.json", b"\xff\xfe{", "notutf8.json: not UTF-8 text"),
+    ],
+)
+def test_a_chat_template_source_that_cannot_serve_is_said(name, content, said, tmp_path):
+    source = tmp_path / name
+    source.write_bytes(content)
+    conversation = tmp_path / "c.jsonl"
+    conversation.write_text('{"messages":[{"role":"user","content":"hi"}]}\n')
+    result = cli("template", "--chat-template", str(source), str(conversation))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"chatpipe: error: {tmp_path}/{said}\n"
+
+
+def test_a_model_directory_and_a_cached_model_id_serve_their_templates(tmp_path, monkeypatch):
+    """transformers' rules: files in additional_chat_templates/ replace the config's
+    template (no default then), special_tokens_map.json fills tokens the config lacks,
+    and a model id is its newest snapshot in the local cache."""
+    model = tmp_path / "model"
+    (model / "additional_chat_templates").mkdir(parents=True)
+    (model / "tokenizer_config.json").write_text(
+        '{"chat_template": "{% for m in messages %}{{ m.content }}{% endfor %}"}'
+    )
+    (model / "additional_chat_templates" / "tool_use.jinja").write_text(
+        "{{ bos_token }}TOOL:{{ messages[0].content }}"
+    )
+    (model / "special_tokens_map.json").write_text('{"bos_token": "<s>"}')
+    conversation = tmp_path / "c.jsonl"
+    conversation.write_text('{"messages":[{"role":"user","content":"hi"}]}\n')
+
+    no_default = cli("template", "--chat-template", str(model), str(conversation))
+    assert (no_default.exit_code, no_default.stderr) == (
+        2,
+        f"chatpipe: error: {model} has several chat templates and none is the default (pick"
+        " one with --template-name: tool_use)\n",
+    )
+    named = cli(
+        "template", "--chat-template", str(model), "--template-name", "tool_use", str(conversation)
+    )
+    assert (named.exit_code, named.stdout) == (0, "<s>TOOL:hi\n")
+
+    snapshot = tmp_path / "hf" / "hub" / "models--org--tiny" / "snapshots" / "abc"
+    snapshot.mkdir(parents=True)
+    (snapshot / "tokenizer_config.json").write_text((model / "tokenizer_config.json").read_text())
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    cached = cli("template", "--chat-template", "org/tiny", str(conversation))
+    assert (cached.exit_code, cached.stdout) == (0, "hi\n")
+    missing = cli("template", "--chat-template", "org/missing", str(conversation))
+    assert (missing.exit_code, missing.stderr) == (
+        2,
+        "chatpipe: error: no chat template found at 'org/missing': no such file or directory,"
+        f" and no model of that id in the local Hugging Face cache {NO_TEMPLATE_HINT}\n",
+    )
