@@ -267,3 +267,44 @@ def test_every_reading_command_with_to_writes_html(tmp_path):
         runner.invoke(app, ["trim", "--max-tokens", "300", "--to", "html", log]).stdout
     )
     assert trimmed[0]["n"] < 26
+
+
+HTML_BLOCKS = [
+    {
+        "type": "text",
+        "text": "See **this**",
+        "annotations": [
+            {"type": "url_citation", "url_citation": {"url": "https://e.x/a", "title": "A page"}},
+            {"url": "javascript:alert(1)", "title": "bad"},
+            "junk",
+        ],
+    },
+    {"type": "tool_result", "tool_use_id": "t1", "content": '{"ok": true}'},
+    {"type": "tool_result", "content": [{"type": "text", "text": "listed"}]},
+    {"type": "server_tool_result", "output": {"n": 1}},
+    {"type": "tool_result", "content": "[not json"},
+    {"type": "mystery", "value": {"x": 1}},
+    {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="},
+    },
+    {"type": "image_url", "image_url": "https://e.x/i.png"},
+    {"type": "file", "url": "https://e.x/f.pdf", "extras": {"size_bytes": 2048000}},
+    {"type": "audio", "url": "data:audio/wav;base64,QUJDRA=="},
+]
+
+
+def test_the_page_shows_each_kind_of_block_safely():
+    """Citations as sources (a javascript: link dropped), tool results as JSON or text,
+    unknown blocks raw, an Anthropic base64 image inline, other media as links with sizes."""
+    import chatpipe as cp
+    from chatpipe.render.html import message_html
+
+    message = cp.AIMessage(
+        HTML_BLOCKS,
+        usage_metadata={"input_tokens": 1200, "output_tokens": 30, "total_tokens": 1230},
+    )
+    assert (
+        message_html(message, {})
+        == '<article class="msg ai"><header><span class="role">Assistant</span><span class="info">1,200 in / 30 out tokens</span></header><div class="body"><p>See <strong>this</strong></p>\n<ol class="sources"><li><a href="https://e.x/a" rel="noopener noreferrer nofollow" target="_blank">A page</a></li></ol><details class="tool"><summary>Result of t1</summary><pre class=code data-lang="json"><code>{\n  <span class="hl-nt">&quot;ok&quot;</span>: <span class="hl-kc">true</span>\n}</code></pre></details><details class="tool"><summary>Result of a tool</summary><p>listed</p></details><details class="tool"><summary>Result of a tool</summary><pre class=code data-lang="json"><code>{\n  <span class="hl-nt">&quot;n&quot;</span>: <span class="hl-mi">1</span>\n}</code></pre></details><details class="tool"><summary>Result of a tool</summary><pre class=code><code>[not json</code></pre></details><details class="raw"><summary>mystery</summary><pre class=code data-lang="json"><code>{\n  <span class="hl-nt">&quot;x&quot;</span>: <span class="hl-mi">1</span>\n}</code></pre></details><figure class="media"><img src="data:image/png;base64,iVBORw0KGgo=" alt="image"></figure><a class="media" href="https://e.x/i.png" rel="noopener noreferrer nofollow" target="_blank">image: https://e.x/i.png</a><a class="media" href="https://e.x/f.pdf" rel="noopener noreferrer nofollow" target="_blank">file: https://e.x/f.pdf <span class="size">(2.0 MB)</span></a><span class="media">audio: audio <span class="size">(6 B)</span></span></div></article>'
+    )
