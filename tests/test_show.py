@@ -74,3 +74,38 @@ def test_show_on_a_full_disk_is_one_error_line():
         )
     assert done.returncode == 1
     assert done.stderr == b"chatpipe: error: cannot write the output: No space left on device\n"
+
+
+SHOW_BLOCKS = (
+    '{"messages":[{"type":"human","content":["plain part",{"type":"text","text":"a block"},'
+    '{"type":"image_url","image_url":{"url":"data:image/png;base64,QUJD"}},'
+    '{"type":"image_url","image_url":"https://e.x/i.png"},'
+    '{"type":"file","file_id":"f1","extras":{"file_name":"r.pdf"}},'
+    '{"type":"input_audio","input_audio":{"data":"QUJD","format":"wav"}},'
+    '{"type":"thinking","thinking":"deep thought"},{"type":"mystery","x":1}]},'
+    '{"type":"tool","content":"[not json","tool_call_id":"c1","status":"error"}]}\n'
+)
+
+
+def test_every_kind_of_block_has_its_line(tmp_path):
+    path = tmp_path / "blocks.jsonl"
+    path.write_text(SHOW_BLOCKS)
+    result = runner.invoke(app, ["show", str(path)], env=ENV)
+    assert (result.exit_code, result.stderr) == (0, "")
+    body = [line.rstrip()[2:].rstrip(" │") for line in result.stdout.splitlines()[2:13]]
+    assert body == [
+        "plain part",
+        "a block",
+        "[image: inline data]",
+        "[image: https://e.x/i.png]",
+        "[file: r.pdf]",
+        "[audio: inline data]",
+        "thinking: deep thought",
+        "{",
+        '  "type": "mystery",',
+        '  "x": 1',
+        "}",
+    ]
+    # a tool result that only looks like JSON is shown as its text; an error is said
+    assert "╭─ Tool · result of c1 · error" in result.stdout
+    assert "│ [not json" in result.stdout

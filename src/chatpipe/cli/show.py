@@ -226,7 +226,8 @@ def _block(block: Any, full: bool) -> Any:
         if kind == "image_url":
             image = block.get("image_url")
             url = image.get("url") if isinstance(image, dict) else image
-        if isinstance(url, str) and url.startswith("data:"):
+        inline = block.get("base64") or block.get("data") or block.get("input_audio")
+        if (isinstance(url, str) and url.startswith("data:")) or (not url and inline):
             url = "inline data"
         name = (block.get("extras") or {}).get("file_name") or url or block.get("mime_type") or ""
         return _dim(f"[{kind.replace('_url', '').replace('input_', '')}: {name}]")
