@@ -103,7 +103,7 @@ def test_filter_matches_langchain():
             tally("filtered")
 
     check()
-    tally.require(0.35, "filtered")  # 42–48 % measured
+    tally.require(0.3, "filtered")  # 40–48 % measured
 
 
 def test_filter_spec_example_and_the_tool_call_block_fix():
@@ -210,7 +210,7 @@ def test_merge_matches_langchain_outside_the_documented_fixes():
         tally("merged" if len(theirs[1]) < len(theirs_in[1]) else "nothing to merge")
 
     check()
-    tally.require(0.4, "merged")  # 48–56 % measured
+    tally.require(0.35, "merged")  # 45–56 % measured
 
 
 def _unordered(dicts):
