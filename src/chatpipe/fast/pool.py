@@ -146,8 +146,9 @@ class _Workers:
         import signal
 
         # the main process's handler unwinds to clean up its output; a worker has nothing to
-        # clean up, and unwinding it would run the caller's code in a forked copy
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        # clean up, and unwinding it would run the caller's code in a forked copy: it ends
+        # at once (through os._exit, which a coverage run wraps to save what it measured)
+        signal.signal(signal.SIGTERM, lambda *_: os._exit(1))
         status = 0
         free = list(range(_SLOTS))
         try:
