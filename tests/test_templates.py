@@ -764,3 +764,59 @@ def test_a_model_directory_and_a_cached_model_id_serve_their_templates(tmp_path,
         "chatpipe: error: no chat template found at 'org/missing': no such file or directory,"
         f" and no model of that id in the local Hugging Face cache {NO_TEMPLATE_HINT}\n",
     )
+
+
+def test_generation_tags_and_what_continue_final_message_cannot_do(tmp_path):
+    generation = tmp_path / "gen.json"
+    generation.write_text(
+        '{"chat_template": "{% for m in messages %}{% generation %}[{{ m.role }}]'
+        '{% endgeneration %}{% endfor %}"}'
+    )
+    chat = tmp_path / "c.jsonl"
+    chat.write_text('{"messages":[{"role":"user","content":"hi"}]}\n')
+    shown = cli("template", "--chat-template", str(generation), str(chat))
+    assert (shown.exit_code, shown.stdout) == (0, "[user]\n")  # the tag renders its body
+
+    unread = cli(
+        "template", "--chat-template", str(generation), "--continue-final-message", str(chat)
+    )
+    assert (unread.exit_code, unread.stdout) == (1, "")
+    assert unread.stderr == (
+        f"chatpipe: error: {chat}:1:1: --continue-final-message: the chat template never reads"
+        ' the "content" field\n'
+    )
+
+    reads = tmp_path / "reads.json"
+    reads.write_text('{"chat_template": "{% for m in messages %}{{ m.content }}{% endfor %}"}')
+    no_text = tmp_path / "no_text.jsonl"
+    no_text.write_text(
+        '{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":'
+        '[{"type":"image_url","image_url":{"url":"https://e.x/i.png"}}]}]}\n'
+    )
+    nothing = cli(
+        "template", "--chat-template", str(reads), "--continue-final-message", str(no_text)
+    )
+    assert (nothing.exit_code, nothing.stdout) == (1, "")
+    assert nothing.stderr == (
+        f"chatpipe: error: {no_text}:1:1: --continue-final-message: the final message has no"
+        " text to continue\n"
+    )
+
+
+def test_the_template_sees_plain_data_only():
+    from chatpipe.templates.render import plain_data
+
+    class Text(str):
+        pass
+
+    class Number(int):
+        pass
+
+    class Ratio(float):
+        pass
+
+    value = {Text("k"): [Number(3), Ratio(0.5), (Text("a"), None), object(), True]}
+    plain = plain_data(value)
+    assert plain == {"k": [3, 0.5, ("a", None), "<object>", True]}
+    key = next(iter(plain))
+    assert type(key) is str and type(plain["k"][0]) is int and type(plain["k"][1]) is float

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import sys
 
 from typer.testing import CliRunner
 
@@ -131,3 +133,37 @@ def test_a_captured_stream_is_checked_and_its_broken_event_named(tmp_path):
         f"{broken}:3:1: unreadable_record: invalid JSON: invalid literal, expected 'null'\n"
     )
     assert result.stderr == "chatpipe: 1 problem: 1 unreadable_record\n"
+
+
+def test_the_summary_is_a_table_on_a_terminal(monkeypatch):
+    import io
+    from collections import Counter
+
+    from chatpipe.cli import validate as command
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "40")
+    command._summary(Counter({"unreadable_record": 2, "orphan_tool_result": 1}))
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", screen.getvalue())  # styles (italic title)
+    lines = [line.rstrip() for line in plain.splitlines()]
+    assert lines[0].strip() == "3 problems"
+    rows = [line for line in lines if "│" in line or "┃" in line]
+    assert [r.replace("│", " ").replace("┃", " ").split() for r in rows] == [
+        ["kind", "count"],
+        ["unreadable_record", "2"],
+        ["orphan_tool_result", "1"],
+    ]
+
+
+def test_verbose_says_what_is_checked():
+    result = cli("validate", "-v", str(V / "clean.jsonl"))
+    assert result.exit_code == 0
+    assert result.stderr.splitlines()[0] == (
+        f"chatpipe: checking {V / 'clean.jsonl'} with the all rules"
+    )
