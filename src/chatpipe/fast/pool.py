@@ -130,13 +130,22 @@ class _Workers:
 
     def __exit__(self, *exc: object) -> None:
         import signal
+        import time
 
         for end in (*self.results, *self.acks):
             os.close(end)
-        for pid in self.pids:
+        # a worker ends by itself once its pipes close (no task left, or its result refused);
+        # one still busy with a range after a moment (the reader went away early) is stopped
+        deadline = time.monotonic() + 0.2
+        running = list(self.pids)
+        while running and time.monotonic() < deadline:
+            running = [pid for pid in running if os.waitpid(pid, os.WNOHANG)[0] == 0]
+            if running:
+                time.sleep(0.002)
+        for pid in running:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
-        for pid in self.pids:
+        for pid in running:
             os.waitpid(pid, 0)
         for memory in self.memory:
             with contextlib.suppress(BufferError):  # a view still held: unmapped when freed
@@ -146,9 +155,8 @@ class _Workers:
         import signal
 
         # the main process's handler unwinds to clean up its output; a worker has nothing to
-        # clean up, and unwinding it would run the caller's code in a forked copy: it ends
-        # at once (through os._exit, which a coverage run wraps to save what it measured)
-        signal.signal(signal.SIGTERM, lambda *_: os._exit(1))
+        # clean up, and unwinding it would run the caller's code in a forked copy: it dies
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         status = 0
         free = list(range(_SLOTS))
         try:
