@@ -777,14 +777,20 @@ def test_generation_tags_and_what_continue_final_message_cannot_do(tmp_path):
     shown = cli("template", "--chat-template", str(generation), str(chat))
     assert (shown.exit_code, shown.stdout) == (0, "[user]\n")  # the tag renders its body
 
-    unread = cli(
-        "template", "--chat-template", str(generation), "--continue-final-message", str(chat)
-    )
-    assert (unread.exit_code, unread.stdout) == (1, "")
-    assert unread.stderr == (
-        f"chatpipe: error: {chat}:1:1: --continue-final-message: the chat template never reads"
-        ' the "content" field\n'
-    )
+    def refused(template, conversation):
+        result = cli(
+            "template",
+            "--chat-template",
+            str(template),
+            "--continue-final-message",
+            str(conversation),
+        )
+        assert (result.exit_code, result.stdout) == (1, "")
+        prefix = f"chatpipe: error: {conversation}:1:1: --continue-final-message: "
+        assert result.stderr.startswith(prefix)
+        return result.stderr[len(prefix) :]
+
+    assert refused(generation, chat) == 'the chat template never reads the "content" field\n'
 
     reads = tmp_path / "reads.json"
     reads.write_text('{"chat_template": "{% for m in messages %}{{ m.content }}{% endfor %}"}')
@@ -793,14 +799,7 @@ def test_generation_tags_and_what_continue_final_message_cannot_do(tmp_path):
         '{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":'
         '[{"type":"image_url","image_url":{"url":"https://e.x/i.png"}}]}]}\n'
     )
-    nothing = cli(
-        "template", "--chat-template", str(reads), "--continue-final-message", str(no_text)
-    )
-    assert (nothing.exit_code, nothing.stdout) == (1, "")
-    assert nothing.stderr == (
-        f"chatpipe: error: {no_text}:1:1: --continue-final-message: the final message has no"
-        " text to continue\n"
-    )
+    assert refused(reads, no_text) == "the final message has no text to continue\n"
 
 
 def test_the_template_sees_plain_data_only():
