@@ -34,6 +34,11 @@ def cluster():
         yield local
 
 
+def on(cluster) -> tuple[str, ...]:
+    """The options that run a command on the test's cluster."""
+    return ("--engine", "dask", "--scheduler", cluster.scheduler_address)
+
+
 def cli(*args):
     result = runner.invoke(app, [str(a) for a in args])
     return result.exit_code, result.stdout_bytes, result.stderr
@@ -92,9 +97,7 @@ def test_every_command_on_dask_gives_the_serial_bytes(cluster, shards, command):
     code, serial, err = cli(*command, *shards)
     assert code == 0, err
     assert serial.count(b"\n") == 8 * 150 + (command[0] == "stats")
-    code, on_dask, err = cli(
-        *command, "--engine", "dask", "--scheduler", cluster.scheduler_address, *shards
-    )
+    code, on_dask, err = cli(*command, *on(cluster), *shards)
     assert code == 0, err
     assert on_dask == serial
 
@@ -105,10 +108,7 @@ def test_output_dir_shard_by_shard_equals_the_serial_run_of_each(cluster, shards
         "trim",
         "--max-tokens",
         "50",
-        "--engine",
-        "dask",
-        "--scheduler",
-        cluster.scheduler_address,
+        *on(cluster),
         "--output-dir",
         out,
         *shards,
@@ -135,18 +135,13 @@ def test_one_conversation_per_file_inputs_are_one_part_each(cluster, tmp_path):
     files = [FIXTURES / name for name in ONE_PER_FILE]
     for command in (("convert",), ("openai",), ("count",), ("stats", "--json")):
         _, serial, _ = cli(*command, *files)
-        code, on_dask, err = cli(
-            *command, "--engine", "dask", "--scheduler", cluster.scheduler_address, *files
-        )
+        code, on_dask, err = cli(*command, *on(cluster), *files)
         assert code == 0, err
         assert on_dask == serial and serial
     out = tmp_path / "out"
     code, _, err = cli(
         "convert",
-        "--engine",
-        "dask",
-        "--scheduler",
-        cluster.scheduler_address,
+        *on(cluster),
         "--output-dir",
         out,
         *files,
@@ -173,10 +168,7 @@ def test_parquet_in_and_out_on_dask_equals_serial(cluster, shards, tmp_path):
         "parquet",
         "--output-dir",
         dask_dir,
-        "--engine",
-        "dask",
-        "--scheduler",
-        cluster.scheduler_address,
+        *on(cluster),
         *shards,
     )
     assert code == 0, err
@@ -185,9 +177,7 @@ def test_parquet_in_and_out_on_dask_equals_serial(cluster, shards, tmp_path):
     # and read back, by both engines, as the JSONL they came from
     _, from_jsonl, _ = cli("convert", *shards)
     _, from_parquet, _ = cli("convert", *parquet)
-    code, on_dask, err = cli(
-        "convert", "--engine", "dask", "--scheduler", cluster.scheduler_address, *parquet
-    )
+    code, on_dask, err = cli("convert", *on(cluster), *parquet)
     assert code == 0, err
     assert from_parquet == from_jsonl == on_dask
 
@@ -201,7 +191,7 @@ def bad_shards(tmp_path_factory):
 
 
 def test_a_bad_record_in_shard_3_of_8_says_what_the_serial_run_says(cluster, bad_shards, tmp_path):
-    dask_args = ("--engine", "dask", "--scheduler", cluster.scheduler_address)
+    dask_args = (*on(cluster),)
     code, serial_out, serial_err = cli("convert", *bad_shards)
     assert code == 1
     line = f"{bad_shards[3]}:42:"
@@ -258,10 +248,7 @@ def test_a_worker_killed_mid_run_changes_nothing(cluster, tmp_path):
             "trim",
             "--max-tokens",
             "80",
-            "--engine",
-            "dask",
-            "--scheduler",
-            cluster.scheduler_address,
+            *on(cluster),
             "-o",
             str(out),
             *map(str, files),
@@ -372,9 +359,7 @@ def test_validate_on_dask_reports_what_the_serial_run_reports(cluster, tmp_path)
     assert code == 1 and serial.count(b"\n") == 15
     kinds = {json.loads(line)["kind"] for line in serial.splitlines()}
     assert len(kinds) >= 2 and "unanswered_tool_call" in kinds
-    code, on_dask, dask_err = cli(
-        "validate", "--json", "--engine", "dask", "--scheduler", cluster.scheduler_address, *files
-    )
+    code, on_dask, dask_err = cli("validate", "--json", *on(cluster), *files)
     assert code == 1
     assert on_dask == serial and dask_err == err
 
