@@ -576,6 +576,7 @@ def test_a_missing_extra_is_named(monkeypatch):
     from chatpipe.templates import render
 
     monkeypatch.setitem(sys.modules, "jinja2", None)
+    render._jinja.cache_clear()
     render._environment.cache_clear()
     render._refusal.cache_clear()
     render.compile_template.cache_clear()
@@ -583,6 +584,7 @@ def test_a_missing_extra_is_named(monkeypatch):
         render.compile_template("{{ 1 }}")
     assert "chatpipe[templates]" in caught.value.hint
     monkeypatch.undo()
+    render._jinja.cache_clear()
     render._environment.cache_clear()
     render._refusal.cache_clear()
 

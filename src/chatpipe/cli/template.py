@@ -8,6 +8,7 @@ import orjson
 import typer
 
 from ..errors import UsageError
+from ..pipeline import hooks
 from ..pipeline.job import Job
 from ..pipeline.targets import Texts
 from .options import Null, ReadingOptions, Separator, reads, unescape
@@ -188,7 +189,8 @@ def template(
         def text(conversation):
             return (prompt.render(conversation.messages, conversation.meta, conversation.location),)
 
-        execute(reading, Job(reading.inputs(), None, Texts(text, between, null)))
+        target = Texts(text, between, null, row_reader=hooks.template_rows())
+        execute(reading, Job(reading.inputs(), None, target))
 
     run(body, reading.quiet)
 

@@ -68,6 +68,16 @@ def budget_suffix(conversation: Conversation, counter: Any, budget: int) -> Iter
     return budget_suffix(messages, counter, budget)
 
 
+def template_rows() -> Callable[[Any, Any, Any], Conversation | None] | None:
+    """A reader of plain OpenAI rows straight into chat-template messages
+    (fast/template_rows.py), for ``Reading.row_reader``; None when the fast paths are off."""
+    if not ENABLED:
+        return None
+    from ..fast.template_rows import template_row
+
+    return template_row
+
+
 def record_per_line_dialect(spec: str, run: Any) -> Any:
     """The dialect of a conversation-per-line JSONL file, which ``run_in_processes``
     splits by line; None for any other file."""

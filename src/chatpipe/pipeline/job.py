@@ -52,6 +52,7 @@ class Target(Protocol):
     def emit(self, run: Run, conversations: Iterator[Conversation], sink: Any) -> None: ...
 
     lines: Callable[[Run, Iterable[Conversation]], Iterator[bytes]] | None
+    # optional: a faster reader of conversation-per-record rows (``Reading.row_reader``)
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ class Run:
         else:
             self.target = job.target
         self.errors = errors or ErrorLog(job.inputs.on_error)
-        self.reading = Reading()
+        self.reading = Reading(getattr(self.target, "row_reader", None))
         self.losses = self.target.loss_report()
 
     def conversations(self) -> Iterator[Conversation]:

@@ -161,12 +161,14 @@ class Texts:
         text: Callable[[Conversation], Iterable[str]],
         between: str | None = None,
         null: bool = False,
+        row_reader: Callable[[Any, Any, Any], Conversation | None] | None = None,
     ) -> None:
         from ..errors import UsageError
 
         if null and between is not None:
             raise UsageError("-0 and --separator both say how to separate conversations; pick one")
         self.text, self.between, self.null = text, between, null
+        self.row_reader = row_reader  # how ``text`` would rather have rows read
 
     def loss_report(self) -> None:
         return None

@@ -27,8 +27,16 @@ _SIMPLE = {HumanMessage: "user", AIMessage: "assistant", SystemMessage: "system"
 _REASONING_BLOCKS = {"reasoning": "reasoning", "thinking": "thinking"}
 
 
+class ShapedMessages(list):
+    """Messages already in this shape (fast/template_rows.py makes them from plain rows)."""
+
+    __slots__ = ()
+
+
 def chat_messages(messages: Iterable[AnyMessage]) -> list[dict[str, Any]]:
     """The template-shaped dicts of ``messages``, in order (a message may give several)."""
+    if type(messages) is ShapedMessages:
+        return messages
     writer = OpenAIWriter(text_format="block")
     names: dict[str, str] = {}  # tool-call id -> tool name, for the results
     out: list[dict[str, Any]] = []

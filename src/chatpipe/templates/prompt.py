@@ -46,13 +46,17 @@ class ChatTemplate:
             )
         if documents is not None and not all(isinstance(d, dict) for d in documents):
             raise UsageError("documents are a list of objects (with 'title' and 'text')")
+        self._selected: dict[bool, tuple[str, Any, str]] = {}
         self.select(tools=bool(tools))  # an unknown --template-name fails before any input
 
     def select(self, *, tools: bool) -> tuple[str, Any, str]:
         """The name, compiled template and text of the template for a conversation."""
-        name, text = self.source.select(self.name, tools=tools)
-        origin = self.source.files.get(name, self.source.origin)
-        return name, compile_template(text, origin), text
+        selected = self._selected.get(tools)
+        if selected is None:
+            name, text = self.source.select(self.name, tools=tools)
+            origin = self.source.files.get(name, self.source.origin)
+            selected = self._selected[tools] = (name, compile_template(text, origin), text)
+        return selected
 
     def render(
         self,

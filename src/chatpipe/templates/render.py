@@ -28,6 +28,7 @@ class TemplateRaised(DataError):
     """The template refused the conversation (its ``raise_exception``, or a failed render)."""
 
 
+@cache
 def _jinja():
     try:
         import jinja2
@@ -83,7 +84,11 @@ def _environment():
     def raise_exception(message):
         raise Refusal(message)
 
+    plain_json = json.JSONEncoder(ensure_ascii=False).encode  # made once, not at each call
+
     def tojson(value, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
+        if not ensure_ascii and indent is None and separators is None and not sort_keys:
+            return plain_json(value)
         return json.dumps(
             value,
             ensure_ascii=ensure_ascii,
@@ -216,6 +221,13 @@ def _with_reasoning_aliases(messages: list[dict]) -> list[dict]:
     """Reasoning under every name templates read it by (``reasoning_content``, ``thinking``)."""
     out = []
     for message in messages:
+        if (
+            "reasoning_content" not in message
+            and "thinking" not in message
+            and ("reasoning" not in message)
+        ):  # most messages
+            out.append(message)
+            continue
         reasoning = next(
             (message[k] for k in REASONING_FIELDS if message.get(k) is not None),
             None,
