@@ -84,10 +84,11 @@ def test_filter_matches_langchain():
             tally("invalid message")
             return
         # names, ids and types mostly of the messages at hand, so that filters remove some
+        # (a value none of them has only when they have none: that case keeps them all)
         present = {
-            "names": sorted({m.name for m in theirs_in[1] if m.name is not None} | {"b"}),
-            "ids": sorted({m.id for m in theirs_in[1] if m.id is not None} | {"id2"}),
-            "types": sorted({m.type for m in theirs_in[1]} | {"chat"}),
+            "names": sorted({m.name for m in theirs_in[1] if m.name is not None}) or ["b"],
+            "ids": sorted({m.id for m in theirs_in[1] if m.id is not None}) or ["id2"],
+            "types": sorted({m.type for m in theirs_in[1]}),
         }
         for key in [k for k in options if k != "exclude_tool_calls"]:
             values = st.sampled_from(present[key.split("_")[1]])
@@ -103,7 +104,7 @@ def test_filter_matches_langchain():
             tally("filtered")
 
     check()
-    tally.require(0.3, "filtered")  # 40–48 % measured
+    tally.require(0.35, "filtered")  # 44–47 % measured (three random seeds)
 
 
 def test_filter_spec_example_and_the_tool_call_block_fix():
