@@ -782,3 +782,73 @@ def test_a_full_disk_at_the_last_flush_is_said(monkeypatch, capsys):
     assert code == 1
     assert err.startswith("chatpipe: error: ") and "No space left on device" in err
     assert err.count("\n") == 1
+
+
+ROWS_LOG = FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"
+
+
+def test_output_dir_again_replaces_its_shards(tmp_path):
+    folder = tmp_path / "out"
+    first = cli("convert", "--output-dir", str(folder), str(ROWS_LOG))
+    assert (first.exit_code, first.stdout, first.stderr) == (0, "", "")
+    again = cli("convert", "--to", "openai", "--output-dir", str(folder), str(ROWS_LOG))
+    assert (again.exit_code, again.stdout, again.stderr) == (0, "", "")
+    assert [p.name for p in folder.iterdir()] == [ROWS_LOG.name]
+    assert (folder / ROWS_LOG.name).read_text() == cli(
+        "convert", "--to", "openai", str(ROWS_LOG)
+    ).stdout
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".chatpipe-")]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ["--output-dir", str(ROWS_LOG)],
+            f"--output-dir {ROWS_LOG} is a file, not a folder",
+        ),
+        (["--to-format", "csv"], "--to-format must be jsonl or parquet, got 'csv'"),
+        (
+            ["--to-format", "parquet", "-o", "/dev/null"],
+            "-o /dev/null is not a regular file; Parquet is written to a file",
+        ),
+        (["--engine", "spark"], "--engine must be serial or dask, got 'spark'"),
+        (["--workers", "2"], "--scheduler and --workers go with --engine dask"),
+        (
+            ["--engine", "dask", "--workers", "2", "--jobs", "2"],
+            "--jobs runs processes here; with --engine dask, use --workers N",
+        ),
+    ],
+)
+def test_output_and_engine_options_that_cannot_work_are_one_line(args, said):
+    result = cli("convert", *args, str(ROWS_LOG))
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"chatpipe: error: {said}\n")
+
+
+@pytest.mark.parametrize(
+    ("raised", "said"),
+    [
+        (RecursionError("deep"), "a record nests too deeply to process (see chatpipe --max-depth)"),
+        (
+            LookupError("a bug"),
+            "internal error: LookupError: a bug (please report it; CHATPIPE_DEBUG=1 shows the traceback)",
+        ),
+    ],
+)
+def test_a_command_body_that_fails_unexpectedly_is_one_line(monkeypatch, capsys, raised, said):
+    import typer
+
+    from chatpipe.cli import runtime
+
+    def body():
+        raise raised
+
+    monkeypatch.delenv("CHATPIPE_DEBUG", raising=False)
+    with pytest.raises(typer.Exit) as exited:
+        runtime.run(body)
+    assert exited.value.exit_code == 1
+    assert capsys.readouterr().err == f"chatpipe: error: {said}\n"
+    if isinstance(raised, LookupError):
+        monkeypatch.setenv("CHATPIPE_DEBUG", "1")
+        with pytest.raises(LookupError, match="a bug"):
+            runtime.run(body)

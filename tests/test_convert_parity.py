@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import langchain_core.messages as lc
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -154,3 +155,65 @@ def test_developer_role_and_envelopes():
         "kwargs": {"content": "hi", "type": "ai"},
     }
     assert cp.convert_to_messages([envelope]) == [cp.AIMessage("hi")]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"role": "user", "content": "x", "example": True},
+        {"role": "tool", "content": "r", "tool_call_id": "c1", "status": "error"},
+        {"role": "tool", "content": "r", "tool_call_id": "c1", "artifact": {"rows": 2}},
+        {"role": "remove", "content": "", "id": "m1"},
+        {"role": "assistant", "content": "x", "response_metadata": {"model_name": "m"}},
+        {"role": "assistant", "content": "x", "additional_kwargs": {"k": 1}, "other": 2},
+        {"role": "assistant", "content": "x", "example": True, "id": "a1", "name": "bot"},
+        {"role": "system", "content": "s", "name": "rules"},
+        ["user", "a pair as a list"],
+    ],
+)
+def test_the_fields_each_role_takes_match_langchain(value):
+    theirs = lc.convert_to_messages([value])
+    ours = cp.convert_to_messages([value])
+    assert cp.messages_to_dict(ours) == lc.messages_to_dict(theirs)
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        (["user", "x", "three"], "a message given as a list must be a (role, content) pair"),
+        (7, "cannot read a message from a number"),
+        (
+            {"role": "assistant", "content": "", "tool_calls": ["call"]},
+            "a tool call must be an object, got a string",
+        ),
+        (
+            {"role": "assistant", "content": "", "tool_calls": [{"function": "f"}]},
+            "a tool call's function must be an object",
+        ),
+        (
+            {"role": "assistant", "content": "x", "additional_kwargs": [1]},
+            "additional_kwargs must be an object",
+        ),
+    ],
+)
+def test_what_neither_library_reads_is_refused_in_words(value, said):
+    with pytest.raises(Exception):  # noqa: B017 - langchain's own exception types vary
+        lc.convert_to_messages([value])
+    with pytest.raises(ChatpipeError) as caught:
+        cp.convert_to_messages([value])
+    assert caught.value.message == said
+
+
+def test_a_custom_tool_call_is_read_where_langchain_crashes():
+    # a difference the README lists: OpenAI's custom tools take free text
+    value = {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"type": "custom", "id": "c9", "custom": {"name": "sh", "input": "ls"}}],
+    }
+    with pytest.raises(TypeError, match="unexpected keyword argument 'custom'"):
+        lc.convert_to_messages([value])
+    (message,) = cp.convert_to_messages([value])
+    assert message.tool_calls == [
+        {"name": "sh", "args": {"input": "ls"}, "id": "c9", "type": "tool_call"}
+    ]

@@ -20,6 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 import chatpipe.dask as cd
+from chatpipe.errors import ChatpipeError
 from chatpipe.cli import app
 from conftest import FIXTURES
 
@@ -441,3 +442,48 @@ def test_output_dir_on_an_fsspec_url_is_written_whole_or_not_at_all(tmp_path):
     assert code == 1
     assert err.startswith(f"chatpipe: error: {bad}:2:1: invalid JSON")
     assert fs.find("/shards-bad") == []  # the staging folder removed, nothing half written
+
+
+def test_the_filter_and_merge_maps_equal_the_commands(shards, tmp_path):
+    specs = [str(p) for p in shards[:3]]
+    bag = cd.read_conversations(specs, blocksize=8192)
+    filtered = bag.map(cd.filter_messages, exclude_types=["tool"]).map(cd.convert, to="openai")
+    expected = cli("filter", "--exclude-types", "tool", "--to", "openai", *shards[:3])[1]
+    assert b"\n".join(filtered.compute(scheduler="sync")) + b"\n" == expected
+    assert b'"role":"tool"' not in expected and expected.count(b"\n") == 450
+    # runs of one type to merge: each row's messages doubled in place
+    doubled = tmp_path / "doubled.jsonl"
+    with doubled.open("w") as out:
+        for line in rows(7, 20).splitlines():
+            row = json.loads(line)
+            row["messages"] = [m for m in row["messages"] for _ in (0, 1)]
+            out.write(json.dumps(row) + "\n")
+    merged = cd.read_conversations(str(doubled)).map(cd.merge).map(cd.convert, to="openai")
+    lines = merged.compute(scheduler="sync")
+    assert b"\n".join(lines) + b"\n" == cli("merge", "--to", "openai", doubled)[1]
+    assert len(json.loads(lines[0])["messages"]) < len(
+        json.loads(doubled.open().readline())["messages"]
+    )
+
+
+def test_to_files_writes_a_local_folder_and_refuses_other_formats(shards, tmp_path):
+    bag = cd.read_conversations(str(shards[0]), blocksize=8192)
+    folder = tmp_path / "new" / "out"
+    paths = cd.to_files(bag, str(folder), to="openai")
+    assert [os.path.basename(p) for p in paths] == [
+        f"part-{i:05d}.jsonl" for i in range(bag.npartitions)
+    ]
+    written = b"".join(open(p, "rb").read() for p in paths)
+    assert written == cli("convert", "--to", "openai", shards[0])[1]
+    with pytest.raises(ChatpipeError, match="to_format must be jsonl or parquet, got 'csv'"):
+        cd.to_files(bag, str(folder), to="openai", to_format="csv")
+
+
+def test_scheduler_and_workers_together_are_refused(shards):
+    code, out, err = cli(
+        "count", "--engine", "dask", "--scheduler", "tcp://127.0.0.1:9", "--workers", "2", shards[0]
+    )
+    assert (code, out) == (2, b"")
+    assert err == (
+        "chatpipe: error: --scheduler names a running cluster and --workers starts one; pick one\n"
+    )

@@ -124,3 +124,105 @@ def test_parquet_is_written_to_a_file_and_bad_files_are_one_line(tmp_path):
     code, _, err = cli("convert", broken)
     assert code == 1 and err.startswith(f"chatpipe: error: {broken}: not a readable Parquet file")
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_binary_timestamp_and_struct_columns_read_as_json_values(tmp_path):
+    """Columns of datasets beside the chat: images as bytes, creation times, structs whose
+    missing keys Parquet fills with nulls (left out again, as they were never there)."""
+    import datetime
+
+    rows = [
+        {
+            "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}],
+            "image": b"\x89PNG\x00\x01",
+            "created": datetime.datetime(2024, 5, 1, 12, 0, 0),
+            "meta": {"source": "web", "score": None},
+            "tags": [{"name": None, "weight": 2}],
+        }
+    ]
+    path = tmp_path / "mixed.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    code, out, err = cli("convert", "--to", "openai", path)
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}],
+        "image": "iVBORwAB",  # base64 of the bytes
+        "created": "2024-05-01T12:00:00",
+        "meta": {"source": "web"},
+        "tags": [{"weight": 2}],
+    }
+
+
+def test_parquet_on_standard_input_reads_as_the_file(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "rows.parquet"
+    log = FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"
+    assert cli("convert", "-o", path, log)[0] == 0
+    # a pipe cannot seek: the file is taken whole, then read as from disk
+    done = subprocess.run(
+        [sys.executable, "-m", "chatpipe", "convert", "--to", "openai", "-"],
+        input=path.read_bytes(),
+        capture_output=True,
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout == cli("convert", "--to", "openai", log)[1]
+
+
+@pytest.mark.parametrize(
+    ("message", "fits"),
+    [
+        ({"role": "user", "content": "x", "name": "a", "tool_call_id": "c"}, True),
+        ({"role": "assistant", "content": None, "tool_calls": []}, True),
+        ({"role": "user"}, False),  # no content
+        ({"content": "x"}, False),
+        ({"role": "user", "content": 7}, False),
+        ({"role": "user", "content": "x", "weight": 0}, False),
+        ({"role": "assistant", "content": "", "tool_calls": "calls"}, False),
+        ({"role": "assistant", "content": "", "tool_calls": [{"id": "c", "index": 0}]}, False),
+        ({"role": "assistant", "content": "", "tool_calls": [{"id": 7}]}, False),
+        ({"role": "assistant", "content": "", "tool_calls": [{"function": "f"}]}, False),
+        (
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": {"a": 1}}}],
+            },
+            False,
+        ),
+        (
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+                ],
+            },
+            True,
+        ),
+    ],
+)
+def test_which_messages_a_struct_column_holds(message, fits):
+    # a message the struct cannot hold whole makes its column JSON text
+    assert chatpipe_parquet._fits_openai(message) is fits
+
+
+def test_a_message_with_a_field_of_its_own_is_written_as_json_text(tmp_path):
+    source = tmp_path / "rows.jsonl"
+    row = {
+        "messages": [
+            {"role": "system", "content": "s"},
+            {"role": "user", "content": "x", "weight": 0},
+        ]
+    }
+    source.write_text(json.dumps(row) + "\n")
+    written = tmp_path / "rows.parquet"
+    code, _, err = cli("convert", "--to", "openai", "-o", written, source)
+    assert (code, err) == (0, "")
+    schema = pq.ParquetFile(written).schema_arrow
+    assert str(schema.field("messages").type) == "string"
+    assert json.loads(schema.metadata[b"chatpipe"])["json"] == ["messages"]
+    assert (
+        cli("convert", "--to", "openai", written)[1] == cli("convert", "--to", "openai", source)[1]
+    )

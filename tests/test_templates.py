@@ -821,3 +821,88 @@ def test_the_template_sees_plain_data_only():
     assert plain == {"k": [3, 0.5, ("a", None), "<object>", True]}
     key = next(iter(plain))
     assert type(key) is str and type(plain["k"][0]) is int and type(plain["k"][1]) is float
+
+
+# -- templates' own constructs and continue_final_message, against transformers' renderer ----
+
+CONTENT_OR_PARTS = (
+    "{% for m in messages %}{{ m.role }}: {% if m.content is string %}{{ m.content }}"
+    "{% else %}{% for p in m.content %}{{ p.text }}{% endfor %}{% endif %}\n{% endfor %}"
+)
+REASONING = (
+    "{% for m in messages %}{% if m.reasoning_content %}<think>{{ m.reasoning_content }}"
+    "</think>{% endif %}{{ m.content }}|{% endfor %}"
+)
+
+
+def _both(tmp_path, template, chat, **options):
+    from transformers.utils.chat_template_utils import render_jinja_template
+
+    source = tmp_path / "t.jinja"
+    source.write_text(template)
+    try:
+        theirs = ("text", render_jinja_template([chat], chat_template=template, **options)[0][0])
+    except Exception as exc:
+        theirs = ("error", str(exc))
+    try:
+        ours = ("text", ChatTemplate(str(source)).render_dicts([dict(m) for m in chat], **options))
+    except ChatpipeError as exc:
+        ours = ("error", exc.message)
+    return ours, theirs
+
+
+@pytest.mark.parametrize(
+    ("template", "chat", "options"),
+    [
+        (  # Jinja's dict(), dict.fromkeys, and an index past the end (undefined)
+            "{{ dict(a=1, b=messages[0].role) | tojson }} {{ dict.fromkeys(['x'], 0) | tojson }}"
+            " {{ messages[9] is defined }} {{ (messages | last).content | tojson(indent=2) }}",
+            [{"role": "user", "content": "hi"}],
+            {},
+        ),
+        (  # continue the last text part of list content
+            CONTENT_OR_PARTS,
+            [
+                {"role": "user", "content": "Say hi"},
+                {"role": "assistant", "content": [{"type": "text", "text": "Hi, I am "}]},
+            ],
+            {"continue_final_message": True},
+        ),
+        (  # a template that trims the content: the prompt ends where the trimmed text ends
+            "{% for m in messages %}[{{ m.content | trim }}]{% endfor %}",
+            [{"role": "user", "content": "x"}, {"role": "assistant", "content": "Sure,  "}],
+            {"continue_final_message": True},
+        ),
+        (  # continue the reasoning, by the field's name
+            REASONING,
+            [
+                {"role": "user", "content": "2+2?"},
+                {"role": "assistant", "content": "", "reasoning_content": "Adding two and "},
+            ],
+            {"continue_final_message": "reasoning_content"},
+        ),
+        (  # the field named is missing
+            REASONING,
+            [{"role": "user", "content": "2+2?"}, {"role": "assistant", "content": "4"}],
+            {"continue_final_message": "reasoning_content"},
+        ),
+        (  # a template that drops the final message
+            "{% for m in messages[:-1] %}{{ m.content }}{% endfor %}",
+            [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}],
+            {"continue_final_message": True},
+        ),
+    ],
+)
+def test_template_constructs_render_as_transformers_renders_them(tmp_path, template, chat, options):
+    ours, theirs = _both(tmp_path, template, chat, **options)
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "text":
+        assert ours[1] == theirs[1]
+    else:  # the same refusal, in chatpipe's own words
+        assert "final message" in ours[1] and "final message" in theirs[1], (ours, theirs)
+
+
+def test_a_conversation_without_messages_is_refused():
+    template = ChatTemplate(str(FIXTURES / "chat_templates" / "Qwen-Qwen2.5-7B-Instruct.jinja"))
+    with pytest.raises(ChatpipeError, match="this conversation has no messages"):
+        template.render_dicts([])
