@@ -14,14 +14,15 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import distributed
 import pytest
 from typer.testing import CliRunner
 
 import chatpipe.dask as cd
-from chatpipe.errors import ChatpipeError
 from chatpipe.cli import app
+from chatpipe.errors import ChatpipeError
 from conftest import FIXTURES
 
 runner = CliRunner()
@@ -462,7 +463,7 @@ def test_the_filter_and_merge_maps_equal_the_commands(shards, tmp_path):
     lines = merged.compute(scheduler="sync")
     assert b"\n".join(lines) + b"\n" == cli("merge", "--to", "openai", doubled)[1]
     assert len(json.loads(lines[0])["messages"]) < len(
-        json.loads(doubled.open().readline())["messages"]
+        json.loads(doubled.read_text().splitlines()[0])["messages"]
     )
 
 
@@ -473,7 +474,7 @@ def test_to_files_writes_a_local_folder_and_refuses_other_formats(shards, tmp_pa
     assert [os.path.basename(p) for p in paths] == [
         f"part-{i:05d}.jsonl" for i in range(bag.npartitions)
     ]
-    written = b"".join(open(p, "rb").read() for p in paths)
+    written = b"".join(Path(p).read_bytes() for p in paths)
     assert written == cli("convert", "--to", "openai", shards[0])[1]
     with pytest.raises(ChatpipeError, match="to_format must be jsonl or parquet, got 'csv'"):
         cd.to_files(bag, str(folder), to="openai", to_format="csv")
