@@ -418,3 +418,256 @@ def test_verbose_says_how_many_branches_were_left_out():
         f"chatpipe: {path}:2:3: wrote the active branch; 1 other branch left out "
         "(--branch all writes them)"
     )
+
+
+def _cli(*args, input=None):
+    result = runner.invoke(app, list(args), input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_anthropic_messages_one_a_line():
+    log = (
+        '{"role": "user", "content": "plain text turn"}\n'
+        '{"role": "assistant", "content": [{"type": "text", "text": "Let me look."}, '
+        '{"type": "tool_use", "id": "tu1", "name": "get", "input": {"q": 1}}]}\n'
+    )
+    code, out, err = _cli("convert", "--from", "anthropic", "-", input=log)
+    assert (code, err) == (0, "")
+    assert [json.loads(line) for line in out.splitlines()] == [
+        {"type": "human", "content": "plain text turn"},
+        {
+            "type": "ai",
+            "content": [
+                {"type": "text", "text": "Let me look."},
+                {"type": "tool_use", "id": "tu1", "name": "get", "input": {"q": 1}},
+            ],
+            "tool_calls": [{"name": "get", "args": {"q": 1}, "id": "tu1", "type": "tool_call"}],
+        },
+    ]
+    # a user turn that answers tools is several messages: not something a line can be
+    turn = (
+        '{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu1", '
+        '"content": "r"}, {"type": "text", "text": "and?"}]}\n'
+    )
+    code, out, err = _cli("convert", "--from", "anthropic", "-", input=turn)
+    assert (code, out) == (1, "")
+    assert err == (
+        "chatpipe: error: <stdin>:1:1: a user turn with tool results is several messages, one a "
+        'line cannot hold (give the turns as one conversation record, {"messages": [...]})\n'
+    )
+    code, out, err = _cli(
+        "convert", "--from", "anthropic", "-", input='{"messages": [' + turn.strip() + "]}\n"
+    )
+    assert (code, err) == (0, "")
+    assert json.loads(out)["messages"] == [
+        {"type": "tool", "content": "r", "tool_call_id": "tu1"},
+        {"type": "human", "content": [{"type": "text", "text": "and?"}]},
+    ]
+
+
+def test_anthropic_writer_takes_every_kind_of_image_reasoning_and_failed_tools():
+    log = "\n".join(
+        json.dumps(record)
+        for record in [
+            {"type": "system", "content": "Be brief."},
+            {"type": "system", "content": [{"type": "text", "text": "Also kind."}]},
+            {
+                "type": "human",
+                "content": [
+                    {"type": "image", "url": "https://e.x/cat.png"},
+                    {"type": "image", "base64": "iVBOR", "mime_type": "image/png"},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+                    "a bare string",
+                ],
+            },
+            {
+                "type": "ai",
+                "content": [
+                    {"type": "reasoning", "reasoning": "thinking..."},
+                    {"type": "text", "text": "ok"},
+                ],
+                "tool_calls": [{"name": "get", "args": {}, "id": "c1", "type": "tool_call"}],
+            },
+            {"type": "tool", "content": "boom", "tool_call_id": "c1", "status": "error"},
+        ]
+    )
+    code, out, err = _cli("convert", "--to", "anthropic", "-", input=log + "\n")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "system": [{"type": "text", "text": "Be brief."}, {"type": "text", "text": "Also kind."}],
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "image", "source": {"type": "url", "url": "https://e.x/cat.png"}},
+                    {
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"},
+                    },
+                    {
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"},
+                    },
+                    {"type": "text", "text": "a bare string"},
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "thinking...", "signature": ""},
+                    {"type": "text", "text": "ok"},
+                    {"type": "tool_use", "id": "c1", "name": "get", "input": {}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "c1",
+                        "content": "boom",
+                        "is_error": True,
+                    }
+                ],
+            },
+        ],
+    }
+
+
+def test_anthropic_usage_counts_cached_input_as_langchain_anthropic_does():
+    response = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-x",
+        "content": [{"type": "text", "text": "hi"}],
+        "usage": {
+            "input_tokens": 10,
+            "output_tokens": 5,
+            "cache_read_input_tokens": 3,
+            "cache_creation_input_tokens": 2,
+        },
+    }
+    code, out, err = _cli("convert", "-", input=json.dumps(response))
+    assert (code, err) == (0, "")
+    assert json.loads(out)["messages"][0]["usage_metadata"] == {
+        "input_tokens": 15,  # uncached + read + written, as langchain-anthropic counts
+        "output_tokens": 5,
+        "total_tokens": 20,
+        "input_token_details": {"cache_read": 3, "cache_creation": 2},
+    }
+    # a usage record that is not counts stays in the metadata only
+    response["usage"] = {"input_tokens": "ten", "output_tokens": 5}
+    code, out, err = _cli("convert", "-", input=json.dumps(response))
+    message = json.loads(out)["messages"][0]
+    assert (code, err) == (0, "") and "usage_metadata" not in message
+    assert message["response_metadata"]["usage"] == response["usage"]
+
+
+def test_responses_input_items_of_every_kind():
+    request = {
+        "model": "gpt-x",
+        "instructions": "Be brief.",
+        "input": [
+            "a bare string item",
+            {"role": "developer", "content": "Use tools.", "id": "d1"},
+            {"role": "system", "content": "sys"},
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [
+                    {"type": "output_text", "text": "x"},
+                    {"type": "refusal", "refusal": "no"},
+                    {"type": "mystery_part", "v": 1},
+                    "loose text",
+                ],
+            },
+            {"type": "custom_tool_call", "call_id": "ct1", "name": "sh", "input": "ls"},
+            {"type": "custom_tool_call_output", "call_id": "ct1", "output": "a b"},
+            {"type": "web_search_call", "id": "ws1", "status": "completed"},
+        ],
+    }
+    code, out, err = _cli("convert", "-", input=json.dumps(request))
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "messages": [
+            {
+                "type": "system",
+                "content": "Be brief.",
+                "additional_kwargs": {"source": "instructions"},
+            },
+            {"type": "human", "content": "a bare string item"},
+            {
+                "type": "system",
+                "content": "Use tools.",
+                "additional_kwargs": {"__openai_role__": "developer", "id": "d1"},
+            },
+            {"type": "system", "content": "sys"},
+            {
+                "type": "ai",
+                "content": [
+                    {"type": "text", "text": "x", "extras": {"source_type": "output_text"}},
+                    {"type": "non_standard", "value": {"type": "refusal", "refusal": "no"}},
+                    {"type": "non_standard", "value": {"type": "mystery_part", "v": 1}},
+                    "loose text",
+                ],
+                "tool_calls": [
+                    {"name": "sh", "args": {"input": "ls"}, "id": "ct1", "type": "tool_call"}
+                ],
+                "additional_kwargs": {
+                    "refusal": "no",
+                    "items": [{"type": "custom_tool_call", "call_id": "ct1"}],
+                },
+            },
+            {
+                "type": "tool",
+                "content": "a b",
+                "tool_call_id": "ct1",
+                "additional_kwargs": {"type": "custom_tool_call_output"},
+            },
+            {
+                "type": "ai",
+                "content": [
+                    {
+                        "type": "non_standard",
+                        "value": {"type": "web_search_call", "id": "ws1", "status": "completed"},
+                    }
+                ],
+            },
+        ],
+        "model": "gpt-x",
+    }
+    # input as one string: a request when it names a model or instructions
+    code, out, err = _cli("convert", "-", input='{"model": "m", "input": "just a question"}')
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "messages": [{"type": "human", "content": "just a question"}],
+        "model": "m",
+    }
+    code, out, err = _cli("convert", "-", input='{"input": "just a question"}')
+    assert (code, out) == (1, "") and "cannot tell what chat format this is" in err
+
+
+def test_a_responses_stream_cut_before_completion_keeps_the_items_that_finished():
+    lines = (
+        (FIXTURES / "openai_responses__vercel_stream_custom_tool_call.jsonl")
+        .read_text()
+        .splitlines()
+    )
+    assert json.loads(lines[-1])["type"] == "response.completed"
+    whole = json.loads(_cli("convert", "--to", "openai", "-", input="\n".join(lines))[1])
+    code, out, err = _cli(
+        "convert",
+        "--from",
+        "openai-responses-stream",
+        "--to",
+        "openai",
+        "-",
+        input="\n".join(lines[:-1]),
+    )
+    assert (code, err) == (0, "")
+    cut = json.loads(out)
+    # the call finished before the cut: it is there, as in the whole capture
+    assert cut["messages"] == whole["messages"]
+    assert cut["messages"][0]["tool_calls"][0]["function"]["name"] == "write_sql"
+    assert (cut["status"], whole["status"]) == ("in_progress", "completed")

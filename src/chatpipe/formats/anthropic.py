@@ -162,7 +162,10 @@ class AnthropicDialect(Dialect):
             return ai_from_content(value.get("content"))
         turn = user_turn(value.get("content"))
         if len(turn) != 1:
-            raise ValidationError("a user turn with tool results is several messages")
+            raise ValidationError(
+                "a user turn with tool results is several messages, one a line cannot hold",
+                hint='give the turns as one conversation record, {"messages": [...]}',
+            )
         return turn[0]
 
     def read_conversation(self, value: Any, location: Location) -> Conversation:
