@@ -671,3 +671,96 @@ def test_a_responses_stream_cut_before_completion_keeps_the_items_that_finished(
     assert cut["messages"] == whole["messages"]
     assert cut["messages"][0]["tool_calls"][0]["function"]["name"] == "write_sql"
     assert (cut["status"], whole["status"]) == ("in_progress", "completed")
+
+
+def test_gemini_writer_parts_of_every_kind():
+    log = "\n".join(
+        json.dumps(record)
+        for record in [
+            {
+                "type": "human",
+                "content": [
+                    {"type": "image", "base64": "iVBOR", "mime_type": "image/png"},
+                    {"type": "file", "url": "gs://b/doc.pdf", "mime_type": "application/pdf"},
+                    {"type": "audio", "url": "https://e.x/a.mp3"},
+                    {
+                        "type": "non_standard",
+                        "value": {"executableCode": {"language": "PYTHON", "code": "1+1"}},
+                    },
+                    {"type": "mystery", "x": 1},
+                ],
+            },
+            {
+                "type": "ai",
+                "content": [
+                    {
+                        "type": "reasoning",
+                        "reasoning": "hmm",
+                        "extras": {"thought_signature": "sig=="},
+                    },
+                    {"type": "text", "text": "ok"},
+                ],
+            },
+        ]
+    )
+    code, out, err = _cli("convert", "--to", "gemini", "-", input=log + "\n")
+    assert code == 0
+    assert err == (
+        "chatpipe: warning: gemini cannot hold blocks with no Gemini part (written as JSON text): "
+        "left out of 1 message (-v lists them)\n"
+    )
+    assert json.loads(out) == {
+        "contents": [
+            {
+                "role": "user",
+                "parts": [
+                    {"inlineData": {"mimeType": "image/png", "data": "iVBOR"}},
+                    {"fileData": {"fileUri": "gs://b/doc.pdf", "mimeType": "application/pdf"}},
+                    {"fileData": {"fileUri": "https://e.x/a.mp3"}},
+                    {"executableCode": {"language": "PYTHON", "code": "1+1"}},
+                    {"text": '{"type": "mystery", "x": 1}'},
+                ],
+            },
+            {
+                "role": "model",
+                "parts": [
+                    {"text": "hmm", "thought": True, "thoughtSignature": "sig=="},
+                    {"text": "ok"},
+                ],
+            },
+        ]
+    }
+    # and back: the thought and its signature come home
+    back = _cli("convert", "--from", "gemini", "-", input=out)[1]
+    assert json.loads(back)["messages"][1]["content"][0] == {
+        "type": "reasoning",
+        "reasoning": "hmm",
+        "extras": {"thought_signature": "sig=="},
+    }
+
+
+def test_gemini_cached_tokens_and_a_system_instruction_that_is_not_text():
+    response = {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "a"}]}}],
+        "usageMetadata": {
+            "promptTokenCount": 10,
+            "candidatesTokenCount": 4,
+            "totalTokenCount": 14,
+            "cachedContentTokenCount": 6,
+        },
+    }
+    code, out, err = _cli("convert", "-", input=json.dumps(response))
+    assert (code, err) == (0, "")
+    assert json.loads(out)["messages"][0]["usage_metadata"] == {
+        "input_tokens": 10,
+        "output_tokens": 4,
+        "total_tokens": 14,
+        "input_token_details": {"cache_read": 6},
+    }
+    request = {
+        "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+        "systemInstruction": {"parts": [{"text": 5}]},
+    }
+    code, out, err = _cli("convert", "-", input=json.dumps(request))
+    assert (code, out) == (1, "")
+    assert err == "chatpipe: error: <stdin>:1:1: systemInstruction's parts must hold text strings\n"

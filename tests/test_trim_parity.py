@@ -405,3 +405,68 @@ def test_partial_trimming_matches_langchain(parts, budget, strategy, counter):
     theirs = lc.trim_messages(theirs_in, token_counter=lc_counter, **options)
     ours = trim_messages(ours_in, token_counter=ours_counter, **options)
     assert cp.messages_to_dict(ours) == lc.messages_to_dict(theirs)
+
+
+def _square_counter(messages):
+    # not a sum of per-message costs: the stream must hand it the whole list
+    return len(messages) ** 2 + sum(len(str(m.content)) for m in messages)
+
+
+UNCOUNTABLE = [{"type": "text", "text": None}]
+
+
+@pytest.mark.parametrize(
+    ("cases", "options"),
+    [
+        (
+            [
+                ("system", {"content": "rules"}),
+                ("human", {"content": "a" * 9}),
+                ("ai", {"content": "b" * 9}),
+                ("human", {"content": "c"}),
+                ("ai", {"content": "d"}),
+            ],
+            {"max_tokens": 20, "include_system": True, "start_on": "human"},
+        ),
+        (
+            [
+                ("human", {"content": "a" * 30}),
+                ("ai", {"content": "b"}),
+                ("human", {"content": "c"}),
+            ],
+            {"max_tokens": 12, "end_on": "ai"},
+        ),
+        (  # an uncountable system message, kept: the count fails as langchain's does
+            [("system", {"content": UNCOUNTABLE}), ("human", {"content": "hi"})],
+            {"max_tokens": 50, "include_system": True},
+        ),
+        (  # an uncountable message in the kept window
+            [("human", {"content": "hi"}), ("ai", {"content": UNCOUNTABLE})],
+            {"max_tokens": 50},
+        ),
+        (  # an uncountable message after end_on: langchain counts it too
+            [
+                ("human", {"content": "hi"}),
+                ("ai", {"content": "ok"}),
+                ("human", {"content": UNCOUNTABLE}),
+            ],
+            {"max_tokens": 50, "end_on": "ai"},
+        ),
+    ],
+)
+@pytest.mark.parametrize("counter", ["square", "approximate"])
+def test_the_stream_trims_as_langchain_with_any_counter(cases, options, counter):
+    ours_in, theirs_in = built_both(cases)
+    if counter == "square":
+        ours_counter, theirs_counter = _square_counter, _square_counter
+    else:
+        ours_counter, theirs_counter = resolve_counter("approximate"), lc_count
+    ours = outcome(lambda: trim_last_stream(iter(ours_in[1]), counter=ours_counter, **options)[0])
+    theirs = outcome(
+        lambda: lc.trim_messages(
+            theirs_in[1], token_counter=theirs_counter, strategy="last", **options
+        )
+    )
+    assert_same_outcome(ours, theirs)
+    if ours[0] == "ok":
+        assert cp.messages_to_dict(ours[1]) == lc.messages_to_dict(theirs[1])
