@@ -8,6 +8,7 @@ import pytest
 
 from chatpipe.errors import DataError
 from chatpipe.io.readers import Source, read_records
+from conftest import FIXTURES
 
 
 def records(path):
@@ -121,3 +122,79 @@ def test_missing_file_and_directory(tmp_path):
         records(tmp_path / "nope.jsonl")
     with pytest.raises(DataError, match="is a directory"):
         records(tmp_path)
+
+
+@pytest.mark.parametrize("output_dir", [False, True])
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        ("/no/such/file.jsonl", "/no/such/file.jsonl: no such file"),
+        ("memory://nothing/here.jsonl", "memory://nothing/here.jsonl: no such file"),
+        ("nosuchproto://x/y.jsonl", "nosuchproto://x/y.jsonl: Protocol not known: nosuchproto"),
+    ],
+)
+def test_an_input_that_cannot_be_opened_is_one_line(tmp_path, spec, said, output_dir):
+    from typer.testing import CliRunner
+
+    from chatpipe.cli import app
+
+    folder = ["--output-dir", str(tmp_path / "out")] if output_dir else []
+    result = CliRunner().invoke(app, ["convert", *folder, spec])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"chatpipe: error: {said}\n"
+    assert not (tmp_path / "out").exists()
+
+
+def _sse_with(tmp_path, event: str):
+    capture = FIXTURES / "openai_stream__pydanticai_tool_call_fragmented_args.sse"
+    events = capture.read_text().split("\n\n")
+    events.insert(2, event)
+    path = tmp_path / "capture.sse"
+    path.write_text("\n\n".join(events))
+    return capture, path
+
+
+@pytest.mark.parametrize(
+    ("event", "root", "said"),
+    [
+        ('data: {"id": "broken", "choices": [', [], "5:30: invalid JSON: unexpected end of data"),
+        (  # two data lines, each under the limit, together over it
+            'data: {"id": "big", "pad": "' + "x" * 1500 + '",\ndata: "more": "' + "y" * 1500 + '"}',
+            ["--max-record-bytes", "2000"],
+            "5:1: a record larger than 2,000 bytes (raise the limit with chatpipe --max-record-bytes N)",
+        ),
+    ],
+)
+def test_a_bad_event_in_a_stream_capture_is_located_and_can_be_skipped(tmp_path, event, root, said):
+    from typer.testing import CliRunner
+
+    from chatpipe.cli import app
+
+    capture, path = _sse_with(tmp_path, event)
+    runner = CliRunner()
+    failed = runner.invoke(app, [*root, "convert", str(path)])
+    assert (failed.exit_code, failed.stdout) == (1, "")
+    assert failed.stderr == f"chatpipe: error: {path}:{said}\n"
+    skipped = runner.invoke(
+        app, [*root, "convert", "--on-error", "skip", "--to", "openai", str(path)]
+    )
+    assert skipped.exit_code == 0
+    assert skipped.stderr == (
+        f"chatpipe: skipped: {path}:{said}\nchatpipe: warning: skipped 1 bad record\n"
+    )
+    # the event was one more: every other event still makes the same conversation
+    whole = runner.invoke(app, ["convert", "--to", "openai", str(capture)])
+    assert skipped.stdout == whole.stdout and '"get_capital"' in whole.stdout
+
+
+def test_a_yaml_document_may_start_with_a_quoted_key(tmp_path):
+    from typer.testing import CliRunner
+
+    from chatpipe.cli import app
+
+    path = tmp_path / "chat.yaml"
+    path.write_text('"messages":\n  - role: user\n    content: hi\n')
+    result = CliRunner().invoke(app, ["convert", "-v", str(path)])
+    assert result.exit_code == 0
+    assert result.stdout == '{"messages":[{"type":"human","content":"hi"}]}\n'
+    assert "(yaml," in result.stderr

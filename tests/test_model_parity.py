@@ -300,3 +300,43 @@ def test_messages_from_dict_as_langchain(value):
     theirs = outcome(lc.messages_from_dict, [value])
     assert_same_outcome(ours, theirs)
     assert ours[0] == "error" or cp.messages_to_dict(ours[1]) == lc.messages_to_dict(theirs[1])
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs"),
+    [
+        ("HumanMessage", {"content": ("a", "b")}),  # a tuple of parts is a list
+        ("HumanMessage", {}),
+        ("HumanMessage", {"content": "x", "type": "ai"}),
+        ("ToolMessage", {"content": "x", "tool_call_id": "c", "status": "maybe"}),
+        ("ToolMessage", {"content": "x", "tool_call_id": "c", "status": "error"}),
+        ("RemoveMessage", {"id": "m", "content": "x"}),
+        ("RemoveMessage", {}),
+    ],
+)
+def test_constructors_accept_and_refuse_what_langchain_does(name, kwargs):
+    ours = outcome(lambda: getattr(cp, name)(**kwargs))
+    theirs = outcome(lambda: getattr(lc, name)(**kwargs))
+    assert_same_outcome(ours, theirs)
+    if ours[0] == "ok":
+        assert cp.messages_to_dict([ours[1]]) == lc.messages_to_dict([theirs[1]])
+
+
+def test_copies_change_only_what_they_are_told():
+    calls = [{"name": "f", "args": {"a": [1]}, "id": "c1"}]
+    message = cp.AIMessage("hi", id="a1", name="bot", tool_calls=calls)
+    changed = message.copy(content="bye", id="a2")
+    assert (changed.content, changed.id, changed.name) == ("bye", "a2", "bot")
+    assert changed.tool_calls == message.tool_calls and message.content == "hi"
+    deep = message.deepcopy()
+    deep.tool_calls[0]["args"]["a"].append(2)
+    assert message.tool_calls[0]["args"] == {"a": [1]} and deep == message.copy(
+        tool_calls=[{"name": "f", "args": {"a": [1, 2]}, "id": "c1"}]
+    )
+    remove = cp.RemoveMessage(id="m1")
+    assert (remove.copy(id="m2").id, remove.deepcopy().id) == ("m2", "m1")
+    # as langchain-core's model_copy(update=...) does
+    theirs = lc.AIMessage("hi", id="a1", name="bot", tool_calls=calls).model_copy(
+        update={"content": "bye", "id": "a2"}
+    )
+    assert cp.messages_to_dict([changed]) == lc.messages_to_dict([theirs])
