@@ -764,3 +764,63 @@ def test_gemini_cached_tokens_and_a_system_instruction_that_is_not_text():
     code, out, err = _cli("convert", "-", input=json.dumps(request))
     assert (code, out) == (1, "")
     assert err == "chatpipe: error: <stdin>:1:1: systemInstruction's parts must hold text strings\n"
+
+
+def test_llamafactory_media_parts_and_parts_of_its_own():
+    row = {
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "image_url", "value": "data:image/png;base64,iVBOR", "size": [2, 2]},
+                    {"type": "audio", "value": "data:;base64,AAAA"},
+                    {"type": "text", "value": "what?"},
+                    {"type": "table", "value": "a|b"},
+                ],
+            },
+            {"role": "assistant", "content": [{"type": "text", "value": "a cat"}]},
+        ]
+    }
+    code, out, err = _cli("convert", "-v", "-", input=json.dumps(row))
+    assert code == 0 and "llamafactory (json, conversation per record)" in err
+    assert json.loads(out)["messages"] == [
+        {
+            "type": "human",
+            "content": [
+                {
+                    "type": "image",
+                    "base64": "iVBOR",
+                    "mime_type": "image/png",
+                    "extras": {"size": [2, 2]},
+                },
+                {"type": "audio", "base64": "AAAA"},  # a data URL without a media type
+                {"type": "text", "text": "what?"},
+                {"type": "table", "value": "a|b"},  # a part of its own, kept as it is
+            ],
+        },
+        {"type": "ai", "content": [{"type": "text", "text": "a cat"}]},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        (
+            {"role": "assistant", "content": [{"type": "tool_call", "value": "{not json"}]},
+            'message 1: a tool_call part must be JSON text {"name", "arguments"}',
+        ),
+        (
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_call", "value": '{"name": "f", "arguments": "[1]"}'}],
+            },
+            "message 1: tool_call 'f': arguments must be a JSON object, got a list",
+        ),
+        ("hello", "message 1: not a llamafactory message (got a string)"),
+    ],
+)
+def test_llamafactory_records_it_cannot_read_are_one_line(message, said):
+    code, out, err = _cli(
+        "convert", "--from", "llamafactory", "-", input=json.dumps({"messages": [message]})
+    )
+    assert (code, out, err) == (1, "", f"chatpipe: error: <stdin>:1:1: {said}\n")
