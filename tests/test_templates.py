@@ -906,3 +906,22 @@ def test_a_conversation_without_messages_is_refused():
     template = ChatTemplate(str(FIXTURES / "chat_templates" / "Qwen-Qwen2.5-7B-Instruct.jinja"))
     with pytest.raises(ChatpipeError, match="this conversation has no messages"):
         template.render_dicts([])
+
+
+def test_continue_field_ends_inside_the_reasoning_as_transformers(models, tmp_path):
+    directory, tokenizer = models["Qwen-Qwen3-0.6B"]
+    chat = [
+        {"role": "user", "content": "2+2?"},
+        {"role": "assistant", "content": "", "reasoning_content": "Adding two and "},
+    ]
+    expected = tokenizer.apply_chat_template(
+        chat, continue_final_message="reasoning_content", tokenize=False
+    )
+    assert expected.endswith("<think>\nAdding two and ")
+    path = tmp_path / "chat.jsonl"
+    path.write_text(json.dumps({"messages": chat}) + "\n")
+    result = cli(
+        "template", "--chat-template", directory, "--continue-field", "reasoning_content", str(path)
+    )
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout == expected + "\n"

@@ -68,6 +68,16 @@ ContinueFinalMessage = Annotated[
         help="End inside the final message, for the model to continue it.",
     ),
 ]
+ContinueField = Annotated[
+    Optional[str],  # noqa: UP045 - typer reads the annotation at run time
+    typer.Option(
+        "--continue-field",
+        metavar="FIELD",
+        help="End inside this field of the final message (e.g. reasoning_content), as "
+        "transformers' continue_final_message=FIELD; implies --continue-final-message.",
+        show_default=False,
+    ),
+]
 Variables = Annotated[
     Optional[list[str]],  # noqa: UP045
     typer.Option(
@@ -142,7 +152,7 @@ def chat_template_from_options(
     name: str | None = None,
     *,
     add_generation_prompt: bool = False,
-    continue_final_message: bool = False,
+    continue_final_message: bool | str = False,
     variables: list[str] | None = None,
     tools: str | None = None,
     documents: str | None = None,
@@ -168,6 +178,7 @@ def template(
     template_name: TemplateName = None,
     add_generation_prompt: AddGenerationPrompt = False,
     continue_final_message: ContinueFinalMessage = False,
+    continue_field: ContinueField = None,
     var: Variables = None,
     tools: ToolsFile = None,
     documents: DocumentsFile = None,
@@ -179,7 +190,7 @@ def template(
             chat_template,
             template_name,
             add_generation_prompt=add_generation_prompt,
-            continue_final_message=continue_final_message,
+            continue_final_message=continue_field or continue_final_message,
             variables=var,
             tools=tools,
             documents=documents,
