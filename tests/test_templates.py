@@ -860,6 +860,17 @@ def _both(tmp_path, template, chat, **options):
             [{"role": "user", "content": "hi"}],
             {},
         ),
+        (  # lookups on dicts, inline, and every kind the environment answers
+            "{% for m in messages %}{{ m.role }}:{{ m['content'] }}|{{ m.missing is defined }}|"
+            "{{ m['nope'] is defined }}|{{ m.items() | list | length }}|{{ m.content.upper() }}|"
+            "{{ messages[0]['role'] }}|{{ m.get('role') }}|{{ (m.tool_calls or [{}])[0].id }}\n"
+            "{% endfor %}{{ messages[0].content[0] }}{{ messages[-1]['content'][1:] }}",
+            [
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": "yo", "tool_calls": [{"id": "c1"}]},
+            ],
+            {},
+        ),
         (  # continue the last text part of list content
             CONTENT_OR_PARTS,
             [

@@ -52,20 +52,29 @@ def shaped_row(messages: list[Any]) -> ShapedMessages | None:
         if type(message) is not dict:
             return None
         role = message.get("role")
+        if type(role) is not str:
+            return None
         content = message.get("content")
         size = len(message)
-        if size == 2 and type(content) is str and type(role) is str and role in _ROLES:
-            out.append({"role": _ROLES[role], "content": content})
+        if size == 2:  # {role, content}: most messages
+            mapped = _ROLES.get(role)
+            if mapped is None or type(content) is not str:
+                return None
+            out.append({"role": mapped, "content": content})
+        elif size != 3:
+            return None
         elif role == "tool":
             call_id = message.get("tool_call_id")
-            if size != 3 or type(content) is not str or type(call_id) is not str or not call_id:
+            if type(content) is not str or type(call_id) is not str or not call_id:
                 return None
-            item = {"role": "tool", "tool_call_id": call_id, "content": content}
             name = names.get(call_id)
             if name:
-                item["name"] = name
-            out.append(item)
-        elif role in _ASSISTANT and size == 3 and (content is None or type(content) is str):
+                out.append(
+                    {"role": "tool", "tool_call_id": call_id, "content": content, "name": name}
+                )
+            else:
+                out.append({"role": "tool", "tool_call_id": call_id, "content": content})
+        elif role in _ASSISTANT and (content is None or type(content) is str):
             calls = _calls(message.get("tool_calls"), names)
             if calls is None:
                 return None
