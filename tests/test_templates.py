@@ -936,3 +936,15 @@ def test_continue_field_ends_inside_the_reasoning_as_transformers(models, tmp_pa
     )
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout == expected + "\n"
+
+
+@pytest.mark.parametrize("name", ["messages", "tools", "documents", "add_generation_prompt"])
+def test_a_var_of_a_variable_chatpipe_sets_is_refused(name):
+    # transformers' apply_chat_template refuses such a keyword too (given twice)
+    source = str(FIXTURES / "chat_templates" / "Qwen-Qwen2.5-7B-Instruct.jinja")
+    result = cli("template", "--chat-template", source, "--var", f"{name}=1", input="")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"chatpipe: error: --var {name}: the template's {name} is chatpipe's to set "
+        "(--add-generation-prompt, --tools and --documents set theirs)\n"
+    )

@@ -8,7 +8,7 @@ from typing import Any
 from ..errors import Location, UsageError
 from ..model import AnyMessage
 from .messages import chat_messages
-from .render import TemplateRaised, compile_template, render
+from .render import TemplateRaised, check_variables, compile_template, render
 from .source import TemplateSource, load_source
 
 
@@ -37,6 +37,7 @@ class ChatTemplate:
         self.add_generation_prompt = add_generation_prompt
         self.continue_final_message = continue_final_message
         self.variables = {**self.source.special_tokens, **(variables or {})}
+        check_variables(self.variables)
         self.tools = tools
         self.documents = documents
         if continue_final_message and add_generation_prompt:

@@ -22,6 +22,9 @@ from ..errors import DataError, UsageError
 _DICT_ATTRIBUTES = frozenset(dir(dict))
 REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
 _CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
+# what render gives every template itself (a --var of one of these names is refused, as
+# transformers' apply_chat_template refuses a keyword given twice)
+_OWN_VARIABLES = frozenset(("messages", "tools", "documents", "add_generation_prompt"))
 
 
 class TemplateRaised(DataError):
@@ -276,6 +279,15 @@ def _with_reasoning_aliases(messages: list[dict]) -> list[dict]:
     return out
 
 
+def check_variables(variables: dict[str, Any]) -> None:
+    """Refuses extra variables that name one render gives the template itself."""
+    for name in sorted(_OWN_VARIABLES.intersection(variables)):
+        raise UsageError(
+            f"--var {name}: the template's {name} is chatpipe's to set",
+            hint="--add-generation-prompt, --tools and --documents set theirs",
+        )
+
+
 def render(
     template,
     messages: list[dict],
@@ -310,15 +322,17 @@ def render(
     final_text = None
     if continue_final_message:
         final_text = _tag_final(chat, continue_final_message, template_text)
-    kwargs = plain_data(variables or {})
+    if variables and not _OWN_VARIABLES.isdisjoint(variables):
+        check_variables(variables)
+    context = plain_data(variables) if variables else {}
+    context["messages"] = chat
+    context["tools"] = plain_data(tools)
+    context["documents"] = plain_data(documents)
+    context["add_generation_prompt"] = add_generation_prompt
     try:
-        text = template.render(
-            messages=chat,
-            tools=plain_data(tools),
-            documents=plain_data(documents),
-            add_generation_prompt=add_generation_prompt,
-            **kwargs,
-        )
+        # Template.render, without its copy of the variables and its traceback rewriting
+        # (a failure here becomes one line, below)
+        text = "".join(template.root_render_func(template.new_context(context)))
     except jinja2.exceptions.SecurityError as exc:
         raise TemplateRaised(
             f"the chat template tried something the sandbox forbids: {exc}"
