@@ -217,3 +217,54 @@ def test_a_custom_tool_call_is_read_where_langchain_crashes():
     assert message.tool_calls == [
         {"name": "sh", "args": {"input": "ls"}, "id": "c9", "type": "tool_call"}
     ]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        lc.RemoveMessage(id="m1"),
+        lc.HumanMessage("hi", id="h1", name="ann"),
+        lc.AIMessage("", tool_calls=[{"name": "f", "args": {"a": 1}, "id": "c1"}]),
+        lc.ToolMessage("r", tool_call_id="c1", status="error"),
+    ],
+)
+def test_langchain_envelopes_read_as_langchain_loads_them(message):
+    import json
+    import warnings
+
+    from langchain_core.load import dumpd, load
+    from typer.testing import CliRunner
+
+    from chatpipe.cli import app
+
+    envelope = dumpd(message)
+    result = CliRunner().invoke(
+        app,
+        ["convert", "--from", "langchain", "--to", "langchain", "-"],
+        input=json.dumps(envelope),
+    )
+    assert (result.exit_code, result.stderr) == (0, "")
+    with warnings.catch_warnings():  # load is "in beta" in langchain-core
+        warnings.simplefilter("ignore")
+        theirs = load(envelope, allowed_objects="messages")
+    assert [json.loads(result.stdout)] == lc.messages_to_dict([theirs])
+
+
+def test_an_envelope_of_a_class_langchain_does_not_have_is_refused():
+    import json
+
+    from typer.testing import CliRunner
+
+    from chatpipe.cli import app
+
+    envelope = {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain", "schema", "messages", "WizardMessage"],
+        "kwargs": {"content": "x"},
+    }
+    result = CliRunner().invoke(
+        app, ["convert", "--from", "langchain", "-"], input=json.dumps(envelope)
+    )
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == "chatpipe: error: <stdin>:1:1: unknown message class 'WizardMessage'\n"

@@ -948,3 +948,67 @@ def test_a_var_of_a_variable_chatpipe_sets_is_refused(name):
         f"chatpipe: error: --var {name}: the template's {name} is chatpipe's to set "
         "(--add-generation-prompt, --tools and --documents set theirs)\n"
     )
+
+
+def test_tools_and_documents_files_and_their_refusals(tmp_path):
+    source = str(FIXTURES / "chat_templates" / "Qwen-Qwen2.5-7B-Instruct.jinja")
+    log = str(FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl")
+    wrapped = tmp_path / "tools.json"  # {"tools": [...]}, as a request body holds them
+    wrapped.write_text('{"tools": [{"type": "function", "function": {"name": "get"}}]}')
+    bare = tmp_path / "bare.json"  # bare function schemas
+    bare.write_text('[{"name": "get"}]')
+    shown = [
+        cli("template", "--chat-template", source, "--tools", str(p), log) for p in (wrapped, bare)
+    ]
+    assert [r.exit_code for r in shown] == [0, 0] and shown[0].stdout == shown[1].stdout
+    assert (
+        '{\\"type\\": \\"function\\", \\"function\\": {\\"name\\": \\"get\\"}}' in shown[0].stdout
+    )
+    bad = tmp_path / "bad.json"
+    bad.write_text("{bad")
+    numbers = tmp_path / "numbers.json"
+    numbers.write_text("[1, 2]")
+    for args, said in (
+        (
+            ["--tools", "/no/such.json"],
+            "--tools /no/such.json: cannot read it (No such file or directory)",
+        ),
+        (
+            ["--tools", str(bad)],
+            f"--tools {bad}: not valid JSON (unexpected character, expected a string key: line 1 column 2 (char 1))",
+        ),
+        (["--tools", str(numbers)], f"--tools {numbers}: expected a JSON list of objects"),
+        (["--documents", str(numbers)], f"--documents {numbers}: expected a JSON list of objects"),
+    ):
+        result = cli("template", "--chat-template", source, *args, log)
+        assert (result.exit_code, result.stdout, result.stderr) == (
+            2,
+            "",
+            f"chatpipe: error: {said}\n",
+        )
+    result = cli("count", "--var", "x=1", log)
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "chatpipe: error: --template-name and --var go with --chat-template\n",
+    )
+
+
+def test_var_values_are_json_when_they_parse_and_text_otherwise(tmp_path):
+    template = tmp_path / "t.jinja"
+    template.write_text("{{ flag is sameas false }} {{ n + 1 }} {{ word }} {{ items | length }}")
+    result = cli(
+        "template",
+        "--chat-template",
+        str(template),
+        "--var",
+        "flag=false",
+        "--var",
+        "n=41",
+        "--var",
+        "word=hello there",
+        "--var",
+        'items=["a", "b"]',
+        input='{"role": "user", "content": "x"}\n',
+    )
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout == "True 42 hello there 2\n"
