@@ -102,29 +102,43 @@ def _check_nesting(source: Any, data: bytes, line_offset: int) -> None:
     limit = LIMITS.depth
     if data.count(b"[") + data.count(b"{") + data.count(b"- ") + data.count(b": ") <= limit:
         return
+    try:
+        mark = _past_depth(_yaml_loader_class()(data), limit)
+    except yaml.YAMLError as exc:
+        if "nesting depth" not in str(exc):
+            return  # the load that follows says what is wrong, and where
+        # LibYAML 0.2.6 (PyYAML 6.0.4's wheels) refuses flow collections nested 1,000 deep
+        # while it scans ahead, before its events reach the limit: the Python parser, which
+        # scans no further than it needs, finds the place (it too recurses nowhere)
+        try:
+            mark = _past_depth(yaml.SafeLoader(data), limit)
+        except yaml.YAMLError:
+            return
+    if mark is not None:
+        raise DataError(
+            f"a record nested deeper than {limit} levels",
+            Location(source.name, mark.line + 1 + line_offset, mark.column + 1),
+            "raise the limit with chatpipe --max-depth N",
+        )
+
+
+def _past_depth(loader: Any, limit: int) -> Any:
+    """The place of the first collection nested past ``limit`` levels, or None."""
+    import yaml
+
     depth = 0
     opening = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
     closing = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
-    loader = _yaml_loader_class()(data)
     try:
         while loader.check_event():
             event = loader.get_event()
             if isinstance(event, opening):
                 depth += 1
                 if depth > limit:
-                    raise DataError(
-                        f"a record nested deeper than {limit} levels",
-                        Location(
-                            source.name,
-                            event.start_mark.line + 1 + line_offset,
-                            event.start_mark.column + 1,
-                        ),
-                        "raise the limit with chatpipe --max-depth N",
-                    )
+                    return event.start_mark
             elif isinstance(event, closing):
                 depth -= 1
-    except yaml.YAMLError:
-        return  # the load that follows says what is wrong, and where
+        return None
     finally:
         loader.dispose()
 
