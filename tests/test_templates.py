@@ -543,6 +543,12 @@ def test_the_sandbox_refuses_escapes(tmp_path):
         "{{ raise_exception.__globals__ }}",
         "{% set ns = namespace(_hidden=1) %}{{ ns._hidden }}",
         "{{ cycler.__init__.__globals__.os.popen('echo pwned').read() }}",
+        # a format string reaches attributes itself: str.format must stay the sandbox's
+        '{{ "{0.__class__.__base__.__subclasses__}".format(messages) }}',
+        '{{ "{0.__init__.__globals__}".format(raise_exception) }}',
+        '{{ "{m.__class__}".format_map({"m": messages}) }}',
+        '{% set f = "{0.__class__}".format %}{{ f(messages) }}',
+        '{{ ("{0.__class__}" | string).format(messages) }}',
     ):
         path = tmp_path / "evil.jinja"
         path.write_text(source, encoding="utf-8")
@@ -553,6 +559,42 @@ def test_the_sandbox_refuses_escapes(tmp_path):
         line = result.stderr.strip()
         assert "\n" not in line
         assert "sandbox forbids" in line or "refused" in line or "failed" in line, line
+        assert "subclasses" not in result.stdout and "class" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("source", "unsafe"),
+    [
+        ('{{ "{0.__class__.__base__.__subclasses__}".format(messages) }}', True),
+        ('{{ "{m.__class__}".format_map({"m": messages}) }}', True),
+        (
+            '{{ "{} and {}".format(1, "two") }}|{{ "{a}".format_map({"a": messages[0].role}) }}',
+            False,
+        ),
+        (
+            "{% set ns = namespace(a=1) %}{% set ns.a = ns.a + 1 %}{{ ns.a }}{{ ns.b is defined }}",
+            False,
+        ),
+    ],
+)
+def test_format_strings_and_namespaces_as_transformers(tmp_path, source, unsafe):
+    from transformers.utils.chat_template_utils import render_jinja_template
+
+    chat = [{"role": "user", "content": "x"}]
+    try:
+        theirs = render_jinja_template([chat], chat_template=source)[0][0]
+    except Exception as exc:
+        theirs = type(exc).__name__
+    path = tmp_path / "t.jinja"
+    path.write_text(source)
+    result = cli("template", "--chat-template", str(path), input=json.dumps(chat[0]) + "\n")
+    if not unsafe:
+        assert (result.exit_code, result.stdout) == (0, theirs + "\n")
+        return
+    # transformers' sandbox raises, or renders the unsafe field as nothing; chatpipe refuses
+    assert theirs in ("SecurityError", "")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert "the chat template tried something the sandbox forbids" in result.stderr
 
 
 def test_bad_templates_and_options_are_one_line(tmp_path):

@@ -20,6 +20,7 @@ from typing import Any
 from ..errors import DataError, UsageError
 
 _DICT_ATTRIBUTES = frozenset(dir(dict))
+_STR_FORMATS = frozenset(("format", "format_map"))
 REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
 _CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
 # what render gives every template itself (a --var of one of these names is refused, as
@@ -148,9 +149,15 @@ def _environment():
                 if attribute in obj:
                     return obj[attribute]
                 return self.undefined(obj=obj, name=attribute)
-            # str's methods are all safe, and so is all of a loop's public face (``loop.first``,
-            # ``loop.index0``: the sandbox's full check of those was a third of rendering)
-            if (kind is str or kind is LoopContext) and attribute[:1] != "_":
+            # str's methods are safe but for format and format_map, which the sandbox wraps
+            # (a format string reaches attributes: "{0.__class__}"); all of a loop's public
+            # face is safe (``loop.first``, ``loop.index0``: the sandbox's full check of those
+            # was a third of rendering), and a namespace's (it holds only what was set)
+            if (
+                (kind is str and attribute not in _STR_FORMATS)
+                or kind is LoopContext
+                or kind is Namespace
+            ) and attribute[:1] != "_":
                 try:
                     return getattr(obj, attribute)
                 except AttributeError:
