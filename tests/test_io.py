@@ -198,3 +198,22 @@ def test_a_yaml_document_may_start_with_a_quoted_key(tmp_path):
     assert result.exit_code == 0
     assert result.stdout == '{"messages":[{"type":"human","content":"hi"}]}\n'
     assert "(yaml," in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "where"), [("[" * 300, "1:191"), ('{"messages": []}\n' + "[" * 300, "2:191")]
+)
+def test_a_text_cut_short_inside_deep_brackets_is_said_in_words(tmp_path, text, where):
+    from typer.testing import CliRunner
+
+    from chatpipe.cli import app
+
+    path = tmp_path / "deep.jsonl"
+    path.write_text(text + "\n")
+    result = CliRunner().invoke(app, ["convert", str(path)])
+    assert result.exit_code == 1
+    # (orjson's own words for it are "failed to allocate memory")
+    assert result.stderr == (
+        f"chatpipe: error: {path}:{where}: invalid JSON: it ends inside deeply nested brackets "
+        "(cut short, or not JSON)\n"
+    )

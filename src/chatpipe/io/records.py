@@ -43,6 +43,9 @@ def json_error(
         return utf8_error(source, data, line_offset) or DataError(
             "invalid UTF-8", Location(source.name, line, exc.colno)
         )
+    if message.startswith("failed to allocate memory"):
+        # orjson's words for a text cut short inside brackets nested 191 deep or more
+        message = "it ends inside deeply nested brackets (cut short, or not JSON)"
     hint = None
     try:
         at = exc.doc[exc.pos : exc.pos + 1]
