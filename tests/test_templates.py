@@ -615,20 +615,20 @@ def test_bad_templates_and_options_are_one_line(tmp_path):
 
 
 def test_a_missing_extra_is_named(monkeypatch):
-    from chatpipe.templates import render
+    from chatpipe.templates import environment
 
     monkeypatch.setitem(sys.modules, "jinja2", None)
-    render._jinja.cache_clear()
-    render._environment.cache_clear()
-    render._refusal.cache_clear()
-    render.compile_template.cache_clear()
+    environment.load_jinja.cache_clear()
+    environment._environment.cache_clear()
+    environment.refusal_class.cache_clear()
+    environment.compile_template.cache_clear()
     with pytest.raises(ChatpipeError) as caught:
-        render.compile_template("{{ 1 }}")
+        environment.compile_template("{{ 1 }}")
     assert "chatpipe[templates]" in caught.value.hint
     monkeypatch.undo()
-    render._jinja.cache_clear()
-    render._environment.cache_clear()
-    render._refusal.cache_clear()
+    environment.load_jinja.cache_clear()
+    environment._environment.cache_clear()
+    environment.refusal_class.cache_clear()
 
 
 # -- exact counts ---------------------------------------------------------------------------

@@ -7,8 +7,9 @@ from typing import Any
 
 from ..errors import Location, UsageError
 from ..model import AnyMessage
+from .environment import compile_template
 from .messages import chat_messages
-from .render import TemplateRaised, check_variables, compile_template, render
+from .render import TemplateRaised, check_variables, render
 from .source import TemplateSource, load_source
 
 

@@ -1,26 +1,16 @@
-"""Running a chat template as transformers' ``apply_chat_template(..., tokenize=False)`` does.
-
-The environment matches transformers' (read in its source, written here anew): Jinja's
-immutable sandbox with ``trim_blocks`` and ``lstrip_blocks``, loop controls, the
-``{% generation %}`` block (rendered as its body), a ``tojson`` filter that does not escape
-HTML and takes ``indent``/``separators``/``sort_keys``, and the globals ``raise_exception``,
-``strftime_now``, a ``dict`` that only builds dicts and a ``namespace`` that refuses
-underscore names. Everything the template sees is plain JSON data.
-
-Jinja2 is an optional extra, imported when a template is first compiled.
+"""Running a chat template as transformers' ``apply_chat_template(..., tokenize=False)`` does:
+the messages given as plain JSON data, the special tokens and extra variables beside them,
+``continue_final_message`` cut where the final message ends, a template's failure one
+error. The environment it runs in is environment.py's.
 """
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
-from functools import cache, lru_cache
 from typing import Any
 
 from ..errors import DataError, UsageError
+from .environment import load_jinja, refusal_class
 
-_DICT_ATTRIBUTES = frozenset(dir(dict))
-_STR_FORMATS = frozenset(("format", "format_map"))
 REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
 _CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
 # what render gives every template itself (a --var of one of these names is refused, as
@@ -30,219 +20,6 @@ _OWN_VARIABLES = frozenset(("messages", "tools", "documents", "add_generation_pr
 
 class TemplateRaised(DataError):
     """The template refused the conversation (its ``raise_exception``, or a failed render)."""
-
-
-@cache
-def _jinja():
-    try:
-        import jinja2
-        import jinja2.ext
-        import jinja2.sandbox
-    except ImportError:
-        raise UsageError(
-            "chat templates need the jinja2 package",
-            hint="pip install 'chatpipe[templates]'",
-        ) from None
-    version = tuple(int(p) if p.isdigit() else 0 for p in jinja2.__version__.split(".")[:3])
-    if version < (3, 1, 6):
-        raise UsageError(
-            f"jinja2 {jinja2.__version__} has known sandbox escapes; "
-            "chat templates need 3.1.6 or newer",
-            hint="pip install -U 'jinja2>=3.1.6'",
-        )
-    return jinja2
-
-
-@cache
-def _refusal():
-    jinja2 = _jinja()
-
-    class Refusal(jinja2.exceptions.TemplateError):
-        """What a template's ``raise_exception(message)`` raises."""
-
-    return Refusal
-
-
-@cache
-def _environment():
-    jinja2 = _jinja()
-    Refusal = _refusal()
-    from jinja2 import nodes
-    from jinja2.ext import Extension, loopcontrols
-    from jinja2.runtime import LoopContext
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-    class Generation(Extension):
-        """``{% generation %}...{% endgeneration %}``: the assistant's tokens, rendered as is."""
-
-        tags = {"generation"}  # noqa: RUF012 (Jinja reads it from the class)
-
-        def parse(self, parser):
-            lineno = next(parser.stream).lineno
-            body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
-            return nodes.CallBlock(self.call_method("_body"), [], [], body).set_lineno(lineno)
-
-        def _body(self, caller):
-            return caller()
-
-    def raise_exception(message):
-        raise Refusal(message)
-
-    plain_json = json.JSONEncoder(ensure_ascii=False).encode  # made once, not at each call
-
-    def tojson(value, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
-        if not ensure_ascii and indent is None and separators is None and not sort_keys:
-            return plain_json(value)
-        return json.dumps(
-            value,
-            ensure_ascii=ensure_ascii,
-            indent=indent,
-            separators=separators,
-            sort_keys=sort_keys,
-        )
-
-    def strftime_now(format):
-        return datetime.now().strftime(format)
-
-    class Dicts:
-        """``dict(...)`` and ``dict.fromkeys(...)``, and nothing else of the type."""
-
-        def __call__(self, *args, **kwargs):
-            return dict(*args, **kwargs)
-
-        def fromkeys(self, *args, **kwargs):
-            return dict.fromkeys(*args, **kwargs)
-
-    class Namespace(jinja2.utils.Namespace):
-        """Jinja's namespace, refusing attributes that start with an underscore."""
-
-        def __init__(*args, **kwargs):
-            self, rest = args[0], args[1:]
-            attrs = dict(*rest, **kwargs)
-            for name in attrs:
-                Namespace._check(name)
-            jinja2.utils.Namespace.__init__(self, attrs)
-
-        def __setitem__(self, name, value):
-            Namespace._check(name)
-            jinja2.utils.Namespace.__setitem__(self, name, value)
-
-        @staticmethod
-        def _check(name):
-            if isinstance(name, str) and name.startswith("_"):
-                raise jinja2.exceptions.SecurityError(
-                    f"Chat templates cannot store underscore-prefixed attributes on a namespace, "
-                    f"but got {name!r}. Please rename the attribute."
-                )
-
-    class Sandbox(ImmutableSandboxedEnvironment):
-        """Jinja's immutable sandbox; reaching an unsafe attribute (``__class__``,
-        ``__globals__``, ...) is refused at once, where Jinja's would render it as empty."""
-
-        # the data a template reads is plain JSON (dicts, lists, strings): a key of a dict
-        # that is not one of dict's own attributes is looked up at once, which is what
-        # the sandbox's full path ends in for such data, at a third of its cost
-        def getattr(self, obj, attribute):
-            kind = type(obj)
-            if kind is dict and attribute not in _DICT_ATTRIBUTES:
-                # (a key tested, not a KeyError caught: templates ask for many absent ones)
-                if attribute in obj:
-                    return obj[attribute]
-                return self.undefined(obj=obj, name=attribute)
-            # str's methods are safe but for format and format_map, which the sandbox wraps
-            # (a format string reaches attributes: "{0.__class__}"); all of a loop's public
-            # face is safe (``loop.first``, ``loop.index0``: the sandbox's full check of those
-            # was a third of rendering), and a namespace's (it holds only what was set)
-            if (
-                (kind is str and attribute not in _STR_FORMATS)
-                or kind is LoopContext
-                or kind is Namespace
-            ) and attribute[:1] != "_":
-                try:
-                    return getattr(obj, attribute)
-                except AttributeError:
-                    return self.undefined(obj=obj, name=attribute)
-            return super().getattr(obj, attribute)
-
-        def getitem(self, obj, argument):
-            if type(obj) is dict and type(argument) is str:
-                try:
-                    return obj[argument]
-                except KeyError:
-                    pass
-            elif type(obj) is list and type(argument) is int:
-                try:
-                    return obj[argument]
-                except IndexError:
-                    pass
-            return super().getitem(obj, argument)
-
-        def unsafe_undefined(self, obj, attribute):
-            raise jinja2.exceptions.SecurityError(
-                f"access to attribute {attribute!r} of a {type(obj).__name__!r} object is unsafe"
-            )
-
-    Sandbox.code_generator_class = _inline_lookups(jinja2)
-    env = Sandbox(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, loopcontrols])
-    env.filters["tojson"] = tojson
-    env.globals["raise_exception"] = raise_exception
-    env.globals["strftime_now"] = strftime_now
-    env.globals["dict"] = Dicts()
-    env.globals["namespace"] = Namespace
-    return env
-
-
-def _inline_lookups(jinja2):
-    """Jinja's code generator, writing ``x.key`` and ``x["key"]`` on a dict as an inline
-    lookup: ``(v["key"] if type(v := x) is dict and "key" in v else environment...)``.
-
-    The environment's own ``getattr``/``getitem`` give the same value for a dict that holds
-    the key (a key that is not one of dict's attributes); anything else still goes to them,
-    the sandbox's checks included. A template reads message fields this way hundreds of
-    times a conversation, and a call each was a sixth of rendering.
-    """
-    from jinja2 import nodes
-    from jinja2.compiler import CodeGenerator, optimizeconst
-
-    class InlineLookups(CodeGenerator):
-        def _inline(self, node, key, method, frame):
-            self.write(f"(_cp_v[{key!r}] if type(_cp_v := ")
-            self.visit(node.node, frame)
-            self.write(f") is dict and {key!r} in _cp_v else environment.{method}(_cp_v, {key!r}))")
-
-        @optimizeconst
-        def visit_Getattr(self, node, frame):
-            if self.environment.is_async or node.attr in _DICT_ATTRIBUTES:
-                return super().visit_Getattr(node, frame)
-            self._inline(node, node.attr, "getattr", frame)
-
-        @optimizeconst
-        def visit_Getitem(self, node, frame):
-            key = node.arg
-            if self.environment.is_async or not (
-                isinstance(key, nodes.Const) and type(key.value) is str
-            ):
-                return super().visit_Getitem(node, frame)
-            self._inline(node, key.value, "getitem", frame)
-
-    return InlineLookups
-
-
-@lru_cache(maxsize=32)
-def compile_template(text: str, origin: str = "chat template"):
-    """The compiled template; a syntax error is a usage error naming ``origin`` and the line."""
-    jinja2 = _jinja()
-    try:
-        template = _environment().from_string(text)
-    except jinja2.TemplateSyntaxError as exc:
-        raise UsageError(
-            f"{origin}:{exc.lineno}: the chat template is not valid Jinja ({exc.message})"
-        ) from None
-    # Jinja keeps a template's globals as a ChainMap over the environment's and copies them
-    # into a new dict at every render: a plain dict copies at a fraction of the cost (the
-    # environment's globals are set once, before any template is compiled)
-    template.globals = dict(template.globals)
-    return template
 
 
 def plain_data(value: Any) -> Any:
@@ -315,7 +92,7 @@ def render(
     makes them so), which need no copy.
     Raises ``TemplateRaised`` with the template's own message when it refuses.
     """
-    jinja2 = _jinja()
+    jinja2 = load_jinja()
     if continue_final_message and add_generation_prompt:
         raise UsageError(
             "--continue-final-message and --add-generation-prompt contradict each other: "
@@ -344,7 +121,7 @@ def render(
         raise TemplateRaised(
             f"the chat template tried something the sandbox forbids: {exc}"
         ) from None
-    except _refusal() as exc:
+    except refusal_class() as exc:
         raise TemplateRaised(f"the chat template refused this conversation: {exc}") from None
     except jinja2.exceptions.TemplateError as exc:
         raise TemplateRaised(f"the chat template failed on this conversation: {exc}") from None
