@@ -425,6 +425,13 @@ def _cli(*args, input=None):
     return result.exit_code, result.stdout, result.stderr
 
 
+def _first_message(record):
+    """The first message of a record read with the dialect detected, after a clean run."""
+    code, out, err = _cli("convert", "-", input=json.dumps(record))
+    assert (code, err) == (0, "")
+    return json.loads(out)["messages"][0]
+
+
 def test_anthropic_messages_one_a_line():
     log = (
         '{"role": "user", "content": "plain text turn"}\n'
@@ -548,9 +555,7 @@ def test_anthropic_usage_counts_cached_input_as_langchain_anthropic_does():
             "cache_creation_input_tokens": 2,
         },
     }
-    code, out, err = _cli("convert", "-", input=json.dumps(response))
-    assert (code, err) == (0, "")
-    assert json.loads(out)["messages"][0]["usage_metadata"] == {
+    assert _first_message(response)["usage_metadata"] == {
         "input_tokens": 15,  # uncached + read + written, as langchain-anthropic counts
         "output_tokens": 5,
         "total_tokens": 20,
@@ -558,9 +563,8 @@ def test_anthropic_usage_counts_cached_input_as_langchain_anthropic_does():
     }
     # a usage record that is not counts stays in the metadata only
     response["usage"] = {"input_tokens": "ten", "output_tokens": 5}
-    code, out, err = _cli("convert", "-", input=json.dumps(response))
-    message = json.loads(out)["messages"][0]
-    assert (code, err) == (0, "") and "usage_metadata" not in message
+    message = _first_message(response)
+    assert "usage_metadata" not in message
     assert message["response_metadata"]["usage"] == response["usage"]
 
 
@@ -749,9 +753,7 @@ def test_gemini_cached_tokens_and_a_system_instruction_that_is_not_text():
             "cachedContentTokenCount": 6,
         },
     }
-    code, out, err = _cli("convert", "-", input=json.dumps(response))
-    assert (code, err) == (0, "")
-    assert json.loads(out)["messages"][0]["usage_metadata"] == {
+    assert _first_message(response)["usage_metadata"] == {
         "input_tokens": 10,
         "output_tokens": 4,
         "total_tokens": 14,
