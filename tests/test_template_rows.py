@@ -209,6 +209,7 @@ def test_every_fixture_of_rows_renders_the_same_with_the_fast_way(monkeypatch):
     rendered = []
     for path in FIXTURE_ROWS:
         args = [
+            "-v",  # what is said of the reading, too
             "--chat-template",
             str(TEMPLATES / "Qwen-Qwen2.5-7B-Instruct.jinja"),
             "--on-error",
