@@ -826,3 +826,37 @@ def test_llamafactory_records_it_cannot_read_are_one_line(message, said):
         "convert", "--from", "llamafactory", "-", input=json.dumps({"messages": [message]})
     )
     assert (code, out, err) == (1, "", f"chatpipe: error: <stdin>:1:1: {said}\n")
+
+
+def test_markdown_and_yaml_of_several_conversations():
+    rows = FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"
+    conversations = list(read([str(rows)]))
+    assert len(conversations) == 5
+    markdown = runner.invoke(app, ["convert", "--to", "markdown", str(rows)]).stdout
+    sections = markdown.split("\n---\n\n")  # one per conversation
+    assert [s.splitlines()[0] for s in sections] == [f"# Conversation {k}" for k in range(1, 6)]
+    # each message's own text, as the dialect writes it alone, stands in its section
+    dialect = get_dialect("markdown")
+    for section, conversation in zip(sections, conversations):
+        for text in dialect.write_messages(conversation.messages):
+            assert text in section
+    document = yaml.safe_load(runner.invoke(app, ["convert", "--to", "yaml", str(rows)]).stdout)
+    assert [len(c["messages"]) for c in document] == [len(c.messages) for c in conversations]
+    canonical = [
+        json.loads(line) for line in runner.invoke(app, ["convert", str(rows)]).stdout.splitlines()
+    ]
+    assert document == canonical
+    yaml_dialect = get_dialect("yaml")
+    assert list(yaml_dialect.write_messages(conversations[0].messages)) == canonical[0]["messages"]
+
+
+def test_a_long_log_as_yaml_is_written_in_batches_that_make_one_list(monkeypatch):
+    import chatpipe.formats.yaml as yaml_format
+
+    monkeypatch.setattr(yaml_format, "_YAML_BATCH", 3)  # the tool-call log's 8 messages: 3 batches
+    log = str(FIXTURES / "openai_tool_calls.jsonl")
+    document = yaml.safe_load(runner.invoke(app, ["convert", "--to", "yaml", log]).stdout)
+    canonical = [
+        json.loads(line) for line in runner.invoke(app, ["convert", log]).stdout.splitlines()
+    ]
+    assert document == canonical and len(document) == 8
