@@ -837,7 +837,7 @@ def test_markdown_and_yaml_of_several_conversations():
     assert [s.splitlines()[0] for s in sections] == [f"# Conversation {k}" for k in range(1, 6)]
     # each message's own text, as the dialect writes it alone, stands in its section
     dialect = get_dialect("markdown")
-    for section, conversation in zip(sections, conversations):
+    for section, conversation in zip(sections, conversations, strict=True):
         for text in dialect.write_messages(conversation.messages):
             assert text in section
     document = yaml.safe_load(runner.invoke(app, ["convert", "--to", "yaml", str(rows)]).stdout)
