@@ -488,3 +488,55 @@ def test_scheduler_and_workers_together_are_refused(shards):
     assert err == (
         "chatpipe: error: --scheduler names a running cluster and --workers starts one; pick one\n"
     )
+
+
+def test_storage_options_reach_the_filesystem_here_and_on_the_workers():
+    """A filesystem that serves only with the right token (as s3:// wants credentials):
+    read_conversations and to_files hand it their storage options, in this process and in
+    the workers' tasks."""
+    import fsspec
+    from fsspec.implementations.memory import MemoryFileSystem
+
+    class Guarded(MemoryFileSystem):
+        protocol = "guarded"
+
+        def __init__(self, *args, token=None, **kwargs):
+            if token != "sesame":
+                raise PermissionError("this filesystem wants token='sesame'")
+            super().__init__(*args, **kwargs)
+
+        @classmethod
+        def _strip_protocol(cls, path):
+            if path.startswith("guarded://"):
+                path = "memory://" + path[len("guarded://") :]
+            return super()._strip_protocol(path)
+
+    fsspec.register_implementation("guarded", Guarded, clobber=True)
+    memory = fsspec.filesystem("memory")  # (the same store: Guarded is a memory filesystem)
+    for k in range(2):
+        memory.pipe(f"/vault17/s{k}.jsonl", rows(k, 30).encode())
+    from chatpipe.io.sources import STORAGE_OPTIONS
+
+    with distributed.Client(
+        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+    ):
+        bag = cd.read_conversations("guarded://vault17/*.jsonl", blocksize=2048, token="sesame")
+        STORAGE_OPTIONS.clear()  # as on a worker of its own: the tasks carry the options
+        read = cd.to_files(bag, "memory://vault17-read", to="openai")
+        plain = cd.read_conversations("memory://vault17/*.jsonl", blocksize=2048)
+        STORAGE_OPTIONS.clear()
+        written = cd.to_files(plain, "guarded://vault17-written", to="openai", token="sesame")
+    assert [p.rsplit("/", 1)[1] for p in read] == [p.rsplit("/", 1)[1] for p in written]
+    assert all(p.startswith("guarded://vault17-written/") for p in written)
+    read = b"".join(memory.cat(p) for p in read)
+    written = b"".join(memory.cat(p.replace("guarded://", "memory://")) for p in written)
+    assert read == written
+    expected = b"".join(
+        runner.invoke(app, ["convert", "--to", "openai", "-"], input=rows(k, 30)).stdout_bytes
+        for k in range(2)
+    )
+    assert written == expected and written.count(b"\n") == 60
+    with pytest.raises(PermissionError, match="token='sesame'"):
+        cd.read_conversations("guarded://vault17/*.jsonl", token="wrong")
+    with pytest.raises(ChatpipeError, match="storage options are for fsspec URLs"):
+        cd.read_conversations("local.jsonl", token="sesame")

@@ -182,28 +182,43 @@ def read_conversations(
     about every ``blocksize`` bytes, Parquet files by row groups, other files whole. Each
     conversation's ``location`` is its file and line (row, for Parquet). ``on_error``:
     ``fail`` raises the first bad record's error; ``skip`` leaves bad records out (list
-    them with ``problems``)."""
+    them with ``problems``). ``storage_options`` go to fsspec for the URLs' filesystem
+    (``anon=True``, ``key=...``, ``endpoint_url=...``), here and on every worker."""
     from .formats.exports import ReadOptions
 
-    if storage_options:
-        raise UsageError(
-            "storage options are given to fsspec by its configuration here",
-            hint="set them with fsspec.config.conf or environment variables",
-        )
     specs = [urlpath] if isinstance(urlpath, str) else list(urlpath)
+    storage = _storage(specs, storage_options)
     inputs = Inputs(tuple(expand(specs)), dialect, on_error, None, ReadOptions(branch))
     job = Job(inputs)
     parts = plan(job, blocksize)
-    counts = [dask.delayed(_lines_in)(part) for part in parts]
+    counts = [dask.delayed(_lines_in)(part, storage) for part in parts]
     before = dask.delayed(_lines_before)(parts, counts)
-    pieces = [dask.delayed(_conversations_in)(job, part, before, k) for k, part in enumerate(parts)]
+    pieces = [
+        dask.delayed(_conversations_in)(job, part, before, k, storage)
+        for k, part in enumerate(parts)
+    ]
     return db.from_delayed(pieces)
 
 
-def _lines_in(part: Part) -> int:
+def _storage(urls: list[str], options: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``options`` for the protocol of each URL among ``urls``, in use in this process."""
+    from .io.sources import is_url, use_storage_options
+
+    if not options:
+        return {}
+    by_protocol = {url.split("://", 1)[0]: dict(options) for url in urls if is_url(url)}
+    if not by_protocol:
+        raise UsageError("storage options are for fsspec URLs (s3://...), and none is given")
+    use_storage_options(by_protocol)
+    return by_protocol
+
+
+def _lines_in(part: Part, storage: dict[str, dict[str, Any]]) -> int:
     if part.kind != LINES:
         return 0
-    from .io.sources import open_input
+    from .io.sources import open_input, use_storage_options
+
+    use_storage_options(storage)
 
     with open_input(part.spec) as stream:
         stream.seek(part.start)
@@ -219,10 +234,14 @@ def _lines_before(parts: list[Part], counts: list[int]) -> list[int]:
     return before
 
 
-def _conversations_in(job: Job, part: Part, before: list[int], index: int) -> list[Conversation]:
+def _conversations_in(
+    job: Job, part: Part, before: list[int], index: int, storage: dict[str, dict[str, Any]]
+) -> list[Conversation]:
     """A part's conversations, their locations the file's, its errors raised or left
     out as the job says."""
-    from .io.sources import Source
+    from .io.sources import Source, use_storage_options
+
+    use_storage_options(storage)
     from .pipeline.parts import FILE, _records, dialect_of
     from .pipeline.reading import ErrorLog, conversations_of
 
@@ -360,12 +379,16 @@ def to_files(
     to_format: str = "jsonl",
     name_function: Callable[[int], str] | None = None,
     compute: bool = True,
+    **storage_options: Any,
 ) -> Any:
     """One file per partition in the folder ``urlpath``: ``name_function(i)`` (default
     ``part-00000.jsonl``), each written under a temporary name and renamed, so that a
-    file is complete or absent; the conversations in input order. Gives the paths."""
+    file is complete or absent; the conversations in input order. Gives the paths.
+    ``storage_options`` go to fsspec for ``urlpath``'s filesystem."""
     from .io.shards import write_shard
-    from .io.sources import is_url
+    from .io.sources import is_url, use_storage_options
+
+    storage = _storage([urlpath], storage_options)
 
     parquet = to_format == "parquet"
     if to_format not in ("jsonl", "parquet"):
@@ -374,7 +397,7 @@ def to_files(
     if is_url(urlpath):
         import fsspec
 
-        fs, folder = fsspec.core.url_to_fs(urlpath)
+        fs, folder = fsspec.core.url_to_fs(urlpath, **storage_options)
         fs.makedirs(folder, exist_ok=True)
     else:
         import os
@@ -382,6 +405,7 @@ def to_files(
         os.makedirs(urlpath, exist_ok=True)
 
     def write(conversations: list[Conversation], number: int) -> str:
+        use_storage_options(storage)
         data = b"".join(convert(c, to) + b"\n" for c in conversations)
         shard = name(number)
         write_shard(urlpath, shard, data, parquet)

@@ -68,7 +68,9 @@ class ShardFolder:
 def _fs(url: str) -> tuple[Any, str]:
     import fsspec
 
-    return fsspec.core.url_to_fs(url)
+    from .sources import storage_options
+
+    return fsspec.core.url_to_fs(url, **storage_options(url))
 
 
 def write_shard(staging: str, name: str, data: bytes, parquet: bool) -> None:

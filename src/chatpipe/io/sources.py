@@ -118,6 +118,21 @@ class _Transcoded(io.RawIOBase):
         super().close()
 
 
+# fsspec's options for each protocol ("s3": {"anon": True}) this process opens URLs with:
+# what chatpipe.dask was given (read_conversations(**storage_options)), set on its workers too
+STORAGE_OPTIONS: dict[str, dict[str, Any]] = {}
+
+
+def storage_options(url: str) -> dict[str, Any]:
+    """The fsspec options of ``url``'s protocol (none for a local path)."""
+    return STORAGE_OPTIONS.get(url.split("://", 1)[0], {}) if "://" in url else {}
+
+
+def use_storage_options(by_protocol: dict[str, dict[str, Any]]) -> None:
+    """Open URLs of these protocols with these fsspec options from now on, in this process."""
+    STORAGE_OPTIONS.update(by_protocol)
+
+
 def is_url(spec: str) -> bool:
     """An fsspec URL (``s3://bucket/key``, ``memory://x``), not a local path."""
     return "://" in spec and not spec.startswith("file://") and not os.path.exists(spec)
@@ -142,7 +157,7 @@ def open_input(spec: str) -> IO[bytes]:
             "pip install 'chatpipe[dask]' (it brings fsspec)",
         ) from None
     try:
-        return fsspec.open(spec, "rb").open()
+        return fsspec.open(spec, "rb", **storage_options(spec)).open()
     except FileNotFoundError:
         raise DataError("no such file", Location(spec)) from None
     except (OSError, ValueError) as exc:

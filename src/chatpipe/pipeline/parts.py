@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import ChatpipeError, DataError, Location, UsageError
 from ..io.limits import LIMITS
 from ..io.records import BadRecord, Record, line_record, too_long
-from ..io.sources import Source, is_url, open_input
+from ..io.sources import Source, is_url, open_input, storage_options
 
 LINES, ROWS, FILE = "lines", "rows", "file"
 DEFAULT_BLOCKSIZE = 64 << 20  # bytes of input a part (Dask's own default for text)
@@ -77,7 +77,7 @@ def _glob(pattern: str) -> list[str]:
     if is_url(pattern):
         import fsspec
 
-        fs, _, paths = fsspec.get_fs_token_paths(pattern)
+        fs, _, paths = fsspec.get_fs_token_paths(pattern, storage_options=storage_options(pattern))
         return sorted(fs.unstrip_protocol(p) for p in paths)
     import glob
 
