@@ -212,8 +212,14 @@ def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
     """Run a job to stdout or ``-o`` (on ``jobs`` worker processes where it can be
     split; on Dask with ``--engine dask``), or into ``--output-dir`` shards, then report
     on stderr."""
+    import gc
+
     from ..io.sink import parquet_wanted
 
+    # what is built before the first record (modules, the command line, a compiled
+    # template) lives to the end: kept out of the collector's full passes, which a run
+    # over a large file makes many of
+    gc.freeze()
     report = Report(reading.verbose)
     shards = reading.output_dir is not None and getattr(job.target, "output_dir", None) is None
     on_dask = dask_engine(reading.engine, reading.scheduler, reading.workers)
