@@ -218,8 +218,10 @@ def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
 
     # what is built before the first record (modules, the command line, a compiled
     # template) lives to the end: kept out of the collector's full passes, which a run
-    # over a large file makes many of
-    gc.freeze()
+    # over a large file makes many of (once a process: a process that runs commands one
+    # after another, as the tests do, would keep each one's uncollected garbage for good)
+    if not gc.get_freeze_count():
+        gc.freeze()
     report = Report(reading.verbose)
     shards = reading.output_dir is not None and getattr(job.target, "output_dir", None) is None
     on_dask = dask_engine(reading.engine, reading.scheduler, reading.workers)
