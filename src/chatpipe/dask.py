@@ -202,11 +202,11 @@ def read_conversations(
 
 def _storage(urls: list[str], options: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """``options`` for the protocol of each URL among ``urls``, in use in this process."""
-    from .io.sources import is_url, use_storage_options
+    from .io.sources import is_url, protocol_of, use_storage_options
 
     if not options:
         return {}
-    by_protocol = {url.split("://", 1)[0]: dict(options) for url in urls if is_url(url)}
+    by_protocol = {protocol_of(url): dict(options) for url in urls if is_url(url)}
     if not by_protocol:
         raise UsageError("storage options are for fsspec URLs (s3://...), and none is given")
     use_storage_options(by_protocol)

@@ -27,10 +27,10 @@ line, or raw with --separator or -0.
 
 Examples:
 
+\b
   chatpipe template --chat-template Qwen/Qwen3-0.6B --var enable_thinking=false session.jsonl
-
   chatpipe template --chat-template Qwen/Qwen2.5-7B-Instruct train.jsonl
-
+  chatpipe template --chat-template DIR --continue-field reasoning_content chat.jsonl
   chatpipe count --chat-template DIR --token-counter hf:DIR/tokenizer.json train.jsonl
 """
 

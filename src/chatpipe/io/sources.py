@@ -123,9 +123,14 @@ class _Transcoded(io.RawIOBase):
 STORAGE_OPTIONS: dict[str, dict[str, Any]] = {}
 
 
+def protocol_of(url: str) -> str:
+    """An fsspec URL's protocol (``s3`` of ``s3://bucket/key``); ``file`` for a path."""
+    return url.split("://", 1)[0] if "://" in url else "file"
+
+
 def storage_options(url: str) -> dict[str, Any]:
     """The fsspec options of ``url``'s protocol (none for a local path)."""
-    return STORAGE_OPTIONS.get(url.split("://", 1)[0], {}) if "://" in url else {}
+    return STORAGE_OPTIONS.get(protocol_of(url), {}) if "://" in url else {}
 
 
 def use_storage_options(by_protocol: dict[str, dict[str, Any]]) -> None:
