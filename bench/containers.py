@@ -29,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from run import _paired, _rounds, peak_rss, wall  # noqa: E402
+from stamp import stamp  # noqa: E402
 
 ARRAY_RATIO = 1.5
 WRITER_GROWTH_MB = 10
@@ -52,26 +53,6 @@ def _jsonl(lines: list[bytes], path: str) -> None:
         out.writelines(lines)
 
 
-def _stamp() -> str:
-    """The date, the CPU and the Python of the run, so that a figure says where it is from."""
-    import datetime
-    import platform
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            cpu = next(line.split(":", 1)[1].strip() for line in info if "model name" in line)
-    except (OSError, StopIteration):
-        pass
-    import chatpipe
-
-    where = "installed" if "site-packages" in (chatpipe.__file__ or "") else "from source"
-    return (
-        f"{datetime.date.today().isoformat()}, {cpu}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}, chatpipe {chatpipe.__version__} ({where})"
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("log", help="a message-per-line OpenAI JSONL log (bench/corpus.py)")
@@ -93,7 +74,7 @@ def main() -> None:
         _jsonl(lines, jsonl)
         _array(lines, array)
         _array(lines[: len(lines) // 4], quarter)
-        print(f"run: {_stamp()}")
+        print(f"run: {stamp()}")
         print(
             f"log: {args.log}, {len(lines):,} messages; as a JSON array "
             f"{os.path.getsize(array) / 1e6:.1f} MB; {args.repeat} paired rounds, "

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from containers import _stamp
+from stamp import stamp
 
 JOBS = {
     "convert --to openai": ["convert", "--to", "openai"],
@@ -65,7 +65,7 @@ def main() -> None:
     size = sum(os.path.getsize(p) for p in paths)
     with open(args.corpus, "rb") as stream:
         rows = sum(1 for _ in stream)
-    print(f"# {_stamp()}")
+    print(f"# {stamp()}")
     print(
         f"# {rows:,} conversations, {size / 1e6:,.0f} MB in {args.shards} shards; "
         f"dask: LocalCluster of {args.workers} workers, started and stopped by each run"

@@ -31,8 +31,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from containers import _stamp  # noqa: E402
 from run import _paired, _rounds, wall  # noqa: E402
+from stamp import stamp  # noqa: E402
 
 TARGET = 3.0
 STARTUP = 0.3
@@ -131,7 +131,7 @@ def main() -> None:
             max(args.repeat, 5),
             wall,
         )["template"]
-        print(f"run: {_stamp()}")
+        print(f"run: {stamp()}")
         print(
             f"{args.conversations:,} conversations ({os.path.getsize(path) / 1e6:.1f} MB), "
             f"template {os.path.basename(args.template)}, {args.repeat} paired rounds; "

@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from containers import _stamp  # the date, CPU, Python and chatpipe of a run
+from stamp import stamp  # the date, CPU, Python and chatpipe of a run
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "fixtures").glob("chatgpt_export__*.json"))
@@ -150,7 +150,7 @@ def main() -> None:
             browser.close()
         size = page_path.stat().st_size
         export_size = export.stat().st_size
-    print(f"# bench/viewer.py, {_stamp()}, Chromium {version}")
+    print(f"# bench/viewer.py, {stamp()}, Chromium {version}")
     print(
         f"export: {args.conversations} conversations, {export_size / 1e6:.1f} MB; "
         f"page: {size / 1e6:.1f} MB; rounds: {args.repeat}"
