@@ -1,15 +1,18 @@
 """Time chatpipe against the orjson floor and langchain-core, side by side.
 
-Each job runs in --repeat rounds, each round running chatpipe and the floor once, back to
-back, then langchain-core --langchain-repeat times; the table shows medians of wall time,
-the median of the rounds' ratios to the floor, peak RSS, and whether each of issue #8's
-targets is met. Not part of the test suite.
+For each corpus, each job runs in --repeat rounds, each round running chatpipe and the
+floor once, back to back (order alternating), then langchain-core --langchain-repeat
+times; the tables show medians of wall time, the median of the rounds' ratios to the
+floor with their range, peak RSS, and whether each of issue #20's targets is met on every
+corpus. ``--markdown`` prints the whole report as Markdown with the run's stamp (date,
+CPU, Python, chatpipe), ready to paste into the README. Not part of the test suite.
 
     python bench/corpus.py 100000 bench/corpus/log_100k.jsonl
+    python bench/agent_corpus.py 100000 bench/corpus/agent_100k.jsonl
     python bench/corpus.py 1000000 bench/corpus/log_1m.jsonl
     python bench/corpus.py 1000000 bench/corpus/rows_1m.jsonl --rows
-    python bench/run.py bench/corpus/log_100k.jsonl \
-        --rows bench/corpus/rows_1m.jsonl --rss bench/corpus/log_1m.jsonl
+    python bench/run.py bench/corpus/log_100k.jsonl bench/corpus/agent_100k.jsonl \
+        --rows bench/corpus/rows_1m.jsonl --rss bench/corpus/log_1m.jsonl --markdown
 """
 
 from __future__ import annotations
@@ -29,18 +32,18 @@ JOBS = {
     "buffer --format xml": (["buffer", "--format", "xml"], "buffer-xml"),
     "openai": (["openai"], "openai"),
     "convert --to canonical": (["convert"], "convert"),
-    "trim --max-tokens 4000": (["trim", "--max-tokens", "4000"], "trim"),
+    "trim --strategy last": (["trim", "--max-tokens", "4000", "--strategy", "last"], "trim"),
 }
-# issue #8's bars: × the floor's wall time per job, start-up × typer's own import, peak
-# RSS, and the speed-up of convert --jobs 2
+# issue #20's bars: × the floor's wall time per job on every corpus, start-up × typer's
+# own import, peak RSS at a million messages, and the speed-up of convert --jobs 2
 TARGETS = {
     "buffer": 1.3,
-    "buffer --format xml": 1.6,
+    "buffer --format xml": 1.5,
     "openai": 1.3,
     "convert --to canonical": 1.3,
-    "trim --max-tokens 4000": 1.4,
+    "trim --strategy last": 1.25,
 }
-STARTUP = 1.3
+STARTUP = 1.15
 RSS_MB = 30
 JOBS_SPEEDUP = 1.8
 
@@ -68,9 +71,35 @@ def peak_rss(argv: list[str], stdin_path: str) -> float:
     return float("nan")
 
 
+class Report:
+    """What a run prints: plain text for a terminal, or Markdown (``--markdown``)."""
+
+    def __init__(self, markdown: bool) -> None:
+        self.markdown = markdown
+
+    def line(self, text: str = "") -> None:
+        print(text, flush=True)
+
+    def table(self, header: list[str], rows: list[list[str]]) -> None:
+        if self.markdown:
+            print("| " + " | ".join(header) + " |")
+            print("|" + "---|" * len(header))
+            for row in rows:
+                print("| " + " | ".join(row) + " |")
+        else:
+            widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+            for row in [header, *rows]:
+                print(
+                    "  ".join(
+                        cell.ljust(width) for cell, width in zip(row, widths, strict=True)
+                    ).rstrip()
+                )
+        print(flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("corpus")
+    parser.add_argument("corpora", nargs="+", help="message-per-line logs; targets hold on each")
     parser.add_argument("--repeat", type=int, default=11, help="rounds of chatpipe and the floor")
     parser.add_argument(
         "--langchain-repeat", type=int, default=3, help="runs of each langchain-core job (0: none)"
@@ -85,96 +114,138 @@ def main() -> None:
         "--rss",
         action="append",
         default=[],
-        help="another (larger) log: peak RSS of each chatpipe job on it (repeatable)",
+        help="a log of a million messages: peak RSS of each chatpipe job on it (repeatable)",
     )
+    parser.add_argument("--markdown", action="store_true", help="print the report as Markdown")
     args = parser.parse_args()
     _compile_chatpipe()
+    report = Report(args.markdown)
+    from stamp import stamp
+
+    report.line(
+        f"run: {stamp()}; bench/run.py --repeat {args.repeat} "
+        f"--langchain-repeat {args.langchain_repeat}"
+    )
+    report.line()
     chatpipe = [PY, "-m", "chatpipe"]
-    floor = [PY, os.path.join(HERE, "floor.py")]
     misses: list[str] = []
-    rows = []
-    for name, (cp_args, lc_job) in JOBS.items():
-        commands = {"chatpipe": chatpipe + cp_args, "floor": floor}
-        walls = _rounds(commands, args.repeat, lambda argv: wall(argv, args.corpus))
-        if args.langchain_repeat:
-            # fewer runs (5 s each); compared with chatpipe's median
-            commands["langchain"] = [PY, os.path.join(HERE, "lc_jobs.py"), lc_job]
-            walls["langchain"] = [
-                wall(commands["langchain"], args.corpus) for _ in range(args.langchain_repeat)
-            ]
-        rss = {k: peak_rss(argv, args.corpus) for k, argv in commands.items()}
-        for big in args.rss:
-            rss[big] = peak_rss(commands["chatpipe"], big)
-        rows.append((name, walls, rss))
-    size = os.path.getsize(args.corpus) / 1e6
-    with open(args.corpus, "rb") as corpus:
-        lines = sum(1 for _ in corpus)
-    print(
-        f"corpus: {args.corpus}, {lines:,} messages, {size:.1f} MB; {args.repeat} rounds of "
-        "chatpipe and the floor back to back (order alternating), langchain-core "
-        f"{args.langchain_repeat} runs; times are medians, × floor the median of the rounds' "
-        "ratios (range in brackets)\n"
-    )
-    print(
-        "| job | chatpipe | floor | × floor | target | langchain-core | × faster than langchain "
-        "| RSS chatpipe / langchain |"
-    )
-    print("|---|---|---|---|---|---|---|---|")
-    for name, walls, rss in rows:
-        cp, fl = statistics.median(walls["chatpipe"]), statistics.median(walls["floor"])
-        ratio, low, high = _paired(walls["chatpipe"], walls["floor"])
-        bar = TARGETS[name]
-        if ratio > bar:
-            misses.append(f"{name} {ratio:.2f}× > {bar}×")
-        lc_walls = walls.get("langchain")
-        lc_cells = (
-            (
-                f"{statistics.median(lc_walls):.2f} s",
-                f"{statistics.median(lc_walls) / cp:.1f}×",
-                f"{rss['chatpipe']:.0f} / {rss['langchain']:.0f} MB",
-            )
-            if lc_walls
-            else ("–", "–", f"{rss['chatpipe']:.0f} MB")
-        )
-        print(
-            f"| {name} | {cp:.2f} s | {fl:.2f} s | {ratio:.2f} ({low:.2f}–{high:.2f}) | ≤ {bar} "
-            f"| {lc_cells[0]} | {lc_cells[1]} | {lc_cells[2]} |"
-        )
-    peaks = {name: rss["chatpipe"] for name, _, rss in rows}
-    for big in args.rss:
-        big_peaks = {name: rss[big] for name, _, rss in rows}
-        print(
-            f"\npeak RSS on {big}: "
-            + ", ".join(f"{name} {mb:.0f} MB" for name, mb in big_peaks.items())
-        )
-        peaks.update({f"{name} ({big})": mb for name, mb in big_peaks.items()})
-    # (nan, not measured without GNU time, is not a pass either)
-    misses += [
-        f"{name} RSS {mb:.0f} MB > {RSS_MB} MB" for name, mb in peaks.items() if not mb <= RSS_MB
-    ]
+    summary: list[list[str]] = []
+    for corpus in args.corpora:
+        misses += _corpus(report, chatpipe, corpus, args, summary)
     tiny = os.path.join(HERE, "..", "fixtures", "openai_chat__cookbook_toy_chat_fine_tuning.jsonl")
     starts = _rounds(
         {"chatpipe": [*chatpipe, "buffer", tiny], "bare": [PY, "-c", "import typer, orjson"]},
-        15,
+        max(15, args.repeat),
         wall,
     )
     start, bare = statistics.median(starts["chatpipe"]), statistics.median(starts["bare"])
     ratio, low, high = _paired(starts["chatpipe"], starts["bare"])
     if ratio > STARTUP:
         misses.append(f"start-up {ratio:.2f}× > {STARTUP}×")
-    print(
-        f"\nstart-up: chatpipe buffer on 5 messages {start * 1000:.0f} ms; "
+    report.line(
+        f"start-up: chatpipe buffer on 5 messages {start * 1000:.0f} ms; "
         f"python -c 'import typer, orjson' {bare * 1000:.0f} ms "
         f"({ratio:.2f}× ({low:.2f}–{high:.2f}); target ≤ {STARTUP}×)"
     )
     for rows_file in args.rows:
-        speedup = _jobs(chatpipe, rows_file, args.repeat)
+        speedup = _jobs(report, chatpipe, rows_file, args.repeat)
         if speedup < JOBS_SPEEDUP:
             misses.append(f"--jobs 2 on {os.path.basename(rows_file)} {speedup:.2f}×")
-    print(
-        "\ntargets of issue #8: "
+    report.line()
+    report.table(["corpus", *TARGETS, "verdict"], summary)
+    report.line(
+        "targets of issue #20: "
         + ("every one met" if not misses else "missed: " + "; ".join(misses))
     )
+
+
+def _corpus(report: Report, chatpipe: list[str], corpus: str, args: Any, summary: list) -> list:
+    """The table of one corpus; the targets it misses."""
+    floor = [PY, os.path.join(HERE, "floor.py")]
+    misses: list[str] = []
+    rows = []
+    for name, (cp_args, lc_job) in JOBS.items():
+        commands = {"chatpipe": chatpipe + cp_args, "floor": floor}
+        walls = _rounds(commands, args.repeat, lambda argv: wall(argv, corpus))
+        if args.langchain_repeat:
+            # fewer runs (5 s each); compared with chatpipe's median
+            commands["langchain"] = [PY, os.path.join(HERE, "lc_jobs.py"), lc_job]
+            walls["langchain"] = [
+                wall(commands["langchain"], corpus) for _ in range(args.langchain_repeat)
+            ]
+        rss = {k: peak_rss(argv, corpus) for k, argv in commands.items()}
+        for big in args.rss:
+            rss[big] = peak_rss(commands["chatpipe"], big)
+        rows.append((name, walls, rss))
+    size = os.path.getsize(corpus) / 1e6
+    with open(corpus, "rb") as data:
+        lines = sum(1 for _ in data)
+    report.line(
+        f"corpus: {corpus}, {lines:,} messages, {size:.1f} MB; {args.repeat} rounds of "
+        "chatpipe and the floor back to back (order alternating), langchain-core "
+        f"{args.langchain_repeat} runs; times are medians, × floor the median of the rounds' "
+        "ratios (range in brackets)"
+    )
+    report.line()
+    cells = []
+    ratios = []
+    for name, walls, rss in rows:
+        cp, fl = statistics.median(walls["chatpipe"]), statistics.median(walls["floor"])
+        ratio, low, high = _paired(walls["chatpipe"], walls["floor"])
+        bar = TARGETS[name]
+        met = ratio <= bar
+        if not met:
+            misses.append(f"{name} on {os.path.basename(corpus)} {ratio:.2f}× > {bar}×")
+        ratios.append(f"{ratio:.2f}" + ("" if met else " ✗"))
+        lc_walls = walls.get("langchain")
+        lc_cells = (
+            [
+                f"{statistics.median(lc_walls):.2f} s",
+                f"{statistics.median(lc_walls) / cp:.1f}×",
+                f"{rss['chatpipe']:.0f} / {rss['langchain']:.0f} MB",
+            ]
+            if lc_walls
+            else ["–", "–", f"{rss['chatpipe']:.0f} MB"]
+        )
+        cells.append(
+            [
+                name,
+                f"{cp:.2f} s",
+                f"{fl:.2f} s",
+                f"{ratio:.2f} ({low:.2f}–{high:.2f})",
+                f"≤ {bar}",
+                *lc_cells,
+            ]
+        )
+    report.table(
+        [
+            "job",
+            "chatpipe",
+            "floor",
+            "× floor",
+            "target",
+            "langchain-core",
+            "× faster than langchain",
+            "RSS chatpipe / langchain",
+        ],
+        cells,
+    )
+    summary.append([os.path.basename(corpus), *ratios, "met" if not misses else "missed"])
+    for big in args.rss:
+        big_peaks = {name: rss[big] for name, _, rss in rows}
+        report.line(
+            f"peak RSS on {big}: "
+            + ", ".join(f"{name} {mb:.0f} MB" for name, mb in big_peaks.items())
+            + f" (target ≤ {RSS_MB} MB)"
+        )
+        report.line()
+        # (nan, not measured without GNU time, is not a pass either)
+        misses += [
+            f"{name} RSS {mb:.0f} MB on {os.path.basename(big)} > {RSS_MB} MB"
+            for name, mb in big_peaks.items()
+            if not mb <= RSS_MB
+        ]
+    return misses
 
 
 def _rounds(commands: dict[str, list[str]], repeat: int, time_one: Any) -> dict[str, list[float]]:
@@ -197,7 +268,7 @@ def _paired(mine: list[float], theirs: list[float]) -> tuple[float, float, float
     return statistics.median(ratios), ratios[0], ratios[-1]
 
 
-def _jobs(chatpipe: list[str], rows: str, repeat: int) -> float:
+def _jobs(report: Report, chatpipe: list[str], rows: str, repeat: int) -> float:
     """convert on a conversation-per-line file in one process and with --jobs 2: the
     speed-up (median of the rounds' ratios)."""
     walls = _rounds(
@@ -207,7 +278,7 @@ def _jobs(chatpipe: list[str], rows: str, repeat: int) -> float:
     speedup, low, high = _paired(walls["1"], walls["2"])
     with open(rows, "rb") as data:
         count = sum(line.count(b'"role"') for line in data)
-    print(
+    report.line(
         f"convert --jobs 2 on {rows} (about {count:,} messages): {two:.2f} s; one process "
         f"{one:.2f} s ({speedup:.2f}× faster ({low:.2f}–{high:.2f}); target ≥ {JOBS_SPEEDUP}×)"
     )

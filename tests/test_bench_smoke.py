@@ -25,28 +25,42 @@ def test_benchmark_runs_on_a_tiny_corpus(tmp_path):
     assert all(
         "messages" in json.loads(line) for line in rows.read_text(encoding="utf-8").splitlines()
     )
+    agent = tmp_path / "agent.jsonl"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "agent_corpus.py"), "400", str(agent)], check=True
+    )
+    values = [json.loads(line) for line in agent.read_text(encoding="utf-8").splitlines()]
+    assert len(values) == 400
+    # the shapes it replays: parallel calls, results, parts with images, long code
+    assert any(len(v.get("tool_calls") or ()) > 1 for v in values)
+    assert any(v["role"] == "tool" for v in values)
+    assert any(isinstance(v["content"], list) for v in values if v["role"] == "user")
+    assert any("```" in (v["content"] or "") for v in values if v["role"] == "assistant")
     done = subprocess.run(
         [
-            *(sys.executable, str(ROOT / "bench" / "run.py"), str(corpus), "--repeat", "1"),
-            *("--langchain-repeat", "1", "--rss", str(corpus)),
-            *("--rows", str(rows)),
+            *(sys.executable, str(ROOT / "bench" / "run.py"), str(corpus), str(agent)),
+            *("--repeat", "1", "--langchain-repeat", "1", "--rss", str(corpus)),
+            *("--rows", str(rows), "--markdown"),
         ],
         capture_output=True,
         text=True,
         check=True,
     )
     table = done.stdout
+    assert table.startswith("run: 20")  # the stamp: date, CPU, Python, chatpipe
     for job in (
         "buffer",
         "buffer --format xml",
         "openai",
         "convert --to canonical",
-        "trim --max-tokens 4000",
+        "trim --strategy last",
     ):
-        assert f"| {job} |" in table
+        rows_of_job = [line for line in table.splitlines() if line.startswith(f"| {job} |")]
+        assert len(rows_of_job) == 2  # a row on each corpus
+    assert f"corpus: {corpus}," in table and f"corpus: {agent}," in table
     assert "start-up:" in table
     assert f"peak RSS on {corpus}:" in table
-    assert "targets of issue #8: " in table
+    assert "targets of issue #20: " in table
     assert "convert --jobs 2 on" in table
 
 
