@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -26,6 +28,7 @@ from chatpipe.fast.lane import plain_canonical
 from chatpipe.fast.writers import LaneWriter
 from chatpipe.formats.openai import message_from_dict
 from chatpipe.model.canonical import message_to_canonical
+from conftest import ROOT
 
 runner = CliRunner()
 
@@ -232,6 +235,12 @@ def test_the_common_shapes_are_plain():
         "content": "",
         "tool_calls": [{"name": "f", "args": {"a": 1}, "id": "c1", "type": "tool_call"}],
     }
+    # an agent's step: a few words before its calls
+    assert plain_canonical({"role": "assistant", "content": "Looking.", "tool_calls": [call]}) == {
+        "type": "ai",
+        "content": "Looking.",
+        "tool_calls": [{"name": "f", "args": {"a": 1}, "id": "c1", "type": "tool_call"}],
+    }
     for other in (
         {"role": "user", "content": "hi", "name": "x"},
         {"role": "user", "content": ""},
@@ -289,6 +298,30 @@ def test_the_lane_keeps_order_on_a_large_log(command, tmp_path):
     assert lane.exit_code == slow.exit_code == 0
     assert lane.stdout == slow.stdout
     assert "question 4999" in lane.stdout
+
+
+@pytest.fixture(scope="module")
+def agent_log(tmp_path_factory):
+    """A log of bench/agent_corpus.py: real texts, code, escapes, parallel calls with
+    content, refusals, reasoning fields, parts with images, developer turns."""
+    log = tmp_path_factory.mktemp("agent") / "agent.jsonl"
+    script = ROOT / "bench" / "agent_corpus.py"
+    subprocess.run([sys.executable, str(script), "1500", str(log), "--seed", "3"], check=True)
+    return log
+
+
+# the commands with budgets that keep some of these long messages (0 keeps none)
+AGENT_COMMANDS = [[str(int(a) * 200) if a.isdigit() else a for a in c] for c in COMMANDS]
+
+
+@pytest.mark.parametrize("command", AGENT_COMMANDS, ids=" ".join)
+def test_the_lane_writes_what_the_message_path_writes_on_agent_sessions(
+    monkeypatch, agent_log, command
+):
+    data = agent_log.read_text(encoding="utf-8")
+    expected = _run(monkeypatch, command, data, False, 1 << 16)
+    assert expected[0] == 0 and (expected[1].strip() or "0" in command)
+    assert _run(monkeypatch, command, data, True, 1 << 16) == expected
 
 
 @st.composite

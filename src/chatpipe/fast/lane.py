@@ -124,8 +124,8 @@ def plain_canonical(value: Any) -> dict[str, Any] | None:
     """The canonical dict of a plain OpenAI message line, or None for any other line.
 
     Plain: {role, content} with a non-empty string; a tool result {role: tool, content,
-    tool_call_id} with non-empty strings; an assistant turn {role, content: null or "",
-    tool_calls} whose calls all have an id, a name and JSON-object arguments.
+    tool_call_id} with non-empty strings; an assistant turn {role, content: null or a
+    string, tool_calls} whose calls all have an id, a name and JSON-object arguments.
     """
     if type(value) is not dict:
         return None
@@ -144,10 +144,10 @@ def plain_canonical(value: Any) -> dict[str, Any] | None:
         if type(call_id) is str and call_id and type(content) is str and content:
             return {"type": "tool", "content": content, "tool_call_id": call_id}
         return None
-    if role == "assistant" and (content is None or content == "") and "content" in value:
+    if role == "assistant" and (content is None or type(content) is str) and "content" in value:
         calls = _plain_calls(value.get("tool_calls"))
         if calls:
-            return {"type": "ai", "content": "", "tool_calls": calls}
+            return {"type": "ai", "content": content or "", "tool_calls": calls}
     return None
 
 

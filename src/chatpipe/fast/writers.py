@@ -137,10 +137,14 @@ def buffer_writer(renderer: BufferRenderer, one: Callable[[int, AnyMessage], lis
         def plain_xml(item: dict[str, Any]) -> str:
             kind = kinds[item["type"]]
             calls = item.get("tool_calls")
-            if calls:  # a plain turn of calls has no content
-                return "\n".join(
-                    [f"<message type={kind}>", *map(tool_call_xml, calls), "</message>"]
-                )
+            if calls:
+                content = item["content"]
+                lines = [f"<message type={kind}>"]
+                if content:
+                    lines.append(f"  <content>{escape(content)}</content>")
+                lines.extend(map(tool_call_xml, calls))
+                lines.append("</message>")
+                return "\n".join(lines)
             return f"<message type={kind}>{escape(item['content'])}</message>"
 
         opens = {role: f"<message type={kinds[kind]}>" for role, kind in ROLE_TYPES.items()}
