@@ -52,7 +52,12 @@ def _batched(batches, joiner, check, chats, conversation):
     for texts in batches:
         text = joiner.join(texts)
         # only a message with a line break can hold a line that reads as a turn
-        if check is not None and not check.warned and text.count("\n") > breaks * (len(texts) - 1):
+        if (
+            check is not None
+            and not check.warned
+            and text.count("\n") > breaks * (len(texts) - 1)
+            and not check.clear(text, texts, chats, joiner)
+        ):
             check.texts(texts, index, chats, conversation)
         chats.clear()
         yield joiner + text if index else text
@@ -67,6 +72,18 @@ class AmbiguityCheck:
         self.labels = TurnLabels(label for _, label in renderer.labels)
         self.warned = False
         self.warn = warn
+
+    def clear(self, text, texts, chats, joiner) -> bool:
+        """Whether no line inside the messages joined in ``text`` starts with a label, seen
+        in one pass over it: each rendering starts with its label, so ``joiner`` '\\n'
+        makes one such line per message after the first; a line more is inside a message.
+        (Chat messages bring their roles as labels: they are checked one by one.)"""
+        return (
+            not chats
+            and joiner == "\n"
+            and not any("\n" in label for label in self.labels.labels)
+            and self.labels.count(text) == len(texts) - 1
+        )
 
     def texts(self, texts, index, chats, conversation) -> None:
         """The check on rendered texts, the messages at ``index`` on; ``chats``: the chat

@@ -280,9 +280,16 @@ class TurnLabels:
         """``Label: `` where it starts a line of ``text`` (the first such line)."""
         if "\n" not in text:
             return None
+        found = self.pattern().search(text)
+        return None if found is None else found.group(1) + ": "
+
+    def count(self, text: str) -> int:
+        """How many lines of ``text`` after its first start with ``Label: ``."""
+        return len(self.pattern().findall(text))
+
+    def pattern(self) -> re.Pattern[str]:
         if self._pattern is None:
             # one pass over the text for all labels; of two that fit, the longer
             labels = sorted(self.labels, key=len, reverse=True)
             self._pattern = re.compile("\n(" + "|".join(map(re.escape, labels)) + "): ")
-        found = self._pattern.search(text)
-        return None if found is None else found.group(1) + ": "
+        return self._pattern
