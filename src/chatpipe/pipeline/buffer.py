@@ -46,22 +46,29 @@ def _rendered(renderer, message, index, conversation) -> str:
 
 
 def _batched(batches, joiner, check, chats, conversation):
-    """The pieces of batches of rendered texts."""
+    """The pieces of batches of rendered texts, encoded text by text: joining texts of
+    different widths (most batches hold an emoji) would widen every character of the
+    others first, the slowest step of a whole run."""
     breaks = joiner.count("\n")
+    between = _encoded(joiner)
     index = 0
     for texts in batches:
-        text = joiner.join(texts)
+        data = between.join([_encoded(text) for text in texts])
         # only a message with a line break can hold a line that reads as a turn
         if (
             check is not None
             and not check.warned
-            and text.count("\n") > breaks * (len(texts) - 1)
-            and not check.clear(text, texts, chats, joiner)
+            and data.count(b"\n") > breaks * (len(texts) - 1)
+            and not check.clear(data, texts, chats, joiner)
         ):
             check.texts(texts, index, chats, conversation)
         chats.clear()
-        yield joiner + text if index else text
+        yield between + data if index else data
         index += len(texts)
+
+
+def _encoded(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
 
 
 class AmbiguityCheck:
@@ -73,16 +80,17 @@ class AmbiguityCheck:
         self.warned = False
         self.warn = warn
 
-    def clear(self, text, texts, chats, joiner) -> bool:
-        """Whether no line inside the messages joined in ``text`` starts with a label, seen
-        in one pass over it: each rendering starts with its label, so ``joiner`` '\\n'
-        makes one such line per message after the first; a line more is inside a message.
-        (Chat messages bring their roles as labels: they are checked one by one.)"""
+    def clear(self, data, texts, chats, joiner) -> bool:
+        """Whether no line inside the messages joined in ``data`` (their UTF-8) starts with
+        a label, seen in one pass over it: each rendering starts with its label, so
+        ``joiner`` '\\n' makes one such line per message after the first; a line more is
+        inside a message. (Chat messages bring their roles as labels: they are checked
+        one by one.)"""
         return (
             not chats
             and joiner == "\n"
             and not any("\n" in label for label in self.labels.labels)
-            and self.labels.count(text) == len(texts) - 1
+            and self.labels.count(data) == len(texts) - 1
         )
 
     def texts(self, texts, index, chats, conversation) -> None:

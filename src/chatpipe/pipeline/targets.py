@@ -143,7 +143,8 @@ class Lines:
 
 
 class Texts:
-    """One text per conversation, ``text(conversation)`` in pieces (buffer, template).
+    """One text per conversation, ``text(conversation)`` in pieces (buffer, template),
+    each a str or its UTF-8 bytes (lone surrogates escaped: ``surrogateescape``).
 
     One conversation in, whatever holds it (a message-per-line log, a JSON document, a
     file of one row), gives its text and a final newline. Several give one JSON string
@@ -183,7 +184,7 @@ class Texts:
             try:
                 pieces = self.text(conversation)
                 if not raw:  # held whole, so its errors are the conversation's
-                    pieces = ["".join(pieces)]
+                    pieces = ["".join(map(_as_text, pieces))]
             except ChatpipeError as exc:
                 run.errors.handle(exc.located(conversation.location))
                 continue
@@ -200,7 +201,7 @@ class Texts:
             if self.between is not None and written:
                 sink.raw(self.between.encode("utf-8", "surrogateescape"))
             for piece in pieces:
-                sink.raw(piece.encode("utf-8", "surrogateescape"))
+                sink.raw(piece if type(piece) is bytes else piece.encode("utf-8", "surrogateescape"))
             if self.null:
                 sink.raw(b"\0")
             written += 1
@@ -209,6 +210,11 @@ class Texts:
             raw = True
         if raw and not self.null:
             sink.raw(b"\n")
+
+
+def _as_text(piece: str | bytes) -> str:
+    """A piece of text: pieces may come encoded already (UTF-8, lone surrogates escaped)."""
+    return piece.decode("utf-8", "surrogateescape") if type(piece) is bytes else piece
 
 
 class Stats:

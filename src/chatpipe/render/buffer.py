@@ -268,13 +268,14 @@ class TurnLabels:
     def __init__(self, labels: Iterable[str]) -> None:
         self.labels: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
+        self._bytes_pattern: re.Pattern[bytes] | None = None
         for label in labels:
             self.add(label)
 
     def add(self, label: str) -> None:
         if label not in self.labels:
             self.labels.add(label)
-            self._pattern = None
+            self._pattern = self._bytes_pattern = None
 
     def find(self, text: str) -> str | None:
         """``Label: `` where it starts a line of ``text`` (the first such line)."""
@@ -283,13 +284,19 @@ class TurnLabels:
         found = self.pattern().search(text)
         return None if found is None else found.group(1) + ": "
 
-    def count(self, text: str) -> int:
-        """How many lines of ``text`` after its first start with ``Label: ``."""
-        return len(self.pattern().findall(text))
+    def count(self, data: bytes) -> int:
+        """How many lines of ``data`` (UTF-8) after its first start with ``Label: ``: a
+        match in the bytes is a match in the text, since no character's UTF-8 holds the
+        bytes of another."""
+        if self._bytes_pattern is None:
+            utf8 = self.pattern().pattern.encode("utf-8", "surrogateescape")
+            self._bytes_pattern = re.compile(utf8)
+        return len(self._bytes_pattern.findall(data))
 
     def pattern(self) -> re.Pattern[str]:
         if self._pattern is None:
             # one pass over the text for all labels; of two that fit, the longer
             labels = sorted(self.labels, key=len, reverse=True)
             self._pattern = re.compile("\n(" + "|".join(map(re.escape, labels)) + "): ")
+            self._bytes_pattern = None
         return self._pattern
