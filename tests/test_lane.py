@@ -33,7 +33,7 @@ from conftest import ROOT
 runner = CliRunner()
 
 TEXT = st.lists(
-    st.sampled_from([*"ab <>&\"'\n\t\\é東🚀\u2028\x85\x00", "Human: ", "AI: "]),
+    st.sampled_from([*"ab <>&\"'\n\t\\é東🚀\u2028\x85\x00/\r\b\x1f", "Human: ", "AI: "]),
     max_size=12,
 ).map("".join)
 CALL_ID = st.sampled_from(["call_1", "call_2", "c", ""])
@@ -125,7 +125,13 @@ def line(draw):
     if kind == 5:
         return "7"
     value = draw(message())
-    text = json.dumps(value, ensure_ascii=draw(st.booleans()))
+    if draw(st.integers(0, 4)) == 0:  # keys in another order (content first, say)
+        value = dict(draw(st.permutations(list(value.items()))))
+    if draw(st.integers(0, 8)) == 0:  # a duplicate key: the last one counts
+        text = json.dumps(value)[:-1] + ', "content": "dup"}'
+    else:
+        separators = draw(st.sampled_from([(", ", ": "), (",", ":"), (", ", " : ")]))
+        text = json.dumps(value, ensure_ascii=draw(st.booleans()), separators=separators)
     return text + ("\r" if draw(st.integers(0, 10)) == 0 else "")
 
 

@@ -201,7 +201,9 @@ class Texts:
             if self.between is not None and written:
                 sink.raw(self.between.encode("utf-8", "surrogateescape"))
             for piece in pieces:
-                sink.raw(piece if type(piece) is bytes else piece.encode("utf-8", "surrogateescape"))
+                if type(piece) is not bytes:
+                    piece = piece.encode("utf-8", "surrogateescape")
+                sink.raw(piece)
             if self.null:
                 sink.raw(b"\0")
             written += 1
