@@ -717,6 +717,43 @@ def test_every_data_command_gives_one_process_output_with_jobs(tmp_path, command
     assert f"{path}:701:" in one.stderr and "one process" not in many.stderr
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["stats"],
+        ["stats", "--max-tokens", "300", "--table", "-o", "{out}"],
+        ["validate"],
+        ["validate", "--json", "--rules", "openai-finetune", "--max-tokens", "200"],
+    ],
+)
+def test_stats_and_validate_give_one_process_output_with_jobs(tmp_path, command):
+    big = FIXTURES / "hf_messages__llamafactory_v1_reason_tool_use_first8.jsonl"
+    rows = cli("convert", "--to", "openai", str(big)).stdout.splitlines()
+    rows = rows * 400
+    rows.insert(700, '{"messages": [{"role": "user", "content": 1.5e999999}]}')
+    rows.insert(2500, '{"messages": [{"role": "tool", "content": "r"}]}')
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join(rows) + "\n")
+    assert path.stat().st_size > 3 << 20  # parts for both workers, several each
+    outputs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}.txt"
+        argv = [arg.replace("{out}", str(out)) for arg in command]
+        skip = ["--on-error", "skip"] if command[0] == "stats" else []  # validate never stops
+        result = cli(*argv, *skip, "--jobs", jobs, str(path))
+        written = out.read_text(encoding="utf-8") if out.exists() else result.stdout
+        outputs.append((result.exit_code, written, result.stderr))
+    assert outputs[1] == outputs[0]
+    code, written, stderr = outputs[0]
+    if command[0] == "validate":
+        for line in (701, 2501):  # as text, or as JSON
+            assert f"{path}:{line}:" in written or f'"line":{line},' in written
+        assert code == 1
+    else:
+        assert code == 0 and f"{path}:701:" in stderr and len(written.splitlines()) > 10
+    assert "one process" not in stderr
+
+
 class _Exited(Exception):
     def __init__(self, code):
         self.code = code

@@ -13,7 +13,7 @@ from ..ops.count import resolve_counter
 from ..pipeline.job import Job
 from ..pipeline.targets import Stats
 from ..render.report import stats_page
-from .options import AsJson, ReadingOptions, reads
+from .options import AsJson, Jobs, ReadingOptions, reads
 from .runtime import execute, rich_console, run
 from .template import CountThroughTemplate, TemplateName, Variables, templated_counter
 from .trim import TokenCounterOption
@@ -64,6 +64,7 @@ def stats(
             show_default=False,
         ),
     ] = None,
+    jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
         if to not in (None, "html"):
@@ -81,7 +82,7 @@ def stats(
         if to == "html":
             sources = list(reading.files or ["-"])
             figures.after = lambda each, overall: stats_page(each, overall, sources, figures.ids)
-        execute(reading, Job(reading.inputs(), None, figures))
+        execute(reading, Job(reading.inputs(), None, figures), jobs)
         if table and output is None:
             _print_table(rich_console(), figures.each, figures.overall())
 

@@ -15,7 +15,9 @@ from ..errors import UsageError
 from ..io.sink import output_sink
 from ..ops.count import resolve_counter
 from ..ops.validate import RULES
-from ..pipeline.validate import validate_files
+from ..pipeline.executors import parallel_mapper
+from ..pipeline.parts import JOB_BLOCKSIZE
+from ..pipeline.validate import validate_files, validate_in_parts
 from .options import (
     AsJson,
     Branch,
@@ -23,6 +25,7 @@ from .options import (
     FromDialect,
     IncludeHidden,
     InputFiles,
+    Jobs,
     Output,
     Quiet,
     Scheduler,
@@ -73,6 +76,7 @@ def validate(
     engine: Engine = "serial",
     scheduler: Scheduler = None,
     workers: Workers = None,
+    jobs: Jobs = 1,
     verbose: Verbose = 0,
     quiet: Quiet = False,
 ) -> None:
@@ -104,8 +108,14 @@ def validate(
     @contextlib.contextmanager
     def _problems(specs: list[str], checks: dict) -> Iterator[Iterator[Any]]:
         on_dask = dask_engine(engine, scheduler, workers)
+        if on_dask is not None and jobs != 1:
+            raise UsageError("--jobs runs processes here; with --engine dask, use --workers N")
         if on_dask is None:
-            yield validate_files(specs, **checks)
+            mapper = None if jobs == 1 or "-" in specs else parallel_mapper(jobs, warn)
+            if mapper is None:
+                yield validate_files(specs, **checks)
+            else:  # parts of about a megabyte, which the workers take as they get free
+                yield validate_in_parts(specs, mapper, blocksize=JOB_BLOCKSIZE, **checks)
             return
         with on_dask.client(scheduler, workers) as connected:
             yield on_dask.validate_files(specs, connected, **checks)

@@ -1,10 +1,11 @@
 """``--jobs N``: a job on conversation-per-line JSONL run by N worker processes, written in
-input order. The file is cut into line-aligned byte ranges, which the workers take one at
-a time as they get free. A worker puts a range's output lines in a slot of memory it
-shares with the main process, which writes them to the output in input order and hands
-the slot back: the lines are copied once, never through a pipe or a file. Workers are
-forked: no interpreter to start, nothing to import (where the system cannot fork, one
-process does the work)."""
+input order (and ``map_in_processes``: any function of parts, for validate). The file is
+cut into line-aligned byte ranges, which the workers take one at a time as they get free.
+A worker puts a range's output lines in a slot of memory it shares with the main
+process, which writes them to the output in input order and hands the slot back: the
+lines are copied once, never through a pipe or a file. Workers are forked: no
+interpreter to start, nothing to import (where the system cannot fork, one process does
+the work)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,10 @@ import orjson
 
 from ..errors import DataError, Location
 from ..io.sources import Source
+from ..pipeline.parts import JOB_BLOCKSIZE
 
 _RANGES_PER_JOB = 16  # at least this many ranges a worker: they even out the workers' ends
-_RANGE = 1 << 20  # and ranges of at most about this many bytes of input
+_RANGE = JOB_BLOCKSIZE  # and ranges of at most about this many bytes of input
 _SLOT = 1 << 22  # bytes of output a slot holds; a range's output larger than it is piped
 _SLOTS = 4  # slots a worker: it can be this many ranges ahead of the output
 
@@ -65,6 +67,14 @@ def run_in_processes(run: Any, spec: str, dialect: Any, sink: Any, jobs: int) ->
                 sink.borrowed(data[start:])
             lines_before += lines
             conversations_before += conversations
+
+
+def map_in_processes(function: Any, items: list[Any], arguments: tuple, jobs: int) -> Iterator[Any]:
+    """``function(item, *arguments)`` of each item on ``jobs`` forked workers, in item
+    order; its results must be JSON (they come back as JSON, tuples as lists)."""
+    with _Workers(lambda item: (b"", function(item, *arguments)), items, jobs) as results:
+        for _, result in results:
+            yield result
 
 
 def _ranges(spec: str, parts: int) -> list[tuple[int, int]]:

@@ -39,15 +39,22 @@ def processes(job: Job, sink: Any, workers: int) -> Run | str:
     found = [hooks.record_per_line_dialect(spec, run) for spec in job.inputs.files]
     if None in found:
         return "--jobs works on conversation-per-line JSONL files"
+    # a target that puts its lines together at the end (stats) collects them in order
+    collect = getattr(run.target, "collect", None)
+    into = sink if collect is None else collect(run, sink)
     for spec, dialect in zip(job.inputs.files, found, strict=True):
-        hooks.run_in_processes(run, spec, dialect, sink, workers)
+        hooks.run_in_processes(run, spec, dialect, into, workers)
+    if collect is not None:
+        into.close()
     return run
 
 
 def _unsplittable(run: Run) -> str | None:
+    from .parts import part_writer
+
     if not hasattr(os, "fork"):
         return "--jobs needs a system that can fork processes"
-    if run.target.lines is None or run.job.inputs.group_by:
+    if part_writer(run.target) is None or run.job.inputs.group_by:
         return "--jobs works on conversation-per-line JSONL files"
     return None
 
@@ -151,6 +158,25 @@ def work(job: Job, part: Any, staging: str | None, name: str, parquet: bool) -> 
     if staging is None:
         return run_part(job, part)
     return run_part(job, part, lambda data: write_shard(staging, name, data, parquet))
+
+
+def parallel_mapper(jobs: int, note: Note | None = None) -> Callable[..., Iterator[Any]] | None:
+    """A mapper for ``validate_in_parts``: ``jobs`` forked workers (capped at the
+    processors this process may use; ``note`` hears so), or None for one process."""
+    if jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, got {jobs}")
+    usable = min(jobs, _cores())
+    if usable < jobs and note is not None:
+        note(f"--jobs {jobs}: this machine runs {usable} at once; using {usable} workers")
+    if usable < 2 or not hasattr(os, "fork"):
+        return None
+
+    def mapper(function: Any, parts: list[Any], arguments: tuple) -> Iterator[Any]:
+        from ..fast.pool import map_in_processes
+
+        return map_in_processes(function, parts, arguments, usable)
+
+    return mapper
 
 
 def _cores() -> int:

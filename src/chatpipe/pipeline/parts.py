@@ -28,6 +28,7 @@ from ..io.sources import Source, is_url, open_input, storage_options
 
 LINES, ROWS, FILE = "lines", "rows", "file"
 DEFAULT_BLOCKSIZE = 64 << 20  # bytes of input a part (Dask's own default for text)
+JOB_BLOCKSIZE = 1 << 20  # and on --jobs workers, which take small parts as they get free
 
 
 @dataclass(frozen=True)
