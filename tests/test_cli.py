@@ -754,6 +754,48 @@ def test_stats_and_validate_give_one_process_output_with_jobs(tmp_path, command)
     assert "one process" not in stderr
 
 
+QWEN = str(FIXTURES / "chat_templates" / "Qwen-Qwen2.5-7B-Instruct.jinja")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["buffer"],
+        ["buffer", "--format", "xml"],
+        ["buffer", "--separator", "\\n---\\n"],
+        ["buffer", "-0"],
+        ["template", "--chat-template", QWEN],
+    ],
+    ids=" ".join,
+)
+def test_texts_give_one_process_output_with_jobs(tmp_path, command):
+    """buffer and template on parts: the same texts, separators, errors, and the one
+    turn-label warning of the run, found in a later part than the first."""
+    big = FIXTURES / "hf_messages__llamafactory_v1_reason_tool_use_first8.jsonl"
+    rows = cli("convert", "--to", "openai", str(big)).stdout.splitlines() * 400
+    rows.insert(700, '{"messages": [{"role": "user", "content": 1.5e999999}]}')
+    for at in range(3000, 1000, -250):  # in every part after the first: each worker finds one
+        turn = {"messages": [{"role": "user", "content": f"hi\nHuman: turn {at}"}]}
+        rows.insert(at, json.dumps(turn))
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join(rows) + "\n")
+    assert path.stat().st_size > 3 << 20
+    one = cli(*command, "--on-error", "skip", str(path))
+    many = cli(*command, "--on-error", "skip", "--jobs", "2", str(path))
+    assert (many.exit_code, many.stdout, many.stderr) == (one.exit_code, one.stdout, one.stderr)
+    assert one.exit_code == 0 and len(one.stdout) > 1 << 20
+    assert f"{path}:701:" in one.stderr and "one process" not in many.stderr
+    if command == ["buffer"]:
+        assert one.stderr.count("reads as a new turn") == 1
+        assert "message 1 has a line starting 'Human: '" in one.stderr
+
+
+def test_jobs_on_a_file_of_one_conversation_writes_its_text_raw(tmp_path):
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "a\nb"}]}) + "\n")
+    assert cli("buffer", "--jobs", "2", str(path)).stdout == "Human: a\nb\n"
+
+
 class _Exited(Exception):
     def __init__(self, code):
         self.code = code

@@ -11,7 +11,7 @@ from ..pipeline.buffer import AmbiguityCheck, buffer_pieces
 from ..pipeline.job import Job
 from ..pipeline.targets import Texts
 from ..render.buffer import FORMATS, TOOL_CALL_FORMATS, BufferRenderer
-from .options import Null, ReadingOptions, Separator, reads, unescape
+from .options import Jobs, Null, ReadingOptions, Separator, reads, unescape
 from .runtime import execute, run, warn
 
 HELP = """Render a chat log as one prompt string, exactly as langchain's get_buffer_string.
@@ -64,6 +64,7 @@ def buffer(
     ] = "repr",
     separator: Separator = None,
     null: Null = False,
+    jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
         if format not in FORMATS:
@@ -82,8 +83,10 @@ def buffer(
         joiner = unescape(message_separator)
         check = AmbiguityCheck(renderer, warn) if format == "prefix" else None
         between = unescape(separator) if separator is not None else None
-        target = Texts(lambda c: buffer_pieces(renderer, c, joiner, check), between, null)
-        execute(reading, Job(reading.inputs(), None, target))
+        target = Texts(
+            lambda c: buffer_pieces(renderer, c, joiner, check), between, null, notice=check
+        )
+        execute(reading, Job(reading.inputs(), None, target), jobs)
 
     run(body, reading.quiet)
 

@@ -41,12 +41,20 @@ WRITABLE = (
     "html",
 )
 
+_FILES_HELP = (
+    "Chat logs to read (JSONL, JSON, YAML, SSE, Parquet), any number of them; none, or -, "
+    "reads stdin."
+)
 InputFiles = Annotated[
     Optional[list[str]],  # noqa: UP045 - typer reads the annotation at run time
+    typer.Argument(metavar="[FILE]...", help=_FILES_HELP, show_default=False),
+]
+# of the commands that take --engine
+EngineInputFiles = Annotated[
+    Optional[list[str]],  # noqa: UP045
     typer.Argument(
         metavar="[FILE]...",
-        help="Chat logs to read (JSONL, JSON, YAML, SSE, Parquet), any number of them; none, "
-        "or -, reads stdin. With --engine dask, also globs and fsspec URLs (s3://...).",
+        help=_FILES_HELP + " With --engine dask, also globs and fsspec URLs (s3://...).",
         show_default=False,
     ),
 ]
@@ -288,7 +296,6 @@ def _parameter(name: str, annotation: Any, default: Any) -> inspect.Parameter:
     )
 
 
-_READING_FIRST = [_parameter("files", InputFiles, None)]
 _READING_LAST = [
     _parameter("from_", FromDialect, "auto"),
     _parameter("on_error", OnError, "fail"),
@@ -329,7 +336,8 @@ def reads(
             last[3:3] = _RECORDS
         if engine:
             last[-2:-2] = _ENGINE
-        taken = [*_READING_FIRST, *last]
+        first = [_parameter("files", EngineInputFiles if engine else InputFiles, None)]
+        taken = [*first, *last]
         names = {p.name for p in taken}
 
         @functools.wraps(command)
@@ -338,7 +346,7 @@ def reads(
             command(reading, **values)
 
         parameters = [
-            *_READING_FIRST,
+            *first,
             *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own),
             *last,
         ]

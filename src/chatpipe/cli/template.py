@@ -11,7 +11,7 @@ from ..errors import UsageError
 from ..pipeline import hooks
 from ..pipeline.job import Job
 from ..pipeline.targets import Texts
-from .options import Null, ReadingOptions, Separator, reads, unescape
+from .options import Jobs, Null, ReadingOptions, Separator, reads, unescape
 from .runtime import execute, run
 
 HELP = """Render each conversation through a model's chat template: the prompt it really sees.
@@ -184,6 +184,7 @@ def template(
     documents: DocumentsFile = None,
     separator: Separator = None,
     null: Null = False,
+    jobs: Jobs = 1,
 ) -> None:
     def body() -> None:
         prompt = chat_template_from_options(
@@ -201,7 +202,7 @@ def template(
             return (prompt.render(conversation.messages, conversation.meta, conversation.location),)
 
         target = Texts(text, between, null, row_reader=hooks.template_rows())
-        execute(reading, Job(reading.inputs(), None, target))
+        execute(reading, Job(reading.inputs(), None, target), jobs)
 
     run(body, reading.quiet)
 

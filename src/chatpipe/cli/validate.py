@@ -22,9 +22,9 @@ from .options import (
     AsJson,
     Branch,
     Engine,
+    EngineInputFiles,
     FromDialect,
     IncludeHidden,
-    InputFiles,
     Jobs,
     Output,
     Quiet,
@@ -53,7 +53,7 @@ Examples:
 
 
 def validate(
-    files: InputFiles = None,
+    files: EngineInputFiles = None,
     rules: Annotated[
         str,
         typer.Option("--rules", metavar="all|openai-finetune|structure", help="Which checks."),

@@ -51,22 +51,36 @@ def run_in_processes(run: Any, spec: str, dialect: Any, sink: Any, jobs: int) ->
     ranges = _ranges(spec, min(parts, 1 << 14))
     with _Workers(_Range(run, spec, dialect), ranges, jobs) as results:
         lines_before = conversations_before = 0
-        for data, (lines, conversations, losses, errors) in results:
+        for data, (lines, conversations, losses, errors, notes) in results:
             if run.losses is not None:
                 for kind, conversation, index in losses:
                     case = (conversations_before + conversation, index)
                     run.losses.cases.setdefault(kind, []).append(case)
             start = 0
-            for message, hint, line, col, index, offset in errors:
+            notes.reverse()  # taken from the end, in order
+            for number, (message, hint, line, col, index, offset) in enumerate(errors):
+                while notes and notes[-1][1] <= number:
+                    start = _note(run, sink, data, start, *notes.pop())
                 if offset > start:
                     sink.borrowed(data[start:offset])
                     start = offset
                 place = Location(spec, lines_before + line, col, index)
                 run.errors.handle(DataError(message, place, hint))
+            while notes:
+                start = _note(run, sink, data, start, *notes.pop())
             if start < len(data):
                 sink.borrowed(data[start:])
             lines_before += lines
             conversations_before += conversations
+
+
+def _note(run: Any, sink: Any, data: Any, start: int, text: str, _: int, offset: int) -> int:
+    """A part's warning said after the output written before it; the new start."""
+    if offset > start:
+        sink.borrowed(data[start:offset])
+        start = offset
+    run.target.note(text)
+    return start
 
 
 def map_in_processes(function: Any, items: list[Any], arguments: tuple, jobs: int) -> Iterator[Any]:
@@ -262,8 +276,8 @@ class _Range:
         self.run = Run(run.job, ErrorLog("fail"))  # every error raised, kept by __call__
         self.run.reading.found.append((Source(spec), dialect, CONVERSATIONS))
 
-    def __call__(self, span: tuple[int, int]) -> tuple[bytes, tuple[int, int, list, list]]:
-        """(output lines, (lines read, conversations written, losses, errors)): the
+    def __call__(self, span: tuple[int, int]) -> tuple[bytes, tuple[int, int, list, list, list]]:
+        """(output lines, (lines read, conversations written, losses, errors, notes)): the
         part's work as every engine does it (pipeline/parts.py), places counted from the
         range's start."""
         from ..pipeline.parts import line_records, run_records
@@ -273,4 +287,5 @@ class _Range:
             data = stream.read(span[1] - span[0])
         records = line_records(Source(self.spec), data)
         done = run_records(self.run, self.dialect, self.spec, records)
-        return done.data or b"", (done.lines, done.conversations, done.losses, done.errors)
+        result = (done.lines, done.conversations, done.losses, done.errors, done.notes)
+        return done.data or b"", result

@@ -76,6 +76,7 @@ class Run:
         self.errors = errors or ErrorLog(job.inputs.on_error)
         self.reading = Reading(getattr(self.target, "row_reader", None))
         self.losses = self.target.loss_report()
+        self.part_notes: list[str] = []  # warnings made while a part is written (parts.py)
 
     def conversations(self) -> Iterator[Conversation]:
         """The conversations read, as they come from the inputs (before the operation)."""

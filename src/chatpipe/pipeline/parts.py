@@ -49,7 +49,7 @@ class Done:
     how many lines or rows it read and conversations it wrote, and the losses
     ``(kind, conversation, message index)`` and errors ``(message, hint, line, column,
     message index, output bytes before it)`` with places counted from the part's start
-    (a whole file's are the file's own)."""
+    (a whole file's are the file's own), and the warnings it made (``notes``)."""
 
     data: bytes | None
     lines: int = 0
@@ -58,6 +58,9 @@ class Done:
     errors: list[tuple[str, str | None, int | None, int | None, int | None, int]] = field(
         default_factory=list
     )
+    # warnings the target made (``Target.note``): (text, errors before it, output bytes
+    # before it), said in their place among the errors
+    notes: list[tuple[str, int, int]] = field(default_factory=list)
 
 
 def expand(specs: tuple[str, ...] | list[str]) -> list[str]:
@@ -247,6 +250,7 @@ def run_records(run: Any, dialect: Any, spec: str, records: Any) -> Done:
             error = record.error
             done.errors.append((error.message, error.hint, number, error.location.col, None, size))
             continue
+        errors_before, size_before = len(done.errors), size
         try:
             for conversation in conversations_of(dialect, record, options):
                 for piece in write(run, run.operated([conversation], written)):
@@ -260,6 +264,9 @@ def run_records(run: Any, dialect: Any, spec: str, records: Any) -> Done:
             line = number if place.line is None else place.line
             where = (line, place.col, place.message_index, size)
             done.errors.append((str(exc.message), exc.hint, *where))
+        if run.part_notes:  # made while the record was written: before its error, if any
+            done.notes.extend((note, errors_before, size_before) for note in run.part_notes)
+            run.part_notes.clear()
     out.append(b"")  # the last line's end
     done.data = b"\n".join(out) if len(out) > 1 else b""
     found = {} if run.losses is None else run.losses.cases

@@ -5,6 +5,7 @@ dialect or its document (``ToDialect``), a line each (``Lines``), a framed text 
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -163,6 +164,7 @@ class Texts:
         between: str | None = None,
         null: bool = False,
         row_reader: Callable[[Any, Any, Any], Conversation | None] | None = None,
+        notice: Any = None,
     ) -> None:
         from ..errors import UsageError
 
@@ -170,9 +172,32 @@ class Texts:
             raise UsageError("-0 and --separator both say how to separate conversations; pick one")
         self.text, self.between, self.null = text, between, null
         self.row_reader = row_reader  # how ``text`` would rather have rows read
+        # what warns, once a run, while texts are made (buffer's turn-label check): its
+        # ``warn`` (a function of the text) and ``warned``
+        self.notice = notice
 
     def loss_report(self) -> None:
         return None
+
+    def part_lines(self, run: Run, conversations: Iterable[Conversation]) -> Iterator[bytes]:
+        """Each conversation's text as a JSON string line, made where a part of the inputs
+        is read (``--jobs`` workers, pipeline/parts.py); ``collect`` writes them as ``emit``
+        would. The notice warns into ``run.part_notes``, which go back with the part."""
+        if self.notice is not None:
+            self.notice.warn = run.part_notes.append
+        for conversation in conversations:
+            yield _text_json("".join(map(_as_text, self.text(conversation))))
+
+    def collect(self, run: Run, sink: Any) -> _CollectedTexts:
+        """A sink for ``part_lines``, in input order."""
+        return _CollectedTexts(self, sink)
+
+    def note(self, text: str) -> None:
+        """A warning a part's notice made, heard in input order: the run's first is said."""
+        notice = self.notice
+        if notice is not None and not notice.warned:
+            notice.warned = True
+            notice.warn(text)
 
     def emit(self, run: Run, conversations: Iterator[Conversation], sink: Any) -> None:
         raw = self.null or self.between is not None or None  # None: known at the second
@@ -212,6 +237,72 @@ class Texts:
             raw = True
         if raw and not self.null:
             sink.raw(b"\n")
+
+
+class _CollectedTexts:
+    """Texts (JSON string lines, from ``Texts.part_lines``) written as ``Texts.emit``
+    writes them: raw with a separator or NULs, or one JSON string a line, or, for a
+    single conversation, its text and a newline."""
+
+    def __init__(self, texts: Texts, sink: Any) -> None:
+        self.texts, self.sink = texts, sink
+        self.pending = b""  # the part of a line not yet handed over
+        self.first: str | None = None  # the first text, while it may be the only one
+        self.written = 0
+        self.raw = texts.null or texts.between is not None
+
+    def line(self, data: bytes) -> None:
+        self.borrowed(data + b"\n")
+
+    def borrowed(self, data: Any) -> None:
+        lines = (self.pending + bytes(data)).split(b"\n")
+        self.pending = lines.pop()
+        for line in lines:
+            if line:
+                self.add(_text_of_json(line))
+
+    raw = borrowed
+
+    def add(self, text: str) -> None:
+        texts, sink = self.texts, self.sink
+        if self.raw:
+            if texts.between is not None and self.written:
+                sink.raw(texts.between.encode("utf-8", "surrogateescape"))
+            sink.raw(text.encode("utf-8", "surrogateescape"))
+            if texts.null:
+                sink.raw(b"\0")
+        elif self.first is None and not self.written:
+            self.first = text
+            return
+        else:
+            if self.first is not None:
+                sink.line(dumps_text(self.first))
+                self.first = None
+            sink.line(dumps_text(text))
+        self.written += 1
+
+    def close(self) -> None:
+        if self.first is not None:  # one conversation: its text as it is
+            self.sink.raw(self.first.encode("utf-8", "surrogateescape"))
+            self.raw = True
+        if self.raw and not self.texts.null:
+            self.sink.raw(b"\n")
+
+
+def _text_json(text: str) -> bytes:
+    """A text as a JSON string that ``_text_of_json`` reads back exactly (a byte a
+    command line gave that is not UTF-8, ``\\udcff``, as an escape)."""
+    try:
+        return orjson.dumps(text)
+    except TypeError:
+        return json.dumps(text).encode()
+
+
+def _text_of_json(line: bytes) -> str:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return json.loads(line)
 
 
 def _as_text(piece: str | bytes) -> str:
