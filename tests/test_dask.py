@@ -16,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 
+import dask
 import distributed
 import pytest
 from typer.testing import CliRunner
@@ -216,6 +217,26 @@ def test_workers_n_starts_and_stops_its_own_cluster(shards):
     code, out, err = cli("count", "--engine", "dask", "--workers", "2", *shards[:2])
     assert code == 0, err
     assert out == cli("count", *shards[:2])[1]
+
+
+def _profiling(connected) -> set:
+    return set(
+        connected.run(lambda: dask.config.get("distributed.worker.profile.enabled")).values()
+    )
+
+
+def test_the_cluster_chatpipe_starts_does_not_profile_unless_asked(monkeypatch):
+    # the profiler samples every part every 10 ms for a dashboard this cluster has not
+    with cd.client(workers=1) as connected:
+        assert _profiling(connected) == {False}
+    monkeypatch.setenv("DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED", "True")
+    dask.config.refresh()
+    try:
+        with cd.client(workers=1) as connected:
+            assert _profiling(connected) == {True}
+    finally:
+        monkeypatch.delenv("DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED")
+        dask.config.refresh()
 
 
 def test_a_worker_killed_mid_run_changes_nothing(cluster, tmp_path):
