@@ -790,6 +790,50 @@ def test_texts_give_one_process_output_with_jobs(tmp_path, command):
         assert "message 1 has a line starting 'Human: '" in one.stderr
 
 
+def test_jobs_with_output_dir_works_a_file_a_worker(tmp_path, monkeypatch):
+    """--output-dir with --jobs 2: every file's shard, the errors and their places as one
+    process writes them, the files worked on by two forked workers (not this process)."""
+    from chatpipe.pipeline import executors
+
+    rows = cli("convert", "--to", "openai", str(FIXTURES / "agent_session.jsonl")).stdout
+    inputs = []
+    for k in range(5):
+        path = tmp_path / f"in-{k}.jsonl"
+        lines = (rows * (k + 1)).splitlines()
+        if k == 3:
+            lines.insert(1, '{"messages": [{"role": "user", "content": 1.5e999999}]}')
+        path.write_text("\n".join(lines) + "\n")
+        inputs.append(str(path))
+    inputs.append(TOOL_LOG)  # a message-per-line log: one conversation, a file
+    pids = tmp_path / "pids"
+    work = executors.work
+
+    def noted(*args):
+        with open(pids, "a") as out:
+            out.write(f"{os.getpid()}\n")
+        return work(*args)
+
+    monkeypatch.setattr(executors, "work", noted)
+    command = ["trim", "--max-tokens", "300", "--on-error", "skip"]
+    one = cli(*command, "--output-dir", str(tmp_path / "one"), *inputs)
+    assert set(pids.read_text().split()) == {str(os.getpid())}
+    pids.unlink()
+    many = cli(*command, "--jobs", "2", "--output-dir", str(tmp_path / "many"), *inputs)
+    assert (many.exit_code, many.stdout, many.stderr) == (one.exit_code, one.stdout, one.stderr)
+    workers = set(pids.read_text().split())
+    assert len(workers) == 2 and str(os.getpid()) not in workers
+    assert f"{inputs[3]}:2:" in one.stderr
+    written = sorted(p.name for p in (tmp_path / "one").iterdir())
+    assert written == sorted(p.name for p in (tmp_path / "many").iterdir())
+    assert len(written) == 6
+    for name in written:
+        assert (tmp_path / "many" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
+        assert (tmp_path / "one" / name).stat().st_size > 0
+    alone = cli("convert", "--jobs", "2", "--output-dir", str(tmp_path / "alone"), inputs[0])
+    assert alone.exit_code == 0
+    assert "--jobs 2 with --output-dir works a file a worker: 1 input file" in alone.stderr
+
+
 def test_jobs_on_a_file_of_one_conversation_writes_its_text_raw(tmp_path):
     path = tmp_path / "one.jsonl"
     path.write_text(json.dumps({"messages": [{"role": "user", "content": "a\nb"}]}) + "\n")

@@ -191,7 +191,8 @@ Jobs = Annotated[
         "--jobs",
         "-j",
         metavar="N",
-        help="Worker processes for conversation-per-line JSONL files (the output is the same).",
+        help="Worker processes for conversation-per-line JSONL files, or with --output-dir a "
+        "file a worker (the output is the same).",
     ),
 ]
 Quiet = Annotated[

@@ -210,8 +210,8 @@ def run(body: Callable[[], Any], quiet: bool = False) -> None:
 
 def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
     """Run a job to stdout or ``-o`` (on ``jobs`` worker processes where it can be
-    split; on Dask with ``--engine dask``), or into ``--output-dir`` shards, then report
-    on stderr."""
+    split; on Dask with ``--engine dask``), or into ``--output-dir`` shards (a file a
+    worker at once, with ``jobs``), then report on stderr."""
     import gc
 
     from ..io.sink import parquet_wanted
@@ -254,6 +254,7 @@ def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
             done = executors.partitioned(
                 job,
                 sink,
+                None if jobs == 1 else executors.shard_mapper(jobs, warn),
                 output_dir=reading.output_dir,
                 parquet=parquet,
                 progress=progress,

@@ -12,10 +12,10 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+import pickle
+import struct
 from collections.abc import Iterator
 from typing import Any
-
-import orjson
 
 from ..errors import DataError, Location
 from ..io.sources import Source
@@ -25,6 +25,7 @@ _RANGES_PER_JOB = 16  # at least this many ranges a worker: they even out the wo
 _RANGE = JOB_BLOCKSIZE  # and ranges of at most about this many bytes of input
 _SLOT = 1 << 22  # bytes of output a slot holds; a range's output larger than it is piped
 _SLOTS = 4  # slots a worker: it can be this many ranges ahead of the output
+_HEAD = struct.Struct("<iiq")  # a result's range number (-1: what the worker raised), slot, size
 
 
 def record_per_line_dialect(spec: str, run: Any) -> Any:
@@ -85,7 +86,7 @@ def _note(run: Any, sink: Any, data: Any, start: int, text: str, _: int, offset:
 
 def map_in_processes(function: Any, items: list[Any], arguments: tuple, jobs: int) -> Iterator[Any]:
     """``function(item, *arguments)`` of each item on ``jobs`` forked workers, in item
-    order; its results must be JSON (they come back as JSON, tuples as lists)."""
+    order; its results come back pickled."""
     with _Workers(lambda item: (b"", function(item, *arguments)), items, jobs) as results:
         for _, result in results:
             yield result
@@ -113,7 +114,7 @@ class _Workers:
     (output bytes, rest of the result) for each range in range order, the bytes valid
     until the next step. Leaving the block stops the workers.
 
-    ``work(range)`` gives (output bytes, result): the result goes back as JSON, the bytes
+    ``work(range)`` gives (output bytes, result): the result goes back pickled, the bytes
     in one of the worker's slots of shared memory, which the main process hands back when
     the caller has taken them (piped after the result when they do not fit a slot).
     """
@@ -189,19 +190,17 @@ class _Workers:
                 data, result = self.work(self.ranges[index])
                 size = len(data)
                 if size > _SLOT:
-                    _send(out, orjson.dumps([index, -1, size, result]), data)
+                    _send(out, _HEAD.pack(index, -1, size) + pickle.dumps(result), data)
                     continue
                 if not free:  # wait for the main process to hand a slot back
                     free.append(os.read(acks, 1)[0])
                 slot = free.pop()
                 memory[slot * _SLOT : slot * _SLOT + size] = data
-                _send(out, orjson.dumps([index, slot, size, result]))
+                _send(out, _HEAD.pack(index, slot, size) + pickle.dumps(result))
         except BaseException as exc:  # handed to the main process, whatever it is
             status = 1
             with contextlib.suppress(BaseException):
-                import pickle
-
-                _send(out, b"!" + pickle.dumps(exc))
+                _send(out, _HEAD.pack(-1, 0, 0) + pickle.dumps(exc))
         finally:
             os._exit(status)
 
@@ -220,11 +219,10 @@ class _Workers:
                     if head is None:
                         open_ends.remove(end)
                         continue
-                    if head[:1] == b"!":
-                        import pickle
-
-                        raise pickle.loads(head[1:])
-                    index, slot, size, result = orjson.loads(head)
+                    index, slot, size = _HEAD.unpack_from(head)
+                    result = pickle.loads(memoryview(head)[_HEAD.size :])
+                    if index < 0:
+                        raise result
                     data = _read_exactly(end, size) if slot < 0 else None
                     done[index] = (owner[end], slot, size, data, result)
             worker, slot, size, data, result = done.pop(wanted)

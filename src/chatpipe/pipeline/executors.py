@@ -179,6 +179,33 @@ def parallel_mapper(jobs: int, note: Note | None = None) -> Callable[..., Iterat
     return mapper
 
 
+def shard_mapper(jobs: int, note: Note | None = None) -> Callable[..., Iterator[Any]]:
+    """A mapper for ``partitioned`` writing ``--output-dir`` shards: the parts (the input
+    files) on ``jobs`` forked workers, no more than the processors this process may use
+    nor than the parts (``note`` hears so)."""
+    if jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, got {jobs}")
+
+    def mapper(job: Job, parts: list[Any], staging: str | None, names: list[str], parquet: bool):
+        usable = min(jobs, _cores())
+        if len(parts) < usable and note is not None:
+            n = len(parts)
+            note(
+                f"--jobs {jobs} with --output-dir works a file a worker: "
+                f"{n} input file{'s' * (n != 1)}, {n or 1} process{'es' * (n > 1)}"
+            )
+        forked = parallel_mapper(min(jobs, max(len(parts), 1)), note)
+        if forked is None:
+            return run_parts(job, parts, staging, names, parquet)
+        return forked(_work_on, list(zip(parts, names, strict=True)), (job, staging, parquet))
+
+    return mapper
+
+
+def _work_on(item: tuple[Any, str], job: Job, staging: str | None, parquet: bool) -> Any:
+    return work(job, item[0], staging, item[1], parquet)
+
+
 def _cores() -> int:
     """The processors this process may run on (its affinity, where the system says)."""
     try:
