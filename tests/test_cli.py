@@ -821,7 +821,7 @@ def test_jobs_with_output_dir_works_a_file_a_worker(tmp_path, monkeypatch):
     many = cli(*command, "--jobs", "2", "--output-dir", str(tmp_path / "many"), *inputs)
     assert (many.exit_code, many.stdout, many.stderr) == (one.exit_code, one.stdout, one.stderr)
     workers = set(pids.read_text().split())
-    assert len(workers) == 2 and str(os.getpid()) not in workers
+    assert workers and len(workers) <= 2 and str(os.getpid()) not in workers  # forked ones
     assert f"{inputs[3]}:2:" in one.stderr
     written = sorted(p.name for p in (tmp_path / "one").iterdir())
     assert written == sorted(p.name for p in (tmp_path / "many").iterdir())
@@ -832,6 +832,96 @@ def test_jobs_with_output_dir_works_a_file_a_worker(tmp_path, monkeypatch):
     alone = cli("convert", "--jobs", "2", "--output-dir", str(tmp_path / "alone"), inputs[0])
     assert alone.exit_code == 0
     assert "--jobs 2 with --output-dir works a file a worker: 1 input file" in alone.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["buffer"],
+        ["buffer", "--format", "xml"],
+        ["buffer", "--separator", "\\n---\\n"],
+        ["buffer", "-0"],
+        ["template", "--chat-template", QWEN],
+        ["openai"],
+        ["convert"],
+        ["convert", "--to", "sharegpt"],
+        ["filter", "--exclude-types", "system"],
+        ["trim", "--max-tokens", "300"],
+        ["count", "--json"],
+        ["stats", "--json"],
+    ],
+    ids=" ".join,
+)
+def test_jobs_on_several_message_logs_works_a_file_a_worker(tmp_path, monkeypatch, command):
+    """Message-per-line logs, a conversation each: the files on forked workers, the
+    output, errors and the turn-label warning (said once, for the first file that has
+    it) those of one process."""
+    from chatpipe.pipeline import executors
+
+    logs = []
+    lines = (FIXTURES / "agent_session.jsonl").read_text().splitlines()
+    for k in range(6):
+        body = list(lines)
+        if k == 2:
+            body.insert(3, '{"role": "user", "content": "cut')  # a bad line: skipped
+        if k in (3, 5):
+            body.insert(1, json.dumps({"role": "user", "content": f"a\nHuman: {k}"}))
+        path = tmp_path / f"session-{k}.jsonl"
+        path.write_text("\n".join(body * (k + 1)) + "\n")
+        logs.append(str(path))
+    pids = tmp_path / "pids"
+    work = executors.work
+
+    def noted(*args):
+        with open(pids, "a") as out:
+            out.write(f"{os.getpid()}\n")
+        return work(*args)
+
+    monkeypatch.setattr(executors, "work", noted)
+    one = cli(*command, "--on-error", "skip", *logs)
+    assert not pids.exists()  # one process reads the files in turn
+    many = cli(*command, "--on-error", "skip", "--jobs", "2", *logs)
+    assert (many.exit_code, many.stdout, many.stderr) == (one.exit_code, one.stdout, one.stderr)
+    workers = set(pids.read_text().split())
+    assert workers and len(workers) <= 2 and str(os.getpid()) not in workers  # forked ones
+    assert one.exit_code == 0 and f"{logs[2]}:4:" in one.stderr
+    assert "one process" not in many.stderr
+    if command == ["buffer"]:
+        assert one.stderr.count("reads as a new turn") == 1 and f"{logs[3]}:" in one.stderr
+    stopped, failed = cli(*command, *logs), cli(*command, "--jobs", "2", *logs)
+    assert (failed.exit_code, failed.stdout, failed.stderr) == (
+        stopped.exit_code,
+        stopped.stdout,
+        stopped.stderr,
+    )
+    assert stopped.exit_code != 0 and f"{logs[2]}:4:" in stopped.stderr
+
+
+def test_jobs_says_the_newest_branches_written_as_one_process_does(tmp_path):
+    """Exports whose trees name no current leaf, as conversation-per-line JSONL: the
+    workers count the newest branches they write, and the run says the total once."""
+    export = FIXTURES / "claude_export__documented_retried_answer_no_current_leaf.json"
+    items = json.loads(export.read_text())
+    items = items if isinstance(items, list) else [items]
+    path = tmp_path / "export.jsonl"
+    path.write_text("".join(json.dumps(item) + "\n" for item in items * 3000))
+    one, many = cli("convert", str(path)), cli("convert", "--jobs", "2", str(path))
+    assert (many.exit_code, many.stdout, many.stderr) == (one.exit_code, one.stdout, one.stderr)
+    taken = 3000 * len(items)
+    assert one.stderr.startswith(f"chatpipe: {taken} conversations branch and name no current")
+    assert "one process" not in many.stderr
+
+
+def test_jobs_with_verbose_runs_one_process_and_says_so(tmp_path):
+    rows = [json.dumps({"messages": [{"role": "user", "content": f"hi {i}"}]}) for i in range(9)]
+    rows.insert(5, json.dumps({"messages": [], "title": "empty one"}))
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join(rows) + "\n")
+    one, many = cli("convert", "-v", str(path)), cli("convert", "-v", "--jobs", "2", str(path))
+    assert many.stdout == one.stdout
+    said = "chatpipe: --jobs 2 with -v: -v notes each conversation as one process reads it"
+    assert many.stderr.startswith(said) and many.stderr.endswith(one.stderr)
+    assert f"{path}:6:1: conversation 'empty one' has no messages" in one.stderr
 
 
 def test_jobs_on_a_file_of_one_conversation_writes_its_text_raw(tmp_path):

@@ -191,8 +191,8 @@ Jobs = Annotated[
         "--jobs",
         "-j",
         metavar="N",
-        help="Worker processes for conversation-per-line JSONL files, or with --output-dir a "
-        "file a worker (the output is the same).",
+        help="Worker processes: on parts of conversation-per-line JSONL files, or a file a "
+        "worker for several message logs and with --output-dir (the output is the same).",
     ),
 ]
 Quiet = Annotated[

@@ -66,47 +66,42 @@ class Report:
 
     def __init__(self, verbose: int = 0) -> None:
         self.verbose = verbose
-        # trees that named no active leaf, read by their newest one: (conversations, others)
-        self.newest_taken = [0, 0]
 
     def watch(self, conversations: Iterator[Conversation], run: Run) -> Iterator[Conversation]:
         files = run.job.inputs.files
         sizes = {f: os.path.getsize(f) for f in files if f != "-" and os.path.isfile(f)}
         total = sum(sizes.values())
-        noted = self._noted(conversations, run)
+        noted = self._noted(conversations, run) if self.verbose else conversations
         if _quiet or not sys.stderr.isatty() or total < _PROGRESS_FROM:
             return noted
         return _with_progress(noted, run.reading, sizes, total)
 
     def _noted(self, conversations: Iterator[Conversation], run: Run) -> Iterator[Conversation]:
+        """``-v``: what each source was read as, and each conversation's notes."""
         reported = 0
         for conversation in conversations:
             branch = conversation.meta.get("branch")
-            if isinstance(branch, dict) and branch.get("chosen") == "newest":
-                self.newest_taken[0] += 1
-                self.newest_taken[1] += branch.get("left_out") or 0
-            if self.verbose:
-                for source, dialect, shape in run.reading.found[reported:]:
-                    per = {MESSAGES: "message per record", STREAM: "a stream of events"}.get(
-                        shape, "conversation per record"
-                    )
-                    warn(f"read {source.name}: {dialect.name} ({source.container}, {per})")
-                reported = len(run.reading.found)
-                where = conversation.location or ""
-                if isinstance(branch, dict) and branch.get("left_out"):
-                    which = "newest" if branch.get("chosen") == "newest" else "active"
-                    warn(
-                        f"{where}: wrote the {which} branch; {branch['left_out']} other branch"
-                        f"{'es' * (branch['left_out'] != 1)} left out (--branch all writes them)"
-                    )
-                if not conversation.messages and conversation.meta:
-                    title = conversation.meta.get("title") or conversation.meta.get("name")
-                    named = f" {title!r}" if isinstance(title, str) and title else ""
-                    warn(f"{where}: conversation{named} has no messages (its record holds none)")
+            for source, dialect, shape in run.reading.found[reported:]:
+                per = {MESSAGES: "message per record", STREAM: "a stream of events"}.get(
+                    shape, "conversation per record"
+                )
+                warn(f"read {source.name}: {dialect.name} ({source.container}, {per})")
+            reported = len(run.reading.found)
+            where = conversation.location or ""
+            if isinstance(branch, dict) and branch.get("left_out"):
+                which = "newest" if branch.get("chosen") == "newest" else "active"
+                warn(
+                    f"{where}: wrote the {which} branch; {branch['left_out']} other branch"
+                    f"{'es' * (branch['left_out'] != 1)} left out (--branch all writes them)"
+                )
+            if not conversation.messages and conversation.meta:
+                title = conversation.meta.get("title") or conversation.meta.get("name")
+                named = f" {title!r}" if isinstance(title, str) and title else ""
+                warn(f"{where}: conversation{named} has no messages (its record holds none)")
             yield conversation
 
     def close(self, run: Run) -> None:
-        taken, others = self.newest_taken
+        taken, others = run.newest
         if taken:
             subject, chosen = (
                 ("s branch and name", "the newest branch of each")
@@ -229,6 +224,12 @@ def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
         raise UsageError("--jobs runs processes here; with --engine dask, use --workers N")
     if reading.output_dir is not None and reading.output is not None:
         raise UsageError("-o writes one file and --output-dir a folder; pick one")
+    if jobs != 1 and reading.verbose:
+        warn(
+            f"--jobs {jobs} with -v: -v notes each conversation as one process reads "
+            "it; running in one process"
+        )
+        jobs = 1
     if not shards and on_dask is None:
         with output_sink(reading.output, list(job.inputs.files), reading.to_format) as sink:
             done = executors.execute(job, sink, jobs, report.watch, note=warn)
@@ -254,7 +255,7 @@ def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
             done = executors.partitioned(
                 job,
                 sink,
-                None if jobs == 1 else executors.shard_mapper(jobs, warn),
+                None if jobs == 1 else executors.file_mapper(jobs, warn, " with --output-dir"),
                 output_dir=reading.output_dir,
                 parquet=parquet,
                 progress=progress,
@@ -307,7 +308,7 @@ class Conversations:
         self.report = Report(reading.verbose)
 
     def __iter__(self) -> Iterator[Conversation]:
-        return self.report.watch(self.run.conversations(), self.run)
+        return self.report.watch(self.run.tallied(self.run.conversations()), self.run)
 
     def close(self) -> None:
         self.report.close(self.run)

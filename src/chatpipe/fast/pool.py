@@ -17,9 +17,8 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import DataError, Location
 from ..io.sources import Source
-from ..pipeline.parts import JOB_BLOCKSIZE
+from ..pipeline.parts import JOB_BLOCKSIZE, LINES, Done, Part
 
 _RANGES_PER_JOB = 16  # at least this many ranges a worker: they even out the workers' ends
 _RANGE = JOB_BLOCKSIZE  # and ranges of at most about this many bytes of input
@@ -44,44 +43,19 @@ def record_per_line_dialect(spec: str, run: Any) -> Any:
     return opened[0]
 
 
-def run_in_processes(run: Any, spec: str, dialect: Any, sink: Any, jobs: int) -> None:
+def run_in_processes(
+    run: Any, spec: str, dialect: Any, sink: Any, jobs: int, assembly: Any
+) -> None:
     """One file of ``run``'s job by ``jobs`` workers: its output to ``sink`` in input
-    order, its errors to ``run.errors`` after the lines read before them, what the target
-    could not hold to ``run.losses``."""
+    order, put back by ``assembly`` (the run's, across its files) with its errors,
+    warnings and losses in their places."""
     parts = max(jobs * _RANGES_PER_JOB, os.path.getsize(spec) // _RANGE)
     ranges = _ranges(spec, min(parts, 1 << 14))
+    part = Part(spec, LINES)
     with _Workers(_Range(run, spec, dialect), ranges, jobs) as results:
-        lines_before = conversations_before = 0
-        for data, (lines, conversations, losses, errors, notes) in results:
-            if run.losses is not None:
-                for kind, conversation, index in losses:
-                    case = (conversations_before + conversation, index)
-                    run.losses.cases.setdefault(kind, []).append(case)
-            start = 0
-            notes.reverse()  # taken from the end, in order
-            for number, (message, hint, line, col, index, offset) in enumerate(errors):
-                while notes and notes[-1][1] <= number:
-                    start = _note(run, sink, data, start, *notes.pop())
-                if offset > start:
-                    sink.borrowed(data[start:offset])
-                    start = offset
-                place = Location(spec, lines_before + line, col, index)
-                run.errors.handle(DataError(message, place, hint))
-            while notes:
-                start = _note(run, sink, data, start, *notes.pop())
-            if start < len(data):
-                sink.borrowed(data[start:])
-            lines_before += lines
-            conversations_before += conversations
-
-
-def _note(run: Any, sink: Any, data: Any, start: int, text: str, _: int, offset: int) -> int:
-    """A part's warning said after the output written before it; the new start."""
-    if offset > start:
-        sink.borrowed(data[start:offset])
-        start = offset
-    run.target.note(text)
-    return start
+        for data, done in results:
+            done.data = data
+            assembly.add(part, done, sink)
 
 
 def map_in_processes(function: Any, items: list[Any], arguments: tuple, jobs: int) -> Iterator[Any]:
@@ -274,10 +248,9 @@ class _Range:
         self.run = Run(run.job, ErrorLog("fail"))  # every error raised, kept by __call__
         self.run.reading.found.append((Source(spec), dialect, CONVERSATIONS))
 
-    def __call__(self, span: tuple[int, int]) -> tuple[bytes, tuple[int, int, list, list, list]]:
-        """(output lines, (lines read, conversations written, losses, errors, notes)): the
-        part's work as every engine does it (pipeline/parts.py), places counted from the
-        range's start."""
+    def __call__(self, span: tuple[int, int]) -> tuple[bytes, Done]:
+        """(output lines, the rest of the part's Done): the part's work as every engine
+        does it (pipeline/parts.py), places counted from the range's start."""
         from ..pipeline.parts import line_records, run_records
 
         with open(self.spec, "rb") as stream:
@@ -285,5 +258,5 @@ class _Range:
             data = stream.read(span[1] - span[0])
         records = line_records(Source(self.spec), data)
         done = run_records(self.run, self.dialect, self.spec, records)
-        result = (done.lines, done.conversations, done.losses, done.errors, done.notes)
-        return done.data or b"", result
+        output, done.data = done.data or b"", None
+        return output, done

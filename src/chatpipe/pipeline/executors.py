@@ -15,6 +15,7 @@ from . import hooks
 from .job import Job, Run
 
 Watch = Callable[[Iterator[Conversation], Run], Iterator[Conversation]]
+_PER_LINE = "--jobs works on conversation-per-line JSONL files"
 Note = Callable[[str], None]
 
 
@@ -32,18 +33,21 @@ def serial(job: Job, sink: Any, watch: Watch | None = None, run: Run | None = No
 def processes(job: Job, sink: Any, workers: int) -> Run | str:
     """The job in ``workers`` forked processes, output in input order; or, when it
     cannot be split (nothing done then), the reason why."""
+    from .parts import Assembly
+
     run = Run(job)
     reason = _unsplittable(run)
     if reason:
         return reason
     found = [hooks.record_per_line_dialect(spec, run) for spec in job.inputs.files]
     if None in found:
-        return "--jobs works on conversation-per-line JSONL files"
+        return _PER_LINE
     # a target that puts its lines together at the end (stats) collects them in order
     collect = getattr(run.target, "collect", None)
     into = sink if collect is None else collect(run, sink)
+    assembly = Assembly(run)
     for spec, dialect in zip(job.inputs.files, found, strict=True):
-        hooks.run_in_processes(run, spec, dialect, into, workers)
+        hooks.run_in_processes(run, spec, dialect, into, workers, assembly)
     if collect is not None:
         into.close()
     return run
@@ -55,7 +59,7 @@ def _unsplittable(run: Run) -> str | None:
     if not hasattr(os, "fork"):
         return "--jobs needs a system that can fork processes"
     if part_writer(run.target) is None or run.job.inputs.group_by:
-        return "--jobs works on conversation-per-line JSONL files"
+        return _PER_LINE
     return None
 
 
@@ -63,7 +67,8 @@ def execute(
     job: Job, sink: Any, jobs: int = 1, watch: Watch | None = None, note: Note | None = None
 ) -> Run:
     """The job on the executor that suits it: ``jobs`` worker processes when the inputs
-    can be split (capped at the processors this process may use), one process otherwise.
+    can be split (capped at the processors this process may use): conversation-per-line
+    files by line ranges, several message logs a file a worker; one process otherwise.
     ``note`` hears why fewer workers, or one process, ran."""
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
@@ -74,9 +79,31 @@ def execute(
         done = processes(job, sink, usable)
         if isinstance(done, Run):
             return done
+        if _message_logs(job):  # a conversation a file: the files on the workers
+            return partitioned(job, sink, file_mapper(jobs, note))
         if note is not None:
-            note(f"{done}; running in one process")
+            also = " and on several message logs" if done == _PER_LINE else ""
+            note(f"{done}{also}; running in one process")
     return serial(job, sink, watch)
+
+
+def _message_logs(job: Job) -> bool:
+    """True when the inputs are several message-per-line logs (a conversation each, as
+    one process reads them), whose output can be made in parts."""
+    from ..formats.detect import MESSAGES
+    from ..formats.registry import reading_dialect
+    from ..io.sources import Source
+    from .parts import part_writer
+    from .reading import ErrorLog, open_records
+
+    files, run = job.inputs.files, Run(job, ErrorLog("skip"))  # the run proper says them
+    if len(files) < 2 or "-" in files or job.inputs.group_by or part_writer(run.target) is None:
+        return False
+    for spec in files:
+        opened = open_records(Source(spec), reading_dialect(job.inputs.dialect), run.errors)
+        if opened is None or opened[1] != MESSAGES:
+            return False
+    return True
 
 
 def partitioned(
@@ -179,10 +206,10 @@ def parallel_mapper(jobs: int, note: Note | None = None) -> Callable[..., Iterat
     return mapper
 
 
-def shard_mapper(jobs: int, note: Note | None = None) -> Callable[..., Iterator[Any]]:
-    """A mapper for ``partitioned`` writing ``--output-dir`` shards: the parts (the input
-    files) on ``jobs`` forked workers, no more than the processors this process may use
-    nor than the parts (``note`` hears so)."""
+def file_mapper(jobs: int, note: Note | None = None, why: str = "") -> Callable[..., Iterator[Any]]:
+    """A mapper for ``partitioned`` on inputs read a file a part (message logs, or any
+    file into ``--output-dir``, ``why``): the files on ``jobs`` forked workers, no more
+    than the processors this process may use nor than the files (``note`` hears so)."""
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
 
@@ -191,7 +218,7 @@ def shard_mapper(jobs: int, note: Note | None = None) -> Callable[..., Iterator[
         if len(parts) < usable and note is not None:
             n = len(parts)
             note(
-                f"--jobs {jobs} with --output-dir works a file a worker: "
+                f"--jobs {jobs}{why} works a file a worker: "
                 f"{n} input file{'s' * (n != 1)}, {n or 1} process{'es' * (n > 1)}"
             )
         forked = parallel_mapper(min(jobs, max(len(parts), 1)), note)

@@ -86,8 +86,11 @@ def record_per_line_dialect(spec: str, run: Any) -> Any:
     return record_per_line_dialect(spec, run)
 
 
-def run_in_processes(run: Any, spec: str, dialect: Any, sink: Any, workers: int) -> None:
-    """One file of a run's job by forked workers, written to ``sink`` in input order."""
+def run_in_processes(
+    run: Any, spec: str, dialect: Any, sink: Any, workers: int, assembly: Any
+) -> None:
+    """One file of a run's job by forked workers, put back into ``sink`` in input order
+    by ``assembly`` (pipeline/parts.py)."""
     from ..fast.pool import run_in_processes
 
-    run_in_processes(run, spec, dialect, sink, workers)
+    run_in_processes(run, spec, dialect, sink, workers, assembly)

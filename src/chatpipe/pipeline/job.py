@@ -77,6 +77,9 @@ class Run:
         self.reading = Reading(getattr(self.target, "row_reader", None))
         self.losses = self.target.loss_report()
         self.part_notes: list[str] = []  # warnings made while a part is written (parts.py)
+        # conversations of exports with no current leaf, whose newest branch was written,
+        # and the other branches left out (said once, at the end of a run)
+        self.newest = [0, 0]
 
     def conversations(self) -> Iterator[Conversation]:
         """The conversations read, as they come from the inputs (before the operation)."""
@@ -95,9 +98,19 @@ class Run:
     ) -> Iterator[Conversation]:
         """The conversations after the job's operation (and the loss watch; ``start`` is
         the first one's number in the run)."""
-        operation = self.job.operation
-        changed = iter(conversations) if operation is None else map(operation, conversations)
+        operation, tallied = self.job.operation, self.tallied(conversations)
+        changed = tallied if operation is None else map(operation, tallied)
         return changed if self.losses is None else self.losses.watch(changed, start)
+
+    def tallied(self, conversations: Iterable[Conversation]) -> Iterator[Conversation]:
+        """The conversations, the newest branches written among them counted."""
+        newest = self.newest
+        for conversation in conversations:
+            branch = conversation.meta.get("branch")
+            if type(branch) is dict and branch.get("chosen") == "newest":
+                newest[0] += 1
+                newest[1] += branch.get("left_out") or 0
+            yield conversation
 
     def message_stream(self) -> bool:
         """True when the output is message per line: one source of messages, not split."""

@@ -61,6 +61,7 @@ class Done:
     # warnings the target made (``Target.note``): (text, errors before it, output bytes
     # before it), said in their place among the errors
     notes: list[tuple[str, int, int]] = field(default_factory=list)
+    newest: tuple[int, int] = (0, 0)  # Run.newest's count, for this part
 
 
 def expand(specs: tuple[str, ...] | list[str]) -> list[str]:
@@ -240,6 +241,7 @@ def run_records(run: Any, dialect: Any, spec: str, records: Any) -> Done:
     size = 0
     if run.losses is not None:
         run.losses.cases = {}
+    run.newest = [0, 0]
     done = Done(None)
     written = lines = 0
     for number, record in records:
@@ -272,23 +274,27 @@ def run_records(run: Any, dialect: Any, spec: str, records: Any) -> Done:
     found = {} if run.losses is None else run.losses.cases
     done.losses = [(kind, c, m) for kind, cases in found.items() for c, m in cases]
     done.lines, done.conversations = lines, written
+    done.newest = (run.newest[0], run.newest[1])
     return done
 
 
 class _Kept:
     """An ErrorLog for a whole-file part: every error kept with the output size before
-    it; the assembly fails the run or skips it as the job says."""
+    it, the assembly failing the run or skipping it as the job says; ``stop``: the part
+    stops at the first, where a run that fails on it stops (``--on-error fail``)."""
 
-    def __init__(self, sink: _Bytes) -> None:
+    def __init__(self, sink: _Bytes, stop: bool) -> None:
         self.sink = sink
         self.errors: list[tuple[ChatpipeError, int]] = []
-        self.skip = True
+        self.skip = not stop
         self.count = 0
         self.skipped: list[ChatpipeError] = []
         self.keep = None
 
     def handle(self, error: ChatpipeError) -> None:
         self.errors.append((error, self.sink.size()))
+        if not self.skip:
+            raise error
 
 
 class _Bytes:
@@ -324,7 +330,7 @@ def _run_file(job: Any, part: Part, alone: bool) -> Done:
 
     one = Job(replace(job.inputs, files=(part.spec,)), job.operation, job.target)
     sink = _Bytes()
-    errors = _Kept(sink)
+    errors = _Kept(sink, stop=job.inputs.on_error == "fail")
     run = Run(one, errors)  # type: ignore[arg-type]
     if len(job.inputs.files) > 1 and not alone:  # a message log among others: a conversation
         run.message_stream = lambda: False  # type: ignore[method-assign]
@@ -342,10 +348,15 @@ def _run_file(job: Any, part: Part, alone: bool) -> Done:
             serial(one, sink, counted, run=run)
         else:  # lines that the target's collector puts together
             for line in parted(run, run.operated(counted(run.conversations(), run))):
+                if run.part_notes:  # made with this line: said before it
+                    where = (len(errors.errors), sink.size())
+                    done.notes.extend((note, *where) for note in run.part_notes)
+                    run.part_notes.clear()
                 sink.line(line)
-    except ChatpipeError as exc:  # what a run cannot go on from (a file it cannot read)
-        errors.handle(exc)
-        errors.errors[-1] = (exc, -1)
+    except ChatpipeError as exc:  # where the part stops: after what was written before it
+        if errors.errors and errors.errors[-1][0] is exc:
+            errors.errors.pop()  # (a text cut short by it was written since)
+        errors.errors.append((exc, sink.size()))
     for error, offset in errors.errors:
         place = error.location
         done.errors.append(
@@ -362,6 +373,7 @@ def _run_file(job: Any, part: Part, alone: bool) -> Done:
         done.losses = [(k, c, m) for k, cases in run.losses.cases.items() for c, m in cases]
     done.data = sink.buffer.getvalue()
     done.conversations = read[0]
+    done.newest = (run.newest[0], run.newest[1])
     return done
 
 
@@ -383,23 +395,39 @@ class Assembly:
             for kind, conversation, index in done.losses:
                 case = (self.conversations_before + conversation, index)
                 run.losses.cases.setdefault(kind, []).append(case)
-        data = done.data
-        start = 0
-        for message, hint, line, col, index, offset in done.errors:
-            if data is not None and offset > start:
-                sink.borrowed(memoryview(data)[start:offset])
-                start = offset
+        run.newest[0] += done.newest[0]
+        run.newest[1] += done.newest[1]
+        data, start = done.data, 0
+        notes = done.notes[::-1]  # taken from the end, in order
+        for number, (message, hint, line, col, index, offset) in enumerate(done.errors):
+            while notes and notes[-1][1] <= number:
+                start = self._note(sink, data, start, *notes.pop())
+            start = _written(sink, data, start, offset)
             name = Source(part.spec).name
             line = None if line is None else before + line
             place = Location(name, line, col, index)
             run.errors.handle(DataError(message, place, hint))
-            if offset < 0:  # the file could not be read on
-                break
+        while notes:
+            start = self._note(sink, data, start, *notes.pop())
         if data is not None and start < len(data):
             sink.borrowed(memoryview(data)[start:])
         if part.kind == LINES:
             self.lines_before[part.spec] = before + done.lines
         self.conversations_before += done.conversations
+
+    def _note(self, sink: Any, data: Any, start: int, text: str, _: int, offset: int) -> int:
+        """A part's warning, said after the output written before it; the new start."""
+        start = _written(sink, data, start, offset)
+        self.run.target.note(text)
+        return start
+
+
+def _written(sink: Any, data: Any, start: int, offset: int) -> int:
+    """A part's output from ``start`` up to ``offset`` written; where it now starts."""
+    if data is None or offset <= start:
+        return start
+    sink.borrowed(memoryview(data)[start:offset])
+    return offset
 
 
 def shard_name(part: Part, extension: str) -> str:

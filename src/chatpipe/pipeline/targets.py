@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from ..errors import ChatpipeError
-from ..io.encode import dumps_text
+from ..io.encode import LONGEST_FOR_ORJSON, dumps_text
 from ..model import Conversation
 from .job import Run
 from .losses import LossReport
@@ -185,8 +185,16 @@ class Texts:
         would. The notice warns into ``run.part_notes``, which go back with the part."""
         if self.notice is not None:
             self.notice.warn = run.part_notes.append
+        raw = self.null or self.between is not None
         for conversation in conversations:
-            yield _text_json("".join(map(_as_text, self.text(conversation))))
+            made, pieces = self.text(conversation), []
+            try:
+                pieces.extend(map(_as_text, made))
+            except ChatpipeError:
+                if raw:  # emit streams a raw text: what was made is written, then the error
+                    yield b"[" + _text_json("".join(pieces)) + b"]"
+                raise
+            yield _text_json("".join(pieces))
 
     def collect(self, run: Run, sink: Any) -> _CollectedTexts:
         """A sink for ``part_lines``, in input order."""
@@ -255,19 +263,34 @@ class _CollectedTexts:
         self.borrowed(data + b"\n")
 
     def borrowed(self, data: Any) -> None:
-        lines = (self.pending + bytes(data)).split(b"\n")
-        self.pending = lines.pop()
-        for line in lines:
+        data = self.pending + bytes(data)
+        end = data.rfind(b"\n") + 1
+        self.pending = data[end:]
+        start = 0
+        while start < end and not self.raw and not self.written:  # the first two decide
+            stop = data.index(b"\n", start)
+            if stop > start:
+                self.add(_text_of_json(data[start:stop]))
+            start = stop + 1
+        if not self.raw and _as_written(data, start, end):
+            with memoryview(data) as view:  # JSON string lines, as add would write them again
+                self.sink.borrowed(view[start:end])
+            self.written += data.count(b"\n", start, end)
+            return
+        for line in data[start:end].split(b"\n"):
             if line:
                 self.add(_text_of_json(line))
 
     raw = borrowed
 
-    def add(self, text: str) -> None:
+    def add(self, text: str | list[str]) -> None:
         texts, sink = self.texts, self.sink
         if self.raw:
             if texts.between is not None and self.written:
                 sink.raw(texts.between.encode("utf-8", "surrogateescape"))
+            if type(text) is list:  # a raw text cut short by an error: as far as it went
+                sink.raw(text[0].encode("utf-8", "surrogateescape"))
+                return
             sink.raw(text.encode("utf-8", "surrogateescape"))
             if texts.null:
                 sink.raw(b"\0")
@@ -292,10 +315,25 @@ class _CollectedTexts:
 def _text_json(text: str) -> bytes:
     """A text as a JSON string that ``_text_of_json`` reads back exactly (a byte a
     command line gave that is not UTF-8, ``\\udcff``, as an escape)."""
-    try:
-        return orjson.dumps(text)
-    except TypeError:
-        return json.dumps(text).encode()
+    if len(text) < LONGEST_FOR_ORJSON:
+        try:
+            return orjson.dumps(text)
+        except TypeError:  # a lone surrogate
+            pass
+    return json.dumps(text).encode()
+
+
+def _as_written(data: bytes, start: int, end: int) -> bool:
+    """True when the JSON string lines of ``_text_json`` in ``data[start:end]`` are what
+    ``dumps_text`` writes for their texts: orjson made them (the standard library writes
+    a text with a lone surrogate as ``\\udcXX``, and a text too long for orjson ASCII
+    only: here, lines longer than that) and none is blank."""
+    return (
+        end - start < LONGEST_FOR_ORJSON
+        and data.find(b"\\ud", start, end) < 0
+        and data.find(b"\n\n", start, end) < 0
+        and data[start : start + 1] != b"\n"
+    )
 
 
 def _text_of_json(line: bytes) -> str:
