@@ -1,6 +1,8 @@
 """--engine dask against the serial engine on a sharded corpus, side by side in one run
-(issue 17): wall time of each command, the ratio, each engine's peak memory, and what a
-part costs, from which the scaling note is worked out.
+(issue 17): wall time of each command, the ratio, each engine's peak memory (of its
+largest process: a Dask run's main process or one of its workers), and what a part
+costs, from which the scaling note is worked out. Each round flushes the previous run's
+output to disk before it starts, and the engines take turns at going first.
 
     python bench/corpus.py 1000000 bench/corpus/rows_1m.jsonl --rows
     python bench/dask_engine.py bench/corpus/rows_1m.jsonl --shards 16 --repeat 3
@@ -19,7 +21,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 from stamp import stamp
 
@@ -45,13 +46,29 @@ def shard(corpus: str, shards: int) -> list[str]:
     return paths
 
 
-def timed(command: list[str]) -> float:
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True)
-    seconds = time.perf_counter() - start
+# runs a command, then prints its wall time and the peak RSS of its largest process (its
+# own, or a worker's: processes it waited for count as its children's children do)
+_MEASURED = """
+import resource, subprocess, sys, time
+start = time.perf_counter()
+done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+seconds = time.perf_counter() - start
+sys.stderr.buffer.write(done.stderr)
+print(seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(done.returncode)
+"""
+
+
+def timed(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MB of the largest process)."""
+    # the previous run's output (half a gigabyte) is flushed to disk first: left to the
+    # kernel, its writing-back would fall inside the next run's time
+    os.sync()
+    done = subprocess.run([sys.executable, "-c", _MEASURED, *command], capture_output=True)
     if done.returncode:
         raise SystemExit(done.stderr.decode())
-    return seconds
+    seconds, peak = done.stdout.split()
+    return float(seconds), int(peak) / 1024
 
 
 def main() -> None:
@@ -71,11 +88,14 @@ def main() -> None:
         f"dask: LocalCluster of {args.workers} workers, started and stopped by each run"
     )
     print()
-    print("| job | serial s | dask s | speed-up (range) | per part, dask |")
-    print("|---|---|---|---|---|")
+    print(
+        "| job | serial s | dask s | speed-up (range) | per part, dask "
+        "| peak RSS, serial | peak RSS, largest dask process |"
+    )
+    print("|---|---|---|---|---|---|---|")
     chatpipe = [sys.executable, "-m", "chatpipe"]
     for name, job in JOBS.items():
-        serial_times, dask_times, ratios = [], [], []
+        serial_times, dask_times, ratios, peaks = [], [], [], []
         for _ in range(args.repeat):
             with tempfile.TemporaryDirectory() as out:
                 serial = chatpipe + job + ["--output-dir", os.path.join(out, "s"), *paths]
@@ -92,8 +112,13 @@ def main() -> None:
                         *paths,
                     ]
                 )
-                s = timed(serial)
-                d = timed(on_dask)
+                if len(ratios) % 2:  # each engine first in every other round
+                    d, d_peak = timed(on_dask)
+                    s, s_peak = timed(serial)
+                else:
+                    s, s_peak = timed(serial)
+                    d, d_peak = timed(on_dask)
+                peaks.append((s_peak, d_peak))
                 for p in paths:
                     base = os.path.basename(p)
                     with (
@@ -107,13 +132,17 @@ def main() -> None:
             ratios.append(s / d)
         s, d = statistics.median(serial_times), statistics.median(dask_times)
         per_part = d * args.workers / args.shards
+        s_peak, d_peak = (max(p[k] for p in peaks) for k in (0, 1))
         print(
             f"| {name} | {s:.2f} | {d:.2f} | {statistics.median(ratios):.2f}× "
             f"({min(ratios):.2f}–{max(ratios):.2f}) | {per_part:.2f} s for "
-            f"{rows // args.shards:,} conversations |"
+            f"{rows // args.shards:,} conversations | {s_peak:.0f} MB | {d_peak:.0f} MB |"
         )
     print()
-    print("(outputs compared shard by shard: identical)")
+    print(
+        f"(outputs compared shard by shard: identical; a part is {size / args.shards / 1e6:.0f}"
+        " MB of input; peak RSS is the largest of the rounds)"
+    )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -104,3 +105,27 @@ def test_template_benchmark_runs_and_checks_both_texts_agree():
     assert "| render, end to end |" in done.stdout
     assert "| start-up, one conversation |" in done.stdout
     assert "different texts" not in done.stdout + done.stderr
+
+
+def test_dask_benchmark_runs_and_compares_the_engines(tmp_path):
+    rows = tmp_path / "rows.jsonl"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "corpus.py"), "2000", str(rows), "--rows"],
+        check=True,
+    )
+    script = str(ROOT / "bench" / "dask_engine.py")
+    done = subprocess.run(
+        [sys.executable, script, str(rows), "--repeat", "1", "--shards", "2"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    table = done.stdout
+    assert "| convert --to openai |" in table and "| trim --max-tokens 4000 |" in table
+    assert "outputs compared shard by shard: identical" in table
+    # both engines' peak memory, in MB, beside the times
+    assert len(re.findall(r"\| [1-9]\d* MB \| [1-9]\d* MB \|\n", table)) == 2, table
+    assert sorted(p.name for p in (tmp_path / "shards").iterdir()) == [
+        "train-00000-of-00002.jsonl",
+        "train-00001-of-00002.jsonl",
+    ]
