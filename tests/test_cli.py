@@ -831,7 +831,10 @@ def test_jobs_with_output_dir_works_a_file_a_worker(tmp_path, monkeypatch):
         assert (tmp_path / "one" / name).stat().st_size > 0
     alone = cli("convert", "--jobs", "2", "--output-dir", str(tmp_path / "alone"), inputs[0])
     assert alone.exit_code == 0
-    assert "--jobs 2 with --output-dir works a file a worker: 1 input file" in alone.stderr
+    assert (
+        "--jobs 2 with --output-dir (a file a part): 1 part of the inputs, 1 process"
+        in alone.stderr
+    )
 
 
 @pytest.mark.parametrize(
@@ -895,6 +898,103 @@ def test_jobs_on_several_message_logs_works_a_file_a_worker(tmp_path, monkeypatc
         stopped.stderr,
     )
     assert stopped.exit_code != 0 and f"{logs[2]}:4:" in stopped.stderr
+
+
+MIXED = [
+    "chatgpt_export__mitkury_handmade_user_edit_branch.json",
+    "sharegpt__axolotl_missing_turns_empty_value.json",
+    "agent_session.jsonl",
+    "anthropic_messages__vercel_stream_tool_use_input_json_delta.jsonl",
+    "gemini__pydanticai_req_function_call_response.yaml",
+    "openai_chat__cookbook_toy_chat_fine_tuning.jsonl",
+]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["convert"],
+        ["openai"],
+        ["buffer", "--format", "xml"],
+        ["trim", "--max-tokens", "200"],
+        ["filter", "--exclude-types", "system"],
+        ["count", "--json"],
+        ["stats", "--json"],
+    ],
+    ids=" ".join,
+)
+def test_jobs_on_inputs_of_several_kinds_runs_their_parts(tmp_path, monkeypatch, command):
+    """Exports, JSON documents, a message log, a captured stream, YAML, rows and a
+    Parquet file of several row groups, together: the parts (files whole, row groups,
+    line ranges) on forked workers, output and messages those of one process."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from chatpipe.pipeline import executors
+
+    texts = [
+        value["content"]
+        for value in map(json.loads, (FIXTURES / "agent_session.jsonl").read_text().splitlines())
+        if isinstance(value.get("content"), str)
+    ]
+    turns = [
+        [{"role": role, "content": f"{k}: {texts[(k + i) % len(texts)]}"} for i, role in roles]
+        for k in range(1500)
+        for roles in [list(enumerate(["system", "user", "assistant", "user", "assistant"]))]
+    ]
+    table = pa.table({"messages": turns})
+    parquet = tmp_path / "train.parquet"
+    pq.write_table(table, parquet, row_group_size=100)
+    inputs = [str(FIXTURES / name) for name in MIXED[:3]] + [str(parquet)]
+    inputs += [str(FIXTURES / name) for name in MIXED[3:]]
+    pids = tmp_path / "pids"
+    work = executors.work
+
+    def noted(*args):
+        with open(pids, "a") as out:
+            out.write(f"{os.getpid()}\n")
+        return work(*args)
+
+    monkeypatch.setattr(executors, "work", noted)
+    one = cli(*command, *inputs)
+    many = cli(*command, "--jobs", "2", *inputs)
+    assert (many.exit_code, many.stdout, many.stderr) == (one.exit_code, one.stdout, one.stderr)
+    assert one.exit_code == 0 and len(one.stdout) > 10_000
+    workers = pids.read_text().split()
+    assert len(workers) > len(inputs)  # the Parquet file in parts of its row groups
+    assert str(os.getpid()) not in workers and len(set(workers)) <= 2
+
+
+def test_jobs_writes_the_dialect_of_the_first_input_as_one_process_does(tmp_path):
+    """filter writes the input's dialect: one process settles it at its first
+    conversation (OpenAI rows here), and the workers on the ShareGPT file write it too."""
+    openai_rows, sharegpt_rows = tmp_path / "openai.jsonl", tmp_path / "sharegpt.jsonl"
+    openai_rows.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "messages": [
+                        {"role": "system", "content": "s"},
+                        {"role": "user", "content": f"q{i}"},
+                    ]
+                }
+            )
+            + "\n"
+            for i in range(20000)
+        )
+    )
+    sharegpt_rows.write_text(
+        "".join(
+            json.dumps({"conversations": [{"from": "human", "value": f"q{i}"}]}) + "\n"
+            for i in range(20000)
+        )
+    )
+    assert sharegpt_rows.stat().st_size > 1 << 20  # ranges for both workers
+    command = ["filter", "--exclude-types", "system", str(openai_rows), str(sharegpt_rows)]
+    one, many = cli(*command), cli(*command, "--jobs", "2")
+    assert (many.exit_code, many.stdout, many.stderr) == (one.exit_code, one.stdout, one.stderr)
+    last = json.loads(one.stdout.splitlines()[-1])
+    assert last == {"messages": [{"role": "user", "content": "q19999"}]}
 
 
 def test_jobs_says_the_newest_branches_written_as_one_process_does(tmp_path):

@@ -105,6 +105,27 @@ def test_every_command_on_dask_gives_the_serial_bytes(cluster, shards, command):
     assert on_dask == serial
 
 
+def test_inputs_of_two_dialects_are_written_in_the_first_ones(cluster, shards, tmp_path):
+    """filter writes the input's dialect: the serial run settles it at its first
+    conversation (OpenAI rows), and the parts of the ShareGPT file write it too."""
+    sharegpt = tmp_path / "sharegpt.jsonl"
+    sharegpt.write_text(
+        "".join(
+            json.dumps({"conversations": [{"from": "human", "value": f"q{i}"}]}) + "\n"
+            for i in range(300)
+        )
+    )
+    command = ("filter", "--exclude-types", "system", shards[0], sharegpt)
+    code, serial, err = cli(*command)
+    assert code == 0, err
+    assert json.loads(serial.splitlines()[-1]) == {
+        "messages": [{"role": "user", "content": "q299"}]
+    }
+    code, on_dask, err = cli(*command, *on(cluster))
+    assert code == 0, err
+    assert on_dask == serial
+
+
 def test_output_dir_shard_by_shard_equals_the_serial_run_of_each(cluster, shards, tmp_path):
     out = tmp_path / "out"
     code, _, err = cli(

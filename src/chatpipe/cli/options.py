@@ -191,8 +191,9 @@ Jobs = Annotated[
         "--jobs",
         "-j",
         metavar="N",
-        help="Worker processes: on parts of conversation-per-line JSONL files, or a file a "
-        "worker for several message logs and with --output-dir (the output is the same).",
+        help="Worker processes, each on a part of the inputs (a range of conversation-per-"
+        "line JSONL, a file, Parquet row groups; with --output-dir, a file): the output is "
+        "the same.",
     ),
 ]
 Quiet = Annotated[

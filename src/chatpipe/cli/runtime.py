@@ -252,10 +252,12 @@ def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
                     progress=progress,
                 )
         else:
+            how = " with --output-dir (a file a part)"
+            mapper = None if jobs == 1 else executors.part_mapper(jobs, warn, how)
             done = executors.partitioned(
                 job,
                 sink,
-                None if jobs == 1 else executors.file_mapper(jobs, warn, " with --output-dir"),
+                mapper,
                 output_dir=reading.output_dir,
                 parquet=parquet,
                 progress=progress,

@@ -42,6 +42,7 @@ def processes(job: Job, sink: Any, workers: int) -> Run | str:
     found = [hooks.record_per_line_dialect(spec, run) for spec in job.inputs.files]
     if None in found:
         return _PER_LINE
+    run = Run(settled(job))
     # a target that puts its lines together at the end (stats) collects them in order
     collect = getattr(run.target, "collect", None)
     into = sink if collect is None else collect(run, sink)
@@ -68,7 +69,8 @@ def execute(
 ) -> Run:
     """The job on the executor that suits it: ``jobs`` worker processes when the inputs
     can be split (capped at the processors this process may use): conversation-per-line
-    files by line ranges, several message logs a file a worker; one process otherwise.
+    files by line ranges, other inputs of several parts (files whole, Parquet row groups)
+    by part; one process otherwise.
     ``note`` hears why fewer workers, or one process, ran."""
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
@@ -79,31 +81,25 @@ def execute(
         done = processes(job, sink, usable)
         if isinstance(done, Run):
             return done
-        if _message_logs(job):  # a conversation a file: the files on the workers
-            return partitioned(job, sink, file_mapper(jobs, note))
+        if _in_parts(job):  # files whole, or row groups: the parts on the workers
+            from .parts import JOB_BLOCKSIZE
+
+            return partitioned(job, sink, part_mapper(jobs, note), blocksize=JOB_BLOCKSIZE)
         if note is not None:
-            also = " and on several message logs" if done == _PER_LINE else ""
+            also = " and on inputs of several parts" if done == _PER_LINE else ""
             note(f"{done}{also}; running in one process")
     return serial(job, sink, watch)
 
 
-def _message_logs(job: Job) -> bool:
-    """True when the inputs are several message-per-line logs (a conversation each, as
-    one process reads them), whose output can be made in parts."""
-    from ..formats.detect import MESSAGES
-    from ..formats.registry import reading_dialect
-    from ..io.sources import Source
-    from .parts import part_writer
-    from .reading import ErrorLog, open_records
+def _in_parts(job: Job) -> bool:
+    """True when the inputs make two parts or more (files of several kinds, message logs
+    a conversation each, Parquet row groups) whose output can be made apart."""
+    from .parts import JOB_BLOCKSIZE, part_writer, plan
 
-    files, run = job.inputs.files, Run(job, ErrorLog("skip"))  # the run proper says them
-    if len(files) < 2 or "-" in files or job.inputs.group_by or part_writer(run.target) is None:
+    inputs = job.inputs
+    if "-" in inputs.files or inputs.group_by or part_writer(Run(job).target) is None:
         return False
-    for spec in files:
-        opened = open_records(Source(spec), reading_dialect(job.inputs.dialect), run.errors)
-        if opened is None or opened[1] != MESSAGES:
-            return False
-    return True
+    return len(plan(job, JOB_BLOCKSIZE)) > 1
 
 
 def partitioned(
@@ -127,6 +123,8 @@ def partitioned(
     from .parts import Assembly, expand, part_writer, plan, shard_name
 
     job = Job(replace(job.inputs, files=tuple(expand(job.inputs.files))), *_rest(job))
+    if output_dir is None:  # one output: in one dialect (a shard each is in its file's)
+        job = settled(job)
     run = Run(job)
     if part_writer(run.target) is None:
         raise UsageError(
@@ -157,6 +155,18 @@ def partitioned(
         raise
     _close(results)
     return run
+
+
+def settled(job: Job) -> Job:
+    """The job as its parts must run it to give one process's output: what its target
+    settles at the first conversation (the dialect of ``to=None``), settled now."""
+    from .targets import ToDialect
+
+    if "-" in job.inputs.files:  # read once, by the run itself
+        return job
+    target = job.target if job.target is not None else ToDialect()
+    settle = getattr(target, "settled", None)
+    return job if settle is None else Job(job.inputs, job.operation, settle(job))
 
 
 def _close(results: Any) -> None:
@@ -206,10 +216,10 @@ def parallel_mapper(jobs: int, note: Note | None = None) -> Callable[..., Iterat
     return mapper
 
 
-def file_mapper(jobs: int, note: Note | None = None, why: str = "") -> Callable[..., Iterator[Any]]:
-    """A mapper for ``partitioned`` on inputs read a file a part (message logs, or any
-    file into ``--output-dir``, ``why``): the files on ``jobs`` forked workers, no more
-    than the processors this process may use nor than the files (``note`` hears so)."""
+def part_mapper(jobs: int, note: Note | None = None, how: str = "") -> Callable[..., Iterator[Any]]:
+    """A mapper for ``partitioned``: the parts on ``jobs`` forked workers, no more than
+    the processors this process may use nor than the parts (``note`` hears so, and
+    ``how`` the parts are made)."""
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
 
@@ -218,8 +228,8 @@ def file_mapper(jobs: int, note: Note | None = None, why: str = "") -> Callable[
         if len(parts) < usable and note is not None:
             n = len(parts)
             note(
-                f"--jobs {jobs}{why} works a file a worker: "
-                f"{n} input file{'s' * (n != 1)}, {n or 1} process{'es' * (n > 1)}"
+                f"--jobs {jobs}{how}: {n} part{'s' * (n != 1)} of the inputs, "
+                f"{n or 1} process{'es' * (n > 1)}"
             )
         forked = parallel_mapper(min(jobs, max(len(parts), 1)), note)
         if forked is None:

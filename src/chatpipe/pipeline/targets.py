@@ -53,6 +53,9 @@ class ToDialect:
             )
         self.as_json, self.writer, self.report_losses = as_json, writer, losses
         self.output_dir = output_dir
+        # ``to=None`` in a run cut into parts: the dialect of the run's first input, which
+        # one process finds at its first conversation and every part must write (settled)
+        self.found: Any = None
         if output_dir is not None:
             self.lines = None  # one process: the pages are one folder
         if as_json or (self.dialect is not None and self.dialect.document):
@@ -68,8 +71,35 @@ class ToDialect:
 
         if self.dialect is not None:
             return self.dialect
-        found = run.input_dialect()
+        found = self.found or run.input_dialect()
         return found if found.writable else get_dialect("canonical")
+
+    def settled(self, job: Any) -> ToDialect:
+        """This target for the parts of ``job``'s run, which all write one dialect: with
+        ``to=None``, that of its first input that holds a record."""
+        import copy
+
+        from ..formats.registry import reading_dialect
+        from ..io.sources import Source
+        from .reading import ErrorLog, open_records
+
+        if self.dialect is not None or self.found is not None:
+            return self
+        forced = reading_dialect(job.inputs.dialect)
+        for spec in job.inputs.files:
+            source = Source(spec)
+            try:
+                opened = open_records(source, forced, ErrorLog("skip"))
+            except ChatpipeError:  # a file that cannot be read: the run says so in its turn
+                continue
+            finally:
+                if source.stream is not None and not source.is_stdin:
+                    source.stream.close()
+            if opened is not None:
+                settled = copy.copy(self)
+                settled.found = opened[0]
+                return settled
+        return self
 
     def lines(self, run: Run, conversations: Iterable[Conversation]) -> Iterator[bytes]:
         return self._records(run, conversations, False)
