@@ -790,9 +790,9 @@ def test_texts_give_one_process_output_with_jobs(tmp_path, command):
         assert "message 1 has a line starting 'Human: '" in one.stderr
 
 
-def test_jobs_with_output_dir_works_a_file_a_worker(tmp_path, monkeypatch):
+def test_jobs_with_output_dir_runs_the_parts_on_workers(tmp_path, monkeypatch):
     """--output-dir with --jobs 2: every file's shard, the errors and their places as one
-    process writes them, the files worked on by two forked workers (not this process)."""
+    process writes them, the parts worked on by forked workers (not this process)."""
     from chatpipe.pipeline import executors
 
     rows = cli("convert", "--to", "openai", str(FIXTURES / "agent_session.jsonl")).stdout
@@ -831,10 +831,7 @@ def test_jobs_with_output_dir_works_a_file_a_worker(tmp_path, monkeypatch):
         assert (tmp_path / "one" / name).stat().st_size > 0
     alone = cli("convert", "--jobs", "2", "--output-dir", str(tmp_path / "alone"), inputs[0])
     assert alone.exit_code == 0
-    assert (
-        "--jobs 2 with --output-dir (a file a part): 1 part of the inputs, 1 process"
-        in alone.stderr
-    )
+    assert "--jobs 2: 1 part of the inputs, 1 process" in alone.stderr
 
 
 @pytest.mark.parametrize(
@@ -1022,6 +1019,36 @@ def test_jobs_with_verbose_runs_one_process_and_says_so(tmp_path):
     said = "chatpipe: --jobs 2 with -v: -v notes each conversation as one process reads it"
     assert many.stderr.startswith(said) and many.stderr.endswith(one.stderr)
     assert f"{path}:6:1: conversation 'empty one' has no messages" in one.stderr
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("to_format", ["jsonl", "parquet"])
+def test_output_dir_puts_a_large_file_together_from_its_parts(tmp_path, jobs, to_format):
+    """A file of several parts (about a megabyte each) is one shard, put together in
+    order: the bytes -o writes (Parquet: the rows), a bad line skipped in its place."""
+    rows = cli("convert", "--to", "openai", str(FIXTURES / "agent_session.jsonl")).stdout
+    row = json.dumps({"messages": [json.loads(line) for line in rows.splitlines()]})
+    lines = [row.replace("test_line_3", f"test_line_{k}") for k in range(400)]
+    lines.insert(250, '{"messages": [')
+    path = tmp_path / "big.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    assert path.stat().st_size > 3 << 20
+    command = ["trim", "--max-tokens", "900", "--on-error", "skip", "--to-format", to_format]
+    whole = tmp_path / f"whole.{to_format}"
+    one = cli(*command, "-o", str(whole), str(path))
+    shards = cli(*command, "--jobs", jobs, "--output-dir", str(tmp_path / "out"), str(path))
+    assert (shards.exit_code, shards.stderr) == (one.exit_code, one.stderr) == (0, one.stderr)
+    assert f"{path}:251:" in one.stderr
+    [shard] = (tmp_path / "out").iterdir()
+    assert shard.name == f"big.{to_format}"
+    if to_format == "jsonl":
+        assert shard.read_bytes() == whole.read_bytes()
+        assert len(shard.read_bytes().splitlines()) == 400
+    else:
+        import pyarrow.parquet as pq
+
+        assert pq.read_table(shard).to_pylist() == pq.read_table(whole).to_pylist()
+        assert pq.read_table(shard).num_rows == 400
 
 
 def test_jobs_on_a_file_of_one_conversation_writes_its_text_raw(tmp_path):

@@ -191,8 +191,8 @@ Jobs = Annotated[
         "--jobs",
         "-j",
         metavar="N",
-        help="Worker processes, each on a part of the inputs (a range of conversation-per-"
-        "line JSONL, a file, Parquet row groups; with --output-dir, a file): the output is "
+        help="Worker processes, each on a part of the inputs at a time (a range of "
+        "conversation-per-line JSONL, Parquet row groups, another file whole): the output is "
         "the same.",
     ),
 ]

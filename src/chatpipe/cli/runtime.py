@@ -205,8 +205,8 @@ def run(body: Callable[[], Any], quiet: bool = False) -> None:
 
 def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
     """Run a job to stdout or ``-o`` (on ``jobs`` worker processes where it can be
-    split; on Dask with ``--engine dask``), or into ``--output-dir`` shards (a file a
-    worker at once, with ``jobs``), then report on stderr."""
+    split; on Dask with ``--engine dask``), or into ``--output-dir`` shards (the parts of
+    the inputs on ``jobs`` workers), then report on stderr."""
     import gc
 
     from ..io.sink import parquet_wanted
@@ -251,9 +251,10 @@ def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
                     parquet=parquet,
                     progress=progress,
                 )
-        else:
-            how = " with --output-dir (a file a part)"
-            mapper = None if jobs == 1 else executors.part_mapper(jobs, warn, how)
+        else:  # each file's shard put together here from parts of about a megabyte
+            from ..pipeline.parts import JOB_BLOCKSIZE
+
+            mapper = None if jobs == 1 else executors.part_mapper(jobs, warn)
             done = executors.partitioned(
                 job,
                 sink,
@@ -261,6 +262,8 @@ def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
                 output_dir=reading.output_dir,
                 parquet=parquet,
                 progress=progress,
+                blocksize=JOB_BLOCKSIZE,
+                shard_per_part=False,
             )
     report.close(done)
     return done

@@ -66,6 +66,24 @@ def map_in_processes(function: Any, items: list[Any], arguments: tuple, jobs: in
             yield result
 
 
+def map_parts_in_processes(
+    function: Any, items: list[Any], arguments: tuple, jobs: int
+) -> Iterator[Any]:
+    """``function(item, *arguments)`` of each item on ``jobs`` forked workers, in item
+    order: a part's Done, its output (``data``) through the memory the workers share
+    with this process, valid until the next step, the rest pickled."""
+
+    def work(item: Any) -> tuple[Any, Any]:
+        done = function(item, *arguments)
+        data, done.data = done.data or b"", None
+        return data, done
+
+    with _Workers(work, items, jobs) as results:
+        for data, done in results:
+            done.data = data
+            yield done
+
+
 def _ranges(spec: str, parts: int) -> list[tuple[int, int]]:
     """Byte ranges of a file, each starting at a line start."""
     size = os.path.getsize(spec)

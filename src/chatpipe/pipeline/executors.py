@@ -111,15 +111,18 @@ def partitioned(
     parquet: bool = False,
     blocksize: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    shard_per_part: bool = True,
 ) -> Run:
     """The job cut into parts (pipeline/parts.py) that ``mapper(job, parts, staging,
     names, parquet)`` runs, giving their results in part order (None: one after the
     other, here); put back together in input order into ``sink``, or with
-    ``output_dir`` one shard per part there, all moved into place when the run ends
-    well. ``progress(done, parts)`` hears each part put back."""
+    ``output_dir`` into shards there, all moved into place when the run ends well: one
+    a part, which the mapper writes (``shard_per_part``), or one a file, which this
+    process puts together from the file's parts. ``progress(done, parts)`` hears each
+    part put back."""
     from dataclasses import replace
 
-    from ..io.shards import ShardFolder
+    from ..io.shards import ShardFolder, ShardStreams
     from .parts import Assembly, expand, part_writer, plan, shard_name
 
     job = Job(replace(job.inputs, files=tuple(expand(job.inputs.files))), *_rest(job))
@@ -132,24 +135,42 @@ def partitioned(
             hint="leave --engine dask and --output-dir out, or write records (--to canonical)",
         )
     parts = plan(job, blocksize)
-    names = [shard_name(part, ".parquet" if parquet else ".jsonl") for part in parts]
+    extension = ".parquet" if parquet else ".jsonl"
+    shards: list[str] = []
+    if output_dir is None:  # (a name says the part's output is a file of its own)
+        names = [""] * len(parts)
+    else:  # a shard a part, or one a file (its parts handed back here)
+        one = (lambda part: part) if shard_per_part else (lambda part: replace(part, parts=1))
+        names = [shard_name(one(part), extension) for part in parts]
+        specs = [part.spec for part in parts]
+        shards = [name for _, name in dict.fromkeys(zip(specs, names, strict=True))]
+        if len(set(shards)) != len(shards):
+            raise UsageError(
+                "two inputs would write shards of the same name",
+                hint="give the inputs different file names, or write one file with -o",
+            )
     folder = ShardFolder(output_dir) if output_dir is not None else None
-    staging = None if folder is None else folder.staging
+    staging = None if folder is None or not shard_per_part else folder.staging
+    streams = None if folder is None or shard_per_part else ShardStreams(folder.staging, parquet)
     results = (mapper or run_parts)(job, parts, staging, names, parquet)
     collect = getattr(run.target, "collect", None)
     into = sink if collect is None else collect(run, sink)
     try:
         assembly = Assembly(run)
-        for number, (part, done) in enumerate(zip(parts, results, strict=True), 1):
-            assembly.add(part, done, into)
+        for number, (part, done, name) in enumerate(zip(parts, results, names, strict=True), 1):
+            assembly.add(part, done, into if streams is None else streams.of(part.spec, name))
             if progress is not None:
                 progress(number, len(parts))
         if collect is not None:
             into.close()
+        if streams is not None:
+            streams.close()
         if folder is not None:
-            folder.commit(names)
+            folder.commit(shards)
     except BaseException:
         _close(results)  # no part started after this
+        if streams is not None:
+            streams.abort()
         if folder is not None:
             folder.abort()
         raise
@@ -188,12 +209,13 @@ def run_parts(
 
 
 def work(job: Job, part: Any, staging: str | None, name: str, parquet: bool) -> Any:
-    """One part, its output handed back or (``staging``) written as a shard there."""
+    """One part, its output handed back or (``staging``) written as a shard there;
+    ``name``, the shard's, says the output is a file of its own."""
     from ..io.shards import write_shard
     from .parts import run_part
 
     if staging is None:
-        return run_part(job, part)
+        return run_part(job, part, alone=bool(name))
     return run_part(job, part, lambda data: write_shard(staging, name, data, parquet))
 
 
@@ -216,25 +238,30 @@ def parallel_mapper(jobs: int, note: Note | None = None) -> Callable[..., Iterat
     return mapper
 
 
-def part_mapper(jobs: int, note: Note | None = None, how: str = "") -> Callable[..., Iterator[Any]]:
+def part_mapper(jobs: int, note: Note | None = None) -> Callable[..., Iterator[Any]]:
     """A mapper for ``partitioned``: the parts on ``jobs`` forked workers, no more than
-    the processors this process may use nor than the parts (``note`` hears so, and
-    ``how`` the parts are made)."""
+    the processors this process may use nor than the parts (``note`` hears so); their
+    outputs come back through shared memory."""
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
 
     def mapper(job: Job, parts: list[Any], staging: str | None, names: list[str], parquet: bool):
         usable = min(jobs, _cores())
+        if usable < jobs and note is not None:
+            note(f"--jobs {jobs}: this machine runs {usable} at once; using {usable} workers")
         if len(parts) < usable and note is not None:
             n = len(parts)
             note(
-                f"--jobs {jobs}{how}: {n} part{'s' * (n != 1)} of the inputs, "
+                f"--jobs {jobs}: {n} part{'s' * (n != 1)} of the inputs, "
                 f"{n or 1} process{'es' * (n > 1)}"
             )
-        forked = parallel_mapper(min(jobs, max(len(parts), 1)), note)
-        if forked is None:
+        workers = min(usable, len(parts))
+        if workers < 2 or not hasattr(os, "fork"):
             return run_parts(job, parts, staging, names, parquet)
-        return forked(_work_on, list(zip(parts, names, strict=True)), (job, staging, parquet))
+        from ..fast.pool import map_parts_in_processes
+
+        items = list(zip(parts, names, strict=True))
+        return map_parts_in_processes(_work_on, items, (job, staging, parquet), workers)
 
     return mapper
 

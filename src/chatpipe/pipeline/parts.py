@@ -166,15 +166,16 @@ def line_ranges(spec: str, blocksize: int | None) -> list[tuple[int, int]]:
 # -- on a worker ------------------------------------------------------------------------
 
 
-def run_part(job: Any, part: Part, shard: Any = None) -> Done:
+def run_part(job: Any, part: Part, shard: Any = None, alone: bool = False) -> Done:
     """The job on one part. ``shard`` (a callable taking the output bytes) writes the
-    output where it belongs instead of handing it back."""
+    output where it belongs instead of handing it back; either way, or with ``alone``,
+    the output is a file of its own (a message log's, message per line)."""
     from ..formats.detect import CONVERSATIONS
     from .job import Run
     from .reading import ErrorLog
 
     if part.kind == FILE:
-        done = _run_file(job, part, alone=shard is not None)
+        done = _run_file(job, part, alone=alone or shard is not None)
     else:
         run = Run(job, ErrorLog("fail"))  # every error raised, kept by run_records
         dialect = dialect_of(part)
