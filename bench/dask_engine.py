@@ -71,6 +71,30 @@ def timed(command: list[str]) -> tuple[float, float]:
     return float(seconds), int(peak) / 1024
 
 
+# what a run pays for its cluster: importing Dask's distributed, and starting and stopping
+# a LocalCluster of forked workers as --workers N does
+_CLUSTER = """
+import sys, time
+start = time.perf_counter()
+import chatpipe.dask as on_dask
+imported = time.perf_counter()
+with on_dask.client(workers=int(sys.argv[1])) as connected:
+    connected.submit(sum, [1, 2]).result()
+print(imported - start, time.perf_counter() - imported)
+"""
+
+
+def cluster_cost(workers: int, rounds: int) -> tuple[float, float]:
+    """(seconds importing chatpipe.dask, seconds starting and stopping the cluster)."""
+    times = []
+    for _ in range(rounds):
+        done = subprocess.run(
+            [sys.executable, "-c", _CLUSTER, str(workers)], capture_output=True, check=True
+        )
+        times.append(tuple(map(float, done.stdout.split())))
+    return statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("corpus", help="a conversation-per-line JSONL (bench/corpus.py --rows)")
@@ -142,6 +166,11 @@ def main() -> None:
     print(
         f"(outputs compared shard by shard: identical; a part is {size / args.shards / 1e6:.0f}"
         " MB of input; peak RSS is the largest of the rounds)"
+    )
+    imported, started = cluster_cost(args.workers, args.repeat)
+    print(
+        f"cluster cost of a run (medians of {args.repeat}): importing chatpipe.dask "
+        f"{imported:.2f} s; starting {args.workers} workers, one task, stopping {started:.2f} s"
     )
 
 

@@ -123,6 +123,7 @@ def test_dask_benchmark_runs_and_compares_the_engines(tmp_path):
     table = done.stdout
     assert "| convert --to openai |" in table and "| trim --max-tokens 4000 |" in table
     assert "outputs compared shard by shard: identical" in table
+    assert re.search(r"importing chatpipe.dask \d+\.\d\d s; starting 2 workers", table)
     # both engines' peak memory, in MB, beside the times
     assert len(re.findall(r"\| [1-9]\d* MB \| [1-9]\d* MB \|\n", table)) == 2, table
     assert sorted(p.name for p in (tmp_path / "shards").iterdir()) == [

@@ -70,8 +70,8 @@ def execute(
     """The job on the executor that suits it: ``jobs`` worker processes when the inputs
     can be split (capped at the processors this process may use): conversation-per-line
     files by line ranges, other inputs of several parts (files whole, Parquet row groups)
-    by part; one process otherwise.
-    ``note`` hears why fewer workers, or one process, ran."""
+    by part; one process otherwise. ``note`` hears why fewer workers, or one process,
+    ran."""
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
     if jobs > 1:
@@ -84,7 +84,7 @@ def execute(
         if _in_parts(job):  # files whole, or row groups: the parts on the workers
             from .parts import JOB_BLOCKSIZE
 
-            return partitioned(job, sink, part_mapper(jobs, note), blocksize=JOB_BLOCKSIZE)
+            return partitioned(job, sink, part_mapper(usable, note), blocksize=JOB_BLOCKSIZE)
         if note is not None:
             also = " and on inputs of several parts" if done == _PER_LINE else ""
             note(f"{done}{also}; running in one process")
