@@ -790,11 +790,24 @@ def test_texts_give_one_process_output_with_jobs(tmp_path, command):
         assert "message 1 has a line starting 'Human: '" in one.stderr
 
 
+def _noting_workers(tmp_path, monkeypatch):
+    """A file that every process running a part of a job writes its pid into."""
+    from chatpipe.pipeline import executors
+
+    pids, work = tmp_path / "pids", executors.work
+
+    def noted(*args):
+        with open(pids, "a") as out:
+            out.write(f"{os.getpid()}\n")
+        return work(*args)
+
+    monkeypatch.setattr(executors, "work", noted)
+    return pids
+
+
 def test_jobs_with_output_dir_runs_the_parts_on_workers(tmp_path, monkeypatch):
     """--output-dir with --jobs 2: every file's shard, the errors and their places as one
     process writes them, the parts worked on by forked workers (not this process)."""
-    from chatpipe.pipeline import executors
-
     rows = cli("convert", "--to", "openai", str(FIXTURES / "agent_session.jsonl")).stdout
     inputs = []
     for k in range(5):
@@ -805,15 +818,7 @@ def test_jobs_with_output_dir_runs_the_parts_on_workers(tmp_path, monkeypatch):
         path.write_text("\n".join(lines) + "\n")
         inputs.append(str(path))
     inputs.append(TOOL_LOG)  # a message-per-line log: one conversation, a file
-    pids = tmp_path / "pids"
-    work = executors.work
-
-    def noted(*args):
-        with open(pids, "a") as out:
-            out.write(f"{os.getpid()}\n")
-        return work(*args)
-
-    monkeypatch.setattr(executors, "work", noted)
+    pids = _noting_workers(tmp_path, monkeypatch)
     command = ["trim", "--max-tokens", "300", "--on-error", "skip"]
     one = cli(*command, "--output-dir", str(tmp_path / "one"), *inputs)
     assert set(pids.read_text().split()) == {str(os.getpid())}
@@ -856,8 +861,6 @@ def test_jobs_on_several_message_logs_works_a_file_a_worker(tmp_path, monkeypatc
     """Message-per-line logs, a conversation each: the files on forked workers, the
     output, errors and the turn-label warning (said once, for the first file that has
     it) those of one process."""
-    from chatpipe.pipeline import executors
-
     logs = []
     lines = (FIXTURES / "agent_session.jsonl").read_text().splitlines()
     for k in range(6):
@@ -869,15 +872,7 @@ def test_jobs_on_several_message_logs_works_a_file_a_worker(tmp_path, monkeypatc
         path = tmp_path / f"session-{k}.jsonl"
         path.write_text("\n".join(body * (k + 1)) + "\n")
         logs.append(str(path))
-    pids = tmp_path / "pids"
-    work = executors.work
-
-    def noted(*args):
-        with open(pids, "a") as out:
-            out.write(f"{os.getpid()}\n")
-        return work(*args)
-
-    monkeypatch.setattr(executors, "work", noted)
+    pids = _noting_workers(tmp_path, monkeypatch)
     one = cli(*command, "--on-error", "skip", *logs)
     assert not pids.exists()  # one process reads the files in turn
     many = cli(*command, "--on-error", "skip", "--jobs", "2", *logs)
@@ -927,8 +922,6 @@ def test_jobs_on_inputs_of_several_kinds_runs_their_parts(tmp_path, monkeypatch,
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from chatpipe.pipeline import executors
-
     texts = [
         value["content"]
         for value in map(json.loads, (FIXTURES / "agent_session.jsonl").read_text().splitlines())
@@ -944,15 +937,7 @@ def test_jobs_on_inputs_of_several_kinds_runs_their_parts(tmp_path, monkeypatch,
     pq.write_table(table, parquet, row_group_size=100)
     inputs = [str(FIXTURES / name) for name in MIXED[:3]] + [str(parquet)]
     inputs += [str(FIXTURES / name) for name in MIXED[3:]]
-    pids = tmp_path / "pids"
-    work = executors.work
-
-    def noted(*args):
-        with open(pids, "a") as out:
-            out.write(f"{os.getpid()}\n")
-        return work(*args)
-
-    monkeypatch.setattr(executors, "work", noted)
+    pids = _noting_workers(tmp_path, monkeypatch)
     one = cli(*command, *inputs)
     many = cli(*command, "--jobs", "2", *inputs)
     assert (many.exit_code, many.stdout, many.stderr) == (one.exit_code, one.stdout, one.stderr)
