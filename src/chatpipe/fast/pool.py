@@ -1,5 +1,6 @@
 """``--jobs N``: a job on conversation-per-line JSONL run by N worker processes, written in
-input order (and ``map_in_processes``: any function of parts, for validate). The file is
+input order (and ``map_in_processes``: any function of parts, for validate;
+``map_parts_in_processes``: the parts of other inputs, pipeline/parts.py). The file is
 cut into line-aligned byte ranges, which the workers take one at a time as they get free.
 A worker puts a range's output lines in a slot of memory it shares with the main
 process, which writes them to the output in input order and hands the slot back: the
