@@ -33,15 +33,14 @@ def record_per_line_dialect(spec: str, run: Any) -> Any:
     None when the file is something else."""
     from ..formats.detect import CONVERSATIONS
     from ..formats.registry import reading_dialect
-    from ..pipeline.reading import open_records
+    from ..pipeline.reading import detect_file
 
     if spec == "-":
         return None
-    source = Source(spec)
-    opened = open_records(source, reading_dialect(run.job.inputs.dialect), run.errors)
-    if opened is None or opened[1] != CONVERSATIONS or source.container != "jsonl":
+    found = detect_file(spec, reading_dialect(run.job.inputs.dialect))
+    if found is None or found[2] != CONVERSATIONS or found[0].container != "jsonl":
         return None
-    return opened[0]
+    return found[1]
 
 
 def run_in_processes(

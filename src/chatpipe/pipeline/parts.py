@@ -94,24 +94,20 @@ def plan(job: Any, blocksize: int | None = DEFAULT_BLOCKSIZE) -> list[Part]:
     parts of about ``blocksize`` bytes (None: one part a file)."""
     from ..formats.detect import CONVERSATIONS
     from ..formats.registry import reading_dialect
-    from .reading import ErrorLog, open_records
+    from .reading import detect_file
 
     parts: list[Part] = []
     forced = reading_dialect(job.inputs.dialect)
     for spec in job.inputs.files:
         if spec == "-":
             raise UsageError("the dask engine reads files, not stdin", hint="name the files")
-        source = Source(spec)
-        try:
-            opened = open_records(source, forced, ErrorLog("skip"))
-        finally:
-            if source.stream is not None and not source.is_stdin:
-                source.stream.close()
-        splittable = opened is not None and opened[1] == CONVERSATIONS and not job.inputs.group_by
-        name = opened[0].name if opened is not None else ""
-        if splittable and source.container == "parquet":
+        found = detect_file(spec, forced)
+        splittable = found is not None and found[2] == CONVERSATIONS and not job.inputs.group_by
+        name = found[1].name if found is not None else ""
+        container = found[0].container if found is not None else None
+        if splittable and container == "parquet":
             parts.extend(_row_group_parts(spec, blocksize, name))
-        elif splittable and source.container == "jsonl":
+        elif splittable and container == "jsonl":
             spans = line_ranges(spec, blocksize)
             parts.extend(
                 Part(spec, LINES, a, b, index=k, parts=len(spans), dialect=name)

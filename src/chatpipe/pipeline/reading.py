@@ -186,6 +186,19 @@ def conversations_of(dialect: Dialect, record: Record, options: ReadOptions) -> 
         return list(dialect.read_conversations(record.value, record.location, options))
 
 
+def detect_file(spec: str, forced: Dialect | None) -> tuple[Source, Dialect, str] | None:
+    """What a file holds, from its first records: its source (``container`` known), its
+    dialect and record shape; None when it holds no good record. The file is closed
+    again, and what is wrong in it is left for the run that reads it to say."""
+    source = Source(spec)
+    try:
+        opened = open_records(source, forced, ErrorLog("skip"))
+    finally:
+        if source.stream is not None and not source.is_stdin:
+            source.stream.close()
+    return None if opened is None else (source, opened[0], opened[1])
+
+
 def open_records(
     source: Source, forced: Dialect | None, errors: ErrorLog
 ) -> tuple[Dialect, str, Record, Iterator[Record]] | None:

@@ -80,24 +80,19 @@ class ToDialect:
         import copy
 
         from ..formats.registry import reading_dialect
-        from ..io.sources import Source
-        from .reading import ErrorLog, open_records
+        from .reading import detect_file
 
         if self.dialect is not None or self.found is not None:
             return self
         forced = reading_dialect(job.inputs.dialect)
         for spec in job.inputs.files:
-            source = Source(spec)
             try:
-                opened = open_records(source, forced, ErrorLog("skip"))
+                found = detect_file(spec, forced)
             except ChatpipeError:  # a file that cannot be read: the run says so in its turn
                 continue
-            finally:
-                if source.stream is not None and not source.is_stdin:
-                    source.stream.close()
-            if opened is not None:
+            if found is not None:
                 settled = copy.copy(self)
-                settled.found = opened[0]
+                settled.found = found[1]
                 return settled
         return self
 
