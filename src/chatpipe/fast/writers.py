@@ -125,11 +125,19 @@ def _openai_fast(values: list[Any], other: Any) -> list[Any]:
 
 # -- buffer strings -----------------------------------------------------------------------
 
+
+def _bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
 _CALL_TYPE = "'type': 'tool_call'"
 
 
 def buffer_writer(renderer: BufferRenderer, one: Callable[[int, AnyMessage], list[str]]) -> Any:
-    """A LaneWriter of buffer texts; ``one`` renders a message at an index."""
+    """A LaneWriter of buffer texts; ``one`` renders a message at an index.
+
+    The lines its ``fast`` knows come as UTF-8 bytes, the label and the text encoded
+    apart: the text orjson made is encoded far faster than a new string made of it
+    (``label + text``), which is encoded character by character (a fifth of a run)."""
     labels = {k: f"{label}: " for k, label in renderer.type_labels.items()}
     kinds = {k: quoteattr(label.lower()) for k, label in renderer.type_labels.items()}
     if renderer.xml:
@@ -147,14 +155,16 @@ def buffer_writer(renderer: BufferRenderer, one: Callable[[int, AnyMessage], lis
                 return "\n".join(lines)
             return f"<message type={kind}>{escape(item['content'])}</message>"
 
-        opens = {role: f"<message type={kinds[kind]}>" for role, kind in ROLE_TYPES.items()}
-        tool = f"<message type={kinds['tool']}>"
+        opens = {role: _bytes(f"<message type={kinds[kind]}>") for role, kind in ROLE_TYPES.items()}
+        tool = _bytes(f"<message type={kinds['tool']}>")
 
         def fast_xml(values: list[Any], other: Any) -> list[Any]:
             return [
                 head
-                + content.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
-                + "</message>"
+                + content.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;").encode(
+                    "utf-8", "surrogateescape"
+                )
+                + b"</message>"
                 if type(value) is dict
                 and type(content := value.get("content")) is str
                 and content
@@ -179,12 +189,12 @@ def buffer_writer(renderer: BufferRenderer, one: Callable[[int, AnyMessage], lis
         ]
         return labels[item["type"]] + item["content"] + "[" + ", ".join(reprs) + "]"
 
-    heads = {role: labels[kind] for role, kind in ROLE_TYPES.items()}
-    tool_head = labels["tool"]
+    heads = {role: _bytes(labels[kind]) for role, kind in ROLE_TYPES.items()}
+    tool_head = _bytes(labels["tool"])
 
     def fast_prefix(values: list[Any], other: Any) -> list[Any]:
         return [
-            head + content
+            head + content.encode("utf-8", "surrogateescape")
             if type(value) is dict
             and type(content := value.get("content")) is str
             and content

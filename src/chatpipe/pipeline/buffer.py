@@ -46,14 +46,14 @@ def _rendered(renderer, message, index, conversation) -> str:
 
 
 def _batched(batches, joiner, check, chats, conversation):
-    """The pieces of batches of rendered texts, encoded text by text: joining texts of
-    different widths (most batches hold an emoji) would widen every character of the
-    others first, the slowest step of a whole run."""
+    """The pieces of batches of rendered texts (strings, or their UTF-8 bytes), encoded
+    text by text: joining texts of different widths (most batches hold an emoji) would
+    widen every character of the others first, the slowest step of a whole run."""
     breaks = joiner.count("\n")
     between = _encoded(joiner)
     index = 0
     for texts in batches:
-        data = between.join([_encoded(text) for text in texts])
+        data = between.join([t if type(t) is bytes else _encoded(t) for t in texts])
         # only a message with a line break can hold a line that reads as a turn
         if (
             check is not None
@@ -103,6 +103,8 @@ class AmbiguityCheck:
         for k, text in enumerate(texts, index):
             if self.warned:
                 return
+            if type(text) is bytes:
+                text = text.decode("utf-8", "surrogateescape")
             message = chats.get(k)
             if message is not None:
                 self(message, k, conversation)
