@@ -129,6 +129,7 @@ def _openai_fast(values: list[Any], other: Any) -> list[Any]:
 def _bytes(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
+
 _CALL_TYPE = "'type': 'tool_call'"
 
 
@@ -161,9 +162,10 @@ def buffer_writer(renderer: BufferRenderer, one: Callable[[int, AnyMessage], lis
         def fast_xml(values: list[Any], other: Any) -> list[Any]:
             return [
                 head
-                + content.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;").encode(
-                    "utf-8", "surrogateescape"
-                )
+                + content.replace("&", "&amp;")
+                .replace(">", "&gt;")
+                .replace("<", "&lt;")
+                .encode("utf-8", "surrogateescape")
                 + b"</message>"
                 if type(value) is dict
                 and type(content := value.get("content")) is str
