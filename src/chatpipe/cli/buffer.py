@@ -84,7 +84,11 @@ def buffer(
         check = AmbiguityCheck(renderer, warn) if format == "prefix" else None
         between = unescape(separator) if separator is not None else None
         target = Texts(
-            lambda c: buffer_pieces(renderer, c, joiner, check), between, null, notice=check
+            lambda c: buffer_pieces(renderer, c, joiner, check),
+            between,
+            null,
+            notice=check,
+            joiner=joiner,
         )
         execute(reading, Job(reading.inputs(), None, target), jobs)
 

@@ -93,7 +93,7 @@ def filter_(
                 exclude_tool_calls=calls,
             )
 
-        execute(reading, Job(reading.inputs(), on_messages(kept), target), jobs)
+        execute(reading, Job(reading.inputs(), on_messages(kept, per_message=True), target), jobs)
 
     run(body, reading.quiet)
 

@@ -192,8 +192,8 @@ Jobs = Annotated[
         "-j",
         metavar="N",
         help="Worker processes, each on a part of the inputs at a time (a range of "
-        "conversation-per-line JSONL, Parquet row groups, another file whole): the output is "
-        "the same.",
+        "conversation-per-line JSONL, Parquet row groups, another file whole; a range of one "
+        "message log for buffer, openai, convert and filter): the output is the same.",
     ),
 ]
 Quiet = Annotated[

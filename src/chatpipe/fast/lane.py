@@ -53,13 +53,21 @@ ROLE_TYPES = {
 }
 
 
-def read_lines(dialect: Dialect, source: Any, records: Any, errors: Any) -> LaneMessages | None:
+def read_lines(
+    dialect: Dialect, source: Any, records: Any, errors: Any, start: int = 0, links: Any = None
+) -> LaneMessages | None:
     """The messages of a message-per-line OpenAI source, read in batches; None for any
-    other source, and when ``--max-depth`` is below the depth of plain lines."""
+    other source, and when ``--max-depth`` is below the depth of plain lines. ``start``
+    and ``links`` (a ToolLinks): the number of the first message and the linking state,
+    for a log read from its middle."""
     reader = source.jsonl or source.document
     if type(dialect) is not OpenAIDialect or reader is None or LIMITS.depth < PLAIN_DEPTH:
         return None
-    return LaneMessages(Lane(dialect, records, reader, errors))
+    lane = Lane(dialect, records, reader, errors)
+    lane.index = start
+    if links is not None:
+        lane.links.pending, lane.links.answered = links.pending, links.answered
+    return LaneMessages(lane)
 
 
 class LaneMessages:
@@ -85,6 +93,10 @@ class LaneMessages:
 
     def write(self, writer: Any) -> Iterator[list[Any]]:
         return self.lane.write(writer)
+
+    def read(self) -> tuple[int, ToolLinks]:
+        """Once read: the number of the message after the last, and the linking state."""
+        return self.lane.index, self.lane.links
 
 
 def _messages_of(batches: Iterator[list[Any]]) -> Iterator[AnyMessage]:

@@ -49,8 +49,12 @@ class Dialect:
     def read_message(self, value: Any) -> AnyMessage:
         raise NotImplementedError
 
-    def finish(self, messages: Iterable[AnyMessage]) -> Iterable[AnyMessage]:
-        """A pass over a conversation's messages after reading (e.g. linking tools)."""
+    def finish(
+        self, messages: Iterable[AnyMessage], links: Any = None, start: int = 0
+    ) -> Iterable[AnyMessage]:
+        """A pass over a conversation's messages after reading (e.g. linking tools);
+        ``links`` and ``start``: the linking state and the number of the first message,
+        for messages that continue a log (``tool_links.link_tool_results``)."""
         return messages
 
     def read_conversation(self, value: Any, location: Location) -> Conversation:

@@ -368,8 +368,10 @@ class OpenAIDialect(Dialect):
             raise not_a_message(self.name, value)
         return message_from_like(value)
 
-    def finish(self, messages: Iterable[AnyMessage]) -> Iterable[AnyMessage]:
-        return link_tool_results(messages)
+    def finish(
+        self, messages: Iterable[AnyMessage], links: Any = None, start: int = 0
+    ) -> Iterable[AnyMessage]:
+        return link_tool_results(messages, links, start)
 
     def record_meta(self, meta: dict[str, Any]) -> dict[str, Any]:
         """Fine-tuning rows hold tools as a list of ``{"type": "function", ...}``; other

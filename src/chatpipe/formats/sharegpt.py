@@ -88,8 +88,10 @@ class ShareGPTDialect(Dialect):
     def read_message(self, value: Any) -> AnyMessage:
         return message_from_turn(value)
 
-    def finish(self, messages: Iterable[AnyMessage]) -> Iterable[AnyMessage]:
-        return link_tool_results(messages)
+    def finish(
+        self, messages: Iterable[AnyMessage], links: Any = None, start: int = 0
+    ) -> Iterable[AnyMessage]:
+        return link_tool_results(messages, links, start)
 
     def read_conversation(self, value: Any, location: Location) -> Conversation:
         key = "conversations" if "conversations" in value else "conversation"

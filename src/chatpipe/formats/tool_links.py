@@ -11,29 +11,34 @@ from ..model import AIMessage, AnyMessage, ToolMessage
 _UNLINKED = "\x00unlinked"
 
 
-def link_tool_results(messages: Iterable[AnyMessage]) -> Iterator[AnyMessage]:
+def link_tool_results(
+    messages: Iterable[AnyMessage], links: ToolLinks | None = None, start: int = 0
+) -> Iterator[AnyMessage]:
     """Give tool results that name no ``tool_call_id`` the id of the call they answer.
 
     HF datasets and Mellea logs pair a result with a call by order only. Each such result
     takes the oldest unanswered call of the latest AI message; a call the log gave no id
     gets a stable synthetic one, ``call_<message index>_<call index>``. Holds one AI
-    turn's call ids at a time.
+    turn's call ids at a time. ``links`` and ``start``: the state and the number of the
+    first message, for messages that continue a log.
     """
-    links = ToolLinks()
-    for index, message in enumerate(messages):
+    links = links if links is not None else ToolLinks()
+    for index, message in enumerate(messages, start):
         links.step(message, index)
         yield message
 
 
 class ToolLinks:
-    """The pairing state of ``link_tool_results``: the latest AI turn's call ids and the
-    ids answered since."""
+    """The pairing state of ``link_tool_results``: the latest AI turn's call ids
+    (``pending``; None before any AI turn, for a piece of a log whose earlier turns are
+    not known) and the ids answered since; ``linked`` says whether an id was given."""
 
-    __slots__ = ("answered", "pending")
+    __slots__ = ("answered", "linked", "pending")
 
-    def __init__(self) -> None:
-        self.pending: list[str] = []
-        self.answered: set[str] = set()
+    def __init__(self, pending: list[str] | None = None, answered: set[str] | None = None) -> None:
+        self.pending: list[str] | None = [] if pending is None else pending
+        self.answered: set[str] = set() if answered is None else answered
+        self.linked = False
 
     def step(self, message: Any, index: int) -> None:
         if isinstance(message, AIMessage):
@@ -42,12 +47,14 @@ class ToolLinks:
             for n, call in enumerate([*message.tool_calls, *message.invalid_tool_calls]):
                 if call["id"] == _UNLINKED:
                     call["id"] = f"call_{index}_{n}"
+                    self.linked = True
                 if call["id"]:
                     pending.append(call["id"])
         elif isinstance(message, ToolMessage):
             if message.tool_call_id == _UNLINKED:
-                unanswered = [c for c in self.pending if c not in self.answered]
+                unanswered = [c for c in self.pending or () if c not in self.answered]
                 message.tool_call_id = unanswered[0] if unanswered else ""
+                self.linked = True
             self.answered.add(message.tool_call_id)
 
     @staticmethod

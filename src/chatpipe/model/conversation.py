@@ -14,10 +14,12 @@ class Conversation:
 
     ``messages`` is a list, or a one-pass iterator for a message-per-record stream so
     that a long log is never held in memory. ``meta`` keeps the record's other keys in
-    their order; ``messages_key`` is where the messages stood among them.
+    their order; ``messages_key`` is where the messages stood among them. ``start`` is
+    the number of the first message in its log: 0, but for a piece of a log read from
+    its middle (a ``--jobs`` worker's range of lines).
     """
 
-    __slots__ = ("location", "messages", "messages_key", "meta")
+    __slots__ = ("location", "messages", "messages_key", "meta", "start")
 
     def __init__(
         self,
@@ -25,15 +27,17 @@ class Conversation:
         meta: dict[str, Any] | None = None,
         location: Location | None = None,
         messages_key: str | None = None,
+        start: int = 0,
     ) -> None:
         self.messages = messages
         self.meta = meta if meta is not None else {}
         self.location = location
         self.messages_key = messages_key
+        self.start = start
 
     def with_messages(self, messages: Iterable[AnyMessage]) -> Conversation:
         """The same conversation holding other messages (an operation's result)."""
-        return Conversation(messages, self.meta, self.location, self.messages_key)
+        return Conversation(messages, self.meta, self.location, self.messages_key, self.start)
 
     def to_record(self, messages: list[Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:
         """The conversation as one record, ``{"messages": [...]}`` with the other fields

@@ -28,11 +28,13 @@ def buffer_pieces(
     if batches is not None:
         yield from _batched(batches, joiner, check, chats, conversation)
         return
-    for index, message in enumerate(conversation.messages):
+    # (messages numbered in their log: a piece of one starts at ``start``)
+    start = conversation.start
+    for index, message in enumerate(conversation.messages, start):
         text = _rendered(renderer, message, index, conversation)
         if check is not None and not check.warned:
             check(message, index, conversation)
-        yield joiner + text if index else text
+        yield joiner + text if index > start else text
 
 
 def _rendered(renderer, message, index, conversation) -> str:
@@ -51,7 +53,7 @@ def _batched(batches, joiner, check, chats, conversation):
     widen every character of the others first, the slowest step of a whole run."""
     breaks = joiner.count("\n")
     between = _encoded(joiner)
-    index = 0
+    start = index = conversation.start
     for texts in batches:
         data = between.join([t if type(t) is bytes else _encoded(t) for t in texts])
         # only a message with a line break can hold a line that reads as a turn
@@ -63,7 +65,7 @@ def _batched(batches, joiner, check, chats, conversation):
         ):
             check.texts(texts, index, chats, conversation)
         chats.clear()
-        yield between + data if index else data
+        yield between + data if index > start else data
         index += len(texts)
 
 

@@ -16,6 +16,9 @@ from .job import Job, Run
 
 Watch = Callable[[Iterator[Conversation], Run], Iterator[Conversation]]
 _PER_LINE = "--jobs works on conversation-per-line JSONL files"
+_OTHER_INPUTS = (
+    ", on inputs of several parts, and on one message log for buffer, openai, convert and filter"
+)
 Note = Callable[[str], None]
 
 
@@ -85,10 +88,26 @@ def execute(
             from .parts import JOB_BLOCKSIZE
 
             return partitioned(job, sink, part_mapper(usable, note), blocksize=JOB_BLOCKSIZE)
+        log = _one_log(job) if usable > 1 else None
+        if log is not None:  # one message log written message by message: its lines
+            from .log_ranges import run_log
+
+            ran = run_log(job, log, sink, usable)
+            if ran is not None:
+                return ran
+            done = f"--jobs {jobs}: a message log of a megabyte or less is one part"
         if note is not None:
-            also = " and on inputs of several parts" if done == _PER_LINE else ""
+            also = _OTHER_INPUTS if done == _PER_LINE else ""
             note(f"{done}{also}; running in one process")
     return serial(job, sink, watch)
+
+
+def _one_log(job: Job) -> Any:
+    if not hasattr(os, "fork"):
+        return None
+    from .log_ranges import one_log
+
+    return one_log(job)
 
 
 def _in_parts(job: Job) -> bool:

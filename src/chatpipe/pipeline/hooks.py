@@ -15,13 +15,18 @@ from ..model import AnyMessage, Conversation
 ENABLED = True
 
 
-def read_messages(dialect: Any, source: Any, records: Any, errors: Any) -> Iterator[Any] | None:
-    """A message-per-line source's messages, read in batches (fast/lane.py)."""
+def read_messages(
+    dialect: Any, source: Any, records: Any, errors: Any, start: int = 0, links: Any = None
+) -> Any:
+    """A message-per-line source's messages, read in batches (fast/lane.py): iterated,
+    they are messages; once read, ``read()`` gives the number of the message after the
+    last and the tool links after them. ``start`` and ``links``: the number of the first
+    message and the links before it, for a log read from its middle."""
     if not ENABLED:
         return None
     from ..fast.lane import read_lines
 
-    return read_lines(dialect, source, records, errors)
+    return read_lines(dialect, source, records, errors, start, links)
 
 
 def _read_in_batches(conversation: Conversation) -> Any:

@@ -19,13 +19,18 @@ from .reading import ErrorLog, Reading, read
 Operation = Callable[[Conversation], Conversation]
 
 
-def on_messages(change: Callable[[Conversation], Iterable[Any]]) -> Operation:
+def on_messages(
+    change: Callable[[Conversation], Iterable[Any]], per_message: bool = False
+) -> Operation:
     """The operation that gives each conversation the messages ``change`` makes of it
-    (``Trim``, langchain's filter and merge), its other fields kept."""
+    (``Trim``, langchain's filter and merge), its other fields kept. ``per_message``:
+    ``change`` looks at each message alone (filter), so a log's messages can be changed
+    in pieces."""
 
     def operation(conversation: Conversation) -> Conversation:
         return conversation.with_messages(change(conversation))
 
+    operation.per_message = per_message  # type: ignore[attr-defined]
     return operation
 
 

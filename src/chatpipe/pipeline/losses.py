@@ -109,15 +109,13 @@ class LossReport:
             yield from conversations
             return
         for number, conversation in enumerate(conversations, start):
-            yield Conversation(
-                self._messages(number, conversation.messages),
-                conversation.meta,
-                conversation.location,
-                conversation.messages_key,
-            )
+            messages = self._messages(number, conversation.messages, conversation.start)
+            yield conversation.with_messages(messages)
 
-    def _messages(self, number: int, messages: Iterable[AnyMessage]) -> Iterator[AnyMessage]:
-        for index, message in enumerate(messages):
+    def _messages(
+        self, number: int, messages: Iterable[AnyMessage], first: int
+    ) -> Iterator[AnyMessage]:
+        for index, message in enumerate(messages, first):
             for kind in self.check(message):
                 self.cases.setdefault(kind, []).append((number, index))
             yield message

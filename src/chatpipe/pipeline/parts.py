@@ -62,6 +62,11 @@ class Done:
     # before it), said in their place among the errors
     notes: list[tuple[str, int, int]] = field(default_factory=list)
     newest: tuple[int, int] = (0, 0)  # Run.newest's count, for this part
+    # a range of a message log (pipeline/log_ranges.py): the messages read in it, whether
+    # its output depends on what came before it (then it has none), its tool links after
+    messages: int = 0
+    context: bool = False
+    links: Any = None
 
 
 def expand(specs: tuple[str, ...] | list[str]) -> list[str]:
@@ -207,14 +212,16 @@ def _records(part: Part) -> Iterator[tuple[int, Record | None]]:
     yield from line_records(Source(part.spec), data)
 
 
-def line_records(source: Source, data: bytes) -> Iterator[tuple[int, Record | None]]:
-    """The records of whole JSONL lines, numbered from 1, with the checks one process
-    makes: size, JSON, exact integers, depth."""
+def line_records(
+    source: Source, data: bytes, first: int = 1
+) -> Iterator[tuple[int, Record | None]]:
+    """The records of whole JSONL lines, numbered from ``first``, with the checks one
+    process makes: size, JSON, exact integers, depth."""
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
     limit = LIMITS.record_bytes
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(lines, first):
         if not line.strip():
             yield number, None
             continue

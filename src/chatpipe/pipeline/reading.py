@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, UsageError
@@ -184,6 +184,47 @@ def conversations_of(dialect: Dialect, record: Record, options: ReadOptions) -> 
     """The conversations one record holds (several for ``--branch all``)."""
     with shape_errors(dialect, record.location):
         return list(dialect.read_conversations(record.value, record.location, options))
+
+
+def log_piece(
+    dialect: Dialect,
+    spec: str,
+    data: bytes,
+    errors: Any,
+    location: Location | None,
+    *,
+    line: int = 1,
+    start: int = 0,
+    links: Any = None,
+) -> tuple[Conversation, Callable[[], tuple[int, Any]]]:
+    """Whole lines of a message log read from its middle: ``data``, the first of them
+    line ``line`` of the file ``spec``, their messages numbered from ``start`` and their
+    tool results linked from ``links`` (a ToolLinks). Gives their conversation (at
+    ``location``, the log's) and a function that tells, once it has been read, the
+    number of the message after the last and the links after them."""
+    import io
+
+    from ..formats.tool_links import ToolLinks
+    from ..io.readers import JsonlReader
+    from .parts import line_records
+
+    links = links if links is not None else ToolLinks()
+    source = Source(spec)
+    source.container = "jsonl"
+    source.jsonl = JsonlReader(source, io.BytesIO(data), b"", line)
+    fast = hooks.read_messages(dialect, source, Records([], iter(())), errors, start, links)
+    if fast is not None:
+        return Conversation(fast, {}, location, None, start), fast.read
+    records = (r for _, r in line_records(source, data, line) if r is not None)
+    count = [start]
+
+    def counted() -> Iterator[AnyMessage]:
+        for message in _messages(records, dialect, errors):
+            count[0] += 1
+            yield message
+
+    messages = dialect.finish(counted(), links, start)
+    return Conversation(messages, {}, location, None, start), lambda: (count[0], links)
 
 
 def detect_file(spec: str, forced: Dialect | None) -> tuple[Source, Dialect, str] | None:

@@ -179,6 +179,9 @@ class Texts:
     the first one's text waits until then. A conversation whose text cannot be made (a
     template that refuses it) is an error of that conversation: the run stops, or it is
     skipped and reported.
+
+    ``joiner``, for a text made message by message (buffer): what stands between two
+    messages' texts, so that a log's messages can be made in pieces and joined.
     """
 
     lines = None
@@ -190,6 +193,7 @@ class Texts:
         null: bool = False,
         row_reader: Callable[[Any, Any, Any], Conversation | None] | None = None,
         notice: Any = None,
+        joiner: str | None = None,
     ) -> None:
         from ..errors import UsageError
 
@@ -200,6 +204,7 @@ class Texts:
         # what warns, once a run, while texts are made (buffer's turn-label check): its
         # ``warn`` (a function of the text) and ``warned``
         self.notice = notice
+        self.joiner = joiner
 
     def loss_report(self) -> None:
         return None
