@@ -12,7 +12,8 @@ CPU, Python, chatpipe), ready to paste into the README. Not part of the test sui
     python bench/corpus.py 1000000 bench/corpus/log_1m.jsonl
     python bench/corpus.py 1000000 bench/corpus/rows_1m.jsonl --rows
     python bench/run.py bench/corpus/log_100k.jsonl bench/corpus/agent_100k.jsonl \
-        --rows bench/corpus/rows_1m.jsonl --rss bench/corpus/log_1m.jsonl --markdown
+        --rows bench/corpus/rows_1m.jsonl --log-jobs bench/corpus/agent_100k.jsonl \
+        --rss bench/corpus/log_1m.jsonl --markdown
 """
 
 from __future__ import annotations
@@ -111,6 +112,12 @@ def main() -> None:
         help="a conversation-per-line file: time convert --jobs 2 on it (repeatable)",
     )
     parser.add_argument(
+        "--log-jobs",
+        action="append",
+        default=[],
+        help="a message-per-line log: time buffer and openai --jobs 2 on it (repeatable)",
+    )
+    parser.add_argument(
         "--rss",
         action="append",
         default=[],
@@ -149,9 +156,12 @@ def main() -> None:
         f"({ratio:.2f}× ({low:.2f}–{high:.2f}); target ≤ {STARTUP}×)"
     )
     for rows_file in args.rows:
-        speedup = _jobs(report, chatpipe, rows_file, args.repeat)
+        speedup = _jobs(report, chatpipe, ["convert"], rows_file, args.repeat, JOBS_SPEEDUP)
         if speedup < JOBS_SPEEDUP:
             misses.append(f"--jobs 2 on {os.path.basename(rows_file)} {speedup:.2f}×")
+    for log in args.log_jobs:  # one conversation cut into ranges: no target of the issue's
+        for command in (["buffer"], ["openai"]):
+            _jobs(report, chatpipe, command, log, args.repeat)
     report.line()
     report.table(["corpus", *TARGETS, "verdict"], summary)
     report.line(
@@ -271,19 +281,25 @@ def _paired(mine: list[float], theirs: list[float]) -> tuple[float, float, float
     return statistics.median(ratios), ratios[0], ratios[-1]
 
 
-def _jobs(report: Report, chatpipe: list[str], rows: str, repeat: int) -> float:
-    """convert on a conversation-per-line file in one process and with --jobs 2: the
-    speed-up (median of the rounds' ratios)."""
-    walls = _rounds(
-        {n: [*chatpipe, "convert", "--jobs", n, rows] for n in ("1", "2")}, repeat, wall
-    )
+def _jobs(
+    report: Report,
+    chatpipe: list[str],
+    command: list[str],
+    path: str,
+    repeat: int,
+    target: float | None = None,
+) -> float:
+    """A command on a file in one process and with --jobs 2: the speed-up (median of the
+    rounds' ratios)."""
+    walls = _rounds({n: [*chatpipe, *command, "--jobs", n, path] for n in ("1", "2")}, repeat, wall)
     one, two = statistics.median(walls["1"]), statistics.median(walls["2"])
     speedup, low, high = _paired(walls["1"], walls["2"])
-    with open(rows, "rb") as data:
+    with open(path, "rb") as data:
         count = sum(line.count(b'"role"') for line in data)
+    wanted = f"; target ≥ {target}×" if target is not None else ""
     report.line(
-        f"convert --jobs 2 on {rows} (about {count:,} messages): {two:.2f} s; one process "
-        f"{one:.2f} s ({speedup:.2f}× faster ({low:.2f}–{high:.2f}); target ≥ {JOBS_SPEEDUP}×)"
+        f"{' '.join(command)} --jobs 2 on {path} (about {count:,} messages): {two:.2f} s; one "
+        f"process {one:.2f} s ({speedup:.2f}× faster ({low:.2f}–{high:.2f}){wanted})"
     )
     return speedup
 

@@ -41,7 +41,7 @@ def test_benchmark_runs_on_a_tiny_corpus(tmp_path):
         [
             *(sys.executable, str(ROOT / "bench" / "run.py"), str(corpus), str(agent)),
             *("--repeat", "1", "--langchain-repeat", "1", "--rss", str(corpus)),
-            *("--rows", str(rows), "--markdown"),
+            *("--rows", str(rows), "--log-jobs", str(agent), "--markdown"),
         ],
         capture_output=True,
         text=True,
@@ -63,6 +63,7 @@ def test_benchmark_runs_on_a_tiny_corpus(tmp_path):
     assert f"peak RSS on {corpus}:" in table
     assert "targets of issue #20: " in table
     assert "convert --jobs 2 on" in table
+    assert f"buffer --jobs 2 on {agent}" in table and f"openai --jobs 2 on {agent}" in table
 
 
 def test_container_benchmark_runs_on_a_tiny_log(tmp_path):
