@@ -603,6 +603,29 @@ def test_jobs_on_a_message_stream_falls_back_to_one_process():
     assert "running in one process" in result.stderr
 
 
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_jobs_reads_a_file_with_a_byte_order_mark_as_one_process_does(tmp_path, encoding):
+    """Cut into ranges of bytes, a file keeps its byte order mark out of its first line
+    (UTF-8), or is read whole (UTF-16, whose lines are not found in its bytes); one
+    output or a shard a file (--output-dir)."""
+    line = (
+        '{"messages":[{"role":"user","content":"question %d"},{"role":"assistant","content":"é"}]}'
+    )
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes("".join(line % k + "\n" for k in range(25000)).encode(encoding))
+    assert path.stat().st_size > 2 << 20
+    one = cli("convert", str(path))
+    assert one.exit_code == 0, one.stderr
+    assert one.stdout.count("\n") == 25000
+    two = cli("convert", "--jobs", "2", str(path))
+    assert (two.exit_code, two.stdout) == (0, one.stdout), two.stderr
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out-{jobs}"
+        done = cli("convert", "--jobs", jobs, "--output-dir", str(out), str(path))
+        assert done.exit_code == 0, done.stderr
+        assert (out / "rows.jsonl").read_text() == one.stdout
+
+
 def test_jobs_without_fork_converts_in_one_process(monkeypatch, tmp_path):
     rows = tmp_path / "rows.jsonl"
     rows.write_text('{"messages":[{"role":"user","content":"a"}]}\n' * 3)

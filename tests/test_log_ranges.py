@@ -193,6 +193,19 @@ def test_a_bad_line_in_a_later_range(tmp_path, monkeypatch, on_error):
             assert "log.jsonl:8001" in result.stderr
 
 
+def test_a_log_with_a_byte_order_mark(tmp_path, monkeypatch):
+    """UTF-8's mark stays out of the first range's first line; UTF-16 text, whose lines
+    are not found in its bytes, is read in one process."""
+    text = "".join(json.dumps(line) + "\n" for line in _turns(2500))
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(text.encode("utf-8-sig"))
+    _same(tmp_path, monkeypatch, ["buffer"], path)
+    path.write_bytes(text.encode("utf-16"))
+    one, two = cli("convert", str(path)), cli("convert", "--jobs", "2", str(path))
+    assert two.exit_code == 0 and two.stdout == one.stdout and one.stdout.count("\n") == 10000
+    assert "running in one process" in two.stderr
+
+
 def test_losses_keep_their_message_numbers(tmp_path):
     """What the output dialect cannot hold is counted at the messages where it was."""
     from chatpipe.pipeline.executors import execute

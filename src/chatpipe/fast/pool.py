@@ -18,7 +18,7 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
-from ..io.sources import Source
+from ..io.sources import Source, text_start
 from ..pipeline.parts import JOB_BLOCKSIZE, LINES, Done, Part
 
 _RANGES_PER_JOB = 16  # at least this many ranges a worker: they even out the workers' ends
@@ -40,6 +40,9 @@ def record_per_line_dialect(spec: str, run: Any) -> Any:
     found = detect_file(spec, reading_dialect(run.job.inputs.dialect))
     if found is None or found[2] != CONVERSATIONS or found[0].container != "jsonl":
         return None
+    with open(spec, "rb") as stream:
+        if text_start(stream.read(4)) is None:  # UTF-16 text: its lines are not in its bytes
+            return None
     return found[1]
 
 
@@ -85,10 +88,11 @@ def map_parts_in_processes(
 
 
 def _ranges(spec: str, parts: int) -> list[tuple[int, int]]:
-    """Byte ranges of a file, each starting at a line start."""
+    """Byte ranges of a file, each starting at a line start (the first after a UTF-8
+    byte order mark)."""
     size = os.path.getsize(spec)
-    starts = [0]
     with open(spec, "rb") as stream:
+        starts = [text_start(stream.read(4)) or 0]
         for k in range(1, parts):
             stream.seek(max(starts[-1], size * k // parts))
             if stream.tell() != 0:

@@ -30,10 +30,10 @@ from .records import (
     start_column,
     too_long,
 )
+from .sources import UTF8_BOM as BOM
 from .sources import Source
 from .yaml_reader import yaml_records
 
-BOM = b"\xef\xbb\xbf"
 # bytes read at a time by batch readers: 64 KiB measured fastest (cache-sized batches)
 BATCH_BYTES = 1 << 16
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")

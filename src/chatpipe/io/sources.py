@@ -13,6 +13,7 @@ from ..errors import DataError, Location
 # bytes a file is read in: the batch size; a long first line (a minified document) is
 # read in half the time of the default 8 KiB
 READ_BUFFER = 1 << 16
+UTF8_BOM = b"\xef\xbb\xbf"  # which a reader drops from the start of a file
 
 
 class Source:
@@ -76,6 +77,15 @@ def _wide_encoding(stream: IO[bytes]) -> str | None:
         if head.startswith(bom):
             return encoding
     return None
+
+
+def text_start(head: bytes) -> int | None:
+    """Where a file's lines start in its bytes, from its first four (``head``): after a
+    UTF-8 byte order mark, else at 0; None for UTF-16 or UTF-32 text, which is read
+    transcoded, so that ranges of its bytes are not ranges of its lines."""
+    if any(head.startswith(bom) for bom, _ in _WIDE_BOMS):
+        return None
+    return len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0
 
 
 class _Transcoded(io.RawIOBase):

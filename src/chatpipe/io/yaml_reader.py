@@ -9,8 +9,7 @@ from typing import Any
 
 from ..errors import DataError, Location, kind_of
 from .limits import LIMITS
-
-BOM = b"\xef\xbb\xbf"
+from .sources import UTF8_BOM as BOM
 
 
 def _yaml_loader_class() -> Any:

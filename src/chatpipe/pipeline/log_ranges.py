@@ -21,14 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ChatpipeError, Location
-from ..io.sources import Source, is_url
+from ..io.sources import Source, is_url, text_start
 from .job import Job, Run
 from .parts import JOB_BLOCKSIZE, Done, line_ranges
 
 # dialects whose message lines are read one by one, and written one by one (a log's
 # other dialects chain their lines: trees of turns, streamed events)
 _DIALECTS = ("openai", "canonical")
-_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")  # (UTF-32's start as UTF-16's)
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,7 @@ def one_log(job: Job) -> Log | None:
     if spec == "-" or is_url(spec) or not os.path.isfile(spec):
         return None
     with open(spec, "rb") as stream:
-        if stream.read(4).startswith(_BOMS):  # read as the text it spells: one process
+        if text_start(stream.read(4)) is None:  # UTF-16 text: its lines are not in its bytes
             return None
     source = Source(spec)
     try:
@@ -104,7 +103,7 @@ def run_log(job: Job, log: Log, sink: Any, workers: int) -> Run | None:
     from .targets import Texts
 
     spans = line_ranges(log.spec, JOB_BLOCKSIZE)
-    if len(spans) < 2:
+    if spans is None or len(spans) < 2:
         return None
     run = Run(job)
     run.reading.found.append((Source(log.spec), log.dialect, MESSAGES))

@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import ChatpipeError, DataError, Location, UsageError
 from ..io.limits import LIMITS
 from ..io.records import BadRecord, Record, line_record, too_long
-from ..io.sources import Source, is_url, open_input, storage_options
+from ..io.sources import Source, is_url, open_input, storage_options, text_start
 
 LINES, ROWS, FILE = "lines", "rows", "file"
 DEFAULT_BLOCKSIZE = 64 << 20  # bytes of input a part (Dask's own default for text)
@@ -112,8 +112,7 @@ def plan(job: Any, blocksize: int | None = DEFAULT_BLOCKSIZE) -> list[Part]:
         container = found[0].container if found is not None else None
         if splittable and container == "parquet":
             parts.extend(_row_group_parts(spec, blocksize, name))
-        elif splittable and container == "jsonl":
-            spans = line_ranges(spec, blocksize)
+        elif splittable and container == "jsonl" and (spans := line_ranges(spec, blocksize)):
             parts.extend(
                 Part(spec, LINES, a, b, index=k, parts=len(spans), dialect=name)
                 for k, (a, b) in enumerate(spans)
@@ -147,13 +146,18 @@ def _row_group_parts(spec: str, blocksize: int | None, dialect: str) -> list[Par
     ]
 
 
-def line_ranges(spec: str, blocksize: int | None) -> list[tuple[int, int]]:
-    """Byte ranges of about ``blocksize`` bytes, each starting at a line start."""
+def line_ranges(spec: str, blocksize: int | None) -> list[tuple[int, int]] | None:
+    """Byte ranges of about ``blocksize`` bytes, each starting at a line start (the
+    first after a UTF-8 byte order mark); None for UTF-16 or UTF-32 text, whose lines
+    are not found in its bytes."""
     with open_input(spec) as stream:
+        first = text_start(stream.read(4))
+        if first is None:
+            return None
         size = stream.seek(0, io.SEEK_END)
         if blocksize is None or size <= blocksize:
-            return [(0, size)]
-        starts = [0]
+            return [(first, size)]
+        starts = [first]
         while True:
             stream.seek(starts[-1] + blocksize)
             stream.readline()
