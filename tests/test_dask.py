@@ -176,6 +176,19 @@ def test_one_conversation_per_file_inputs_are_one_part_each(cluster, tmp_path):
         assert (out / name).read_bytes() == cli("convert", path)[1]
 
 
+def test_shards_with_a_byte_order_mark_on_dask_equal_serial(cluster, tmp_path):
+    """A UTF-8 mark stays out of the first part's first line; UTF-16 text is one part."""
+    files = []
+    for k, encoding in enumerate(("utf-8-sig", "utf-16")):
+        path = tmp_path / f"marked-{k}.jsonl"
+        path.write_bytes(rows(k, 150).encode(encoding))
+        files.append(path)
+    _, serial, _ = cli("convert", *files)
+    code, on_dask, err = cli("convert", *on(cluster), *files)
+    assert code == 0, err
+    assert on_dask == serial and serial.count(b"\n") == 300
+
+
 def test_parquet_in_and_out_on_dask_equals_serial(cluster, shards, tmp_path):
     serial_dir, dask_dir = tmp_path / "s", tmp_path / "d"
     code, _, err = cli(
