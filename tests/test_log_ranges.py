@@ -249,7 +249,13 @@ class _Sink:
 
 @pytest.mark.parametrize(
     "command",
-    [["trim", "--max-tokens", "1000"], ["merge"], ["stats"], ["convert", "--to", "sharegpt"]],
+    [
+        ["trim", "--max-tokens", "1000"],
+        ["merge"],
+        ["stats"],
+        ["convert", "--to", "sharegpt"],
+        ["filter", "--exclude-types", "system", "--to", "openai"],  # (losses number filtered)
+    ],
     ids=" ".join,
 )
 def test_jobs_that_need_the_whole_log_run_in_one_process(tmp_path, command, agent_log):
