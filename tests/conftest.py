@@ -36,6 +36,20 @@ class Failure:
         return f"{self.kind.__name__}({self.message!r})"
 
 
+def noting_pids(monkeypatch, module, name, pids: Path) -> Path:
+    """``module.name`` patched so that every process calling it (a --jobs worker, forked
+    with the patch) writes its pid into ``pids``, a line each: who did the work."""
+    function = getattr(module, name)
+
+    def noted(*args):
+        with open(pids, "a") as out:
+            out.write(f"{os.getpid()}\n")
+        return function(*args)
+
+    monkeypatch.setattr(module, name, noted)
+    return pids
+
+
 def outcome(fn, *args, **kwargs):
     """("ok", result) or ("error", Failure): equal for two libraries only when both
     succeed with equal results or both fail with the same exception class and message."""

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
-from conftest import FIXTURES
+from conftest import FIXTURES, noting_pids
 
 runner = CliRunner()
 TOOL_LOG = str(FIXTURES / "openai_tool_calls.jsonl")
@@ -817,15 +817,7 @@ def _noting_workers(tmp_path, monkeypatch):
     """A file that every process running a part of a job writes its pid into."""
     from chatpipe.pipeline import executors
 
-    pids, work = tmp_path / "pids", executors.work
-
-    def noted(*args):
-        with open(pids, "a") as out:
-            out.write(f"{os.getpid()}\n")
-        return work(*args)
-
-    monkeypatch.setattr(executors, "work", noted)
-    return pids
+    return noting_pids(monkeypatch, executors, "work", tmp_path / "pids")
 
 
 def test_jobs_with_output_dir_runs_the_parts_on_workers(tmp_path, monkeypatch):

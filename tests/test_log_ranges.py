@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from chatpipe.cli import app
 from chatpipe.pipeline import hooks, log_ranges
-from conftest import FIXTURES
+from conftest import FIXTURES, noting_pids
 
 ROOT = FIXTURES.parent
 runner = CliRunner()
@@ -38,15 +38,7 @@ def agent_log(tmp_path_factory):
 
 def _noting(tmp_path, monkeypatch):
     """A file each process that reads a range writes its pid into."""
-    pids, work = tmp_path / "pids", log_ranges._work
-
-    def noted(*args):
-        with open(pids, "a") as out:
-            out.write(f"{os.getpid()}\n")
-        return work(*args)
-
-    monkeypatch.setattr(log_ranges, "_work", noted)
-    return pids
+    return noting_pids(monkeypatch, log_ranges, "_work", tmp_path / "pids")
 
 
 def _same(tmp_path, monkeypatch, command, path, code=0):
