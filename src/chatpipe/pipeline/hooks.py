@@ -1,4 +1,6 @@
-"""The pipeline's doors into fast/, the only place in it that knows fast/ exists.
+"""The pipeline's doors into fast/'s faster ways of doing a step, the only place in it
+that knows of them (the --jobs worker pool, fast/pool.py, is called by the executors that
+run on it: executors.py, log_ranges.py).
 
 Each hook gives the faster way to do one step, or None when fast/ has none for these
 inputs; the caller then takes the ordinary way, which gives the same output.
