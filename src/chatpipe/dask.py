@@ -34,7 +34,15 @@ from .errors import ChatpipeError, DataError, Location, UsageError
 from .model import Conversation
 from .pipeline.executors import partitioned, work
 from .pipeline.job import Inputs, Job, Run
-from .pipeline.parts import DEFAULT_BLOCKSIZE, LINES, Part, expand, plan
+from .pipeline.parts import (
+    DEFAULT_BLOCKSIZE,
+    LINES,
+    Part,
+    expand,
+    lines_in,
+    plan,
+    read_range,
+)
 
 __all__ = [
     "DEFAULT_BLOCKSIZE",
@@ -221,14 +229,10 @@ def _storage(urls: list[str], options: dict[str, Any]) -> dict[str, dict[str, An
 def _lines_in(part: Part, storage: dict[str, dict[str, Any]]) -> int:
     if part.kind != LINES:
         return 0
-    from .io.sources import open_input, use_storage_options
+    from .io.sources import use_storage_options
 
     use_storage_options(storage)
-
-    with open_input(part.spec) as stream:
-        stream.seek(part.start)
-        data = stream.read(part.end - part.start)
-    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    return lines_in(read_range(part.spec, part.start, part.end))
 
 
 def _lines_before(parts: list[Part], counts: list[int]) -> list[int]:

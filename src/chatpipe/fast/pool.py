@@ -273,12 +273,9 @@ class _Range:
     def __call__(self, span: tuple[int, int]) -> tuple[bytes, Done]:
         """(output lines, the rest of the part's Done): the part's work as every engine
         does it (pipeline/parts.py), places counted from the range's start."""
-        from ..pipeline.parts import line_records, run_records
+        from ..pipeline.parts import line_records, read_range, run_records
 
-        with open(self.spec, "rb") as stream:
-            stream.seek(span[0])
-            data = stream.read(span[1] - span[0])
-        records = line_records(Source(self.spec), data)
+        records = line_records(Source(self.spec), read_range(self.spec, *span))
         done = run_records(self.run, self.dialect, self.spec, records)
         output, done.data = done.data or b"", None
         return output, done

@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import ChatpipeError, Location
 from ..io.sources import Source, is_url, text_start
 from .job import Job, Run
-from .parts import JOB_BLOCKSIZE, Done, line_ranges
+from .parts import JOB_BLOCKSIZE, Done, line_ranges, lines_in, read_range
 
 # dialects whose message lines are read one by one, and written one by one (a log's
 # other dialects chain their lines: trees of turns, streamed events)
@@ -160,7 +160,7 @@ def _work(span: tuple[int, int], job: Job, log: Log) -> Done:
     from ..formats.detect import MESSAGES
     from ..formats.tool_links import ToolLinks
 
-    data = _read(log.spec, span)
+    data = read_range(log.spec, *span)
     run = Run(job, _Flagged())  # type: ignore[arg-type]
     run.reading.found.append((Source(log.spec), log.dialect, MESSAGES))
     notice = getattr(run.target, "notice", None)
@@ -172,7 +172,7 @@ def _work(span: tuple[int, int], job: Job, log: Log) -> Done:
     try:
         done = _piece(run, log, data, out, 1, 0, links)
     except (_Context, ChatpipeError):
-        return Done(None, lines=_lines(data), context=True)
+        return Done(None, lines=lines_in(data), context=True)
     if done.links is not None and done.links[2]:  # an id given: it may need the calls before
         return Done(None, lines=done.lines, context=True)
     return done
@@ -195,7 +195,7 @@ def _again(
     from ..formats.detect import MESSAGES
     from ..formats.tool_links import ToolLinks
 
-    data = _read(log.spec, span)
+    data = read_range(log.spec, *span)
     run = Run(main.job, main.errors)
     run.reading.found.append((Source(log.spec), log.dialect, MESSAGES))
     out: list[bytes] = []
@@ -234,7 +234,7 @@ def _piece(
             out.append(record + b"\n")
     end, after = read()
     found = {} if run.losses is None else run.losses.cases
-    done = Done(b"".join(out), lines=_lines(data))
+    done = Done(b"".join(out), lines=lines_in(data))
     done.losses = [(kind, c, m) for kind, cases in found.items() for c, m in cases]
     done.messages = end - start
     done.links = (after.pending, after.answered, after.linked)
@@ -250,13 +250,3 @@ def _after(links: Any, state: tuple[Any, set[str], bool]) -> Any:
     if pending is not None:
         return ToolLinks(list(pending), set(answered))
     return ToolLinks(list(links.pending or ()), links.answered | answered)
-
-
-def _read(spec: str, span: tuple[int, int]) -> bytes:
-    with open(spec, "rb") as stream:
-        stream.seek(span[0])
-        return stream.read(span[1] - span[0])
-
-
-def _lines(data: bytes) -> int:
-    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)

@@ -210,10 +210,19 @@ def _records(part: Part) -> Iterator[tuple[int, Record | None]]:
             rows = rows_of(parquet, name, range(part.start, part.end), 0)
             yield from enumerate(rows, 1)
         return
-    with open_input(part.spec) as stream:
-        stream.seek(part.start)
-        data = stream.read(part.end - part.start)
-    yield from line_records(Source(part.spec), data)
+    yield from line_records(Source(part.spec), read_range(part.spec, part.start, part.end))
+
+
+def read_range(spec: str, start: int, end: int) -> bytes:
+    """Bytes ``start`` to ``end`` of a file (an fsspec URL too)."""
+    with open_input(spec) as stream:
+        stream.seek(start)
+        return stream.read(end - start)
+
+
+def lines_in(data: bytes) -> int:
+    """The lines of whole JSONL lines (the last may lack its line end)."""
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
 def line_records(
