@@ -2,7 +2,12 @@
 (issue 17): wall time of each command, the ratio, each engine's peak memory (of its
 largest process: a Dask run's main process or one of its workers), and what a part
 costs, from which the scaling note is worked out. Each round flushes the previous run's
-output to disk before it starts, and the engines take turns at going first.
+output to disk before it starts, and the runs take turns at going first.
+
+Beside them, the machine's own ceiling at that hour: ``--workers`` serial runs started
+together, each on its share of the shards, with nothing of Dask's in them. Their speed-up
+over the one serial run is what this many processes get out of this machine's cores on
+this work; no engine that runs the same code in that many processes can do much better.
 
     python bench/corpus.py 1000000 bench/corpus/rows_1m.jsonl --rows
     python bench/dask_engine.py bench/corpus/rows_1m.jsonl --shards 16 --repeat 3
@@ -21,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 from stamp import stamp
 
@@ -84,6 +90,16 @@ print(imported - start, time.perf_counter() - imported)
 """
 
 
+def side_by_side(commands: list[list[str]]) -> float:
+    """Wall seconds of several runs started together, until the last one ends."""
+    os.sync()
+    start = time.perf_counter()
+    running = [subprocess.Popen(c, stdout=subprocess.DEVNULL) for c in commands]
+    if any(r.wait() for r in running):
+        raise SystemExit(f"a side-by-side run failed: {commands}")
+    return time.perf_counter() - start
+
+
 def cluster_cost(workers: int, rounds: int) -> tuple[float, float]:
     """(seconds importing chatpipe.dask, seconds starting and stopping the cluster)."""
     times = []
@@ -113,16 +129,24 @@ def main() -> None:
     )
     print()
     print(
-        "| job | serial s | dask s | speed-up (range) | per part, dask "
-        "| peak RSS, serial | peak RSS, largest dask process |"
+        f"| job | serial s | dask s | speed-up (range) | {args.workers} serial runs side by "
+        "side: speed-up (range) | per part, dask | peak RSS, serial "
+        "| peak RSS, largest dask process |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     chatpipe = [sys.executable, "-m", "chatpipe"]
     for name, job in JOBS.items():
-        serial_times, dask_times, ratios, peaks = [], [], [], []
+        serial_times, dask_times, ratios, peaks, ceilings = [], [], [], [], []
         for _ in range(args.repeat):
             with tempfile.TemporaryDirectory() as out:
                 serial = chatpipe + job + ["--output-dir", os.path.join(out, "s"), *paths]
+                shares = [
+                    chatpipe
+                    + job
+                    + ["--output-dir", os.path.join(out, f"p{k}")]
+                    + paths[k :: args.workers]
+                    for k in range(args.workers)
+                ]
                 on_dask = (
                     chatpipe
                     + job
@@ -136,36 +160,42 @@ def main() -> None:
                         *paths,
                     ]
                 )
-                if len(ratios) % 2:  # each engine first in every other round
-                    d, d_peak = timed(on_dask)
-                    s, s_peak = timed(serial)
-                else:
-                    s, s_peak = timed(serial)
-                    d, d_peak = timed(on_dask)
+                runs = [
+                    ("serial", timed, serial),
+                    ("dask", timed, on_dask),
+                    ("side by side", side_by_side, shares),
+                ]
+                turn = len(ratios) % len(runs)  # each run first in turn
+                took = {name: how(what) for name, how, what in runs[turn:] + runs[:turn]}
+                (s, s_peak), (d, d_peak) = took["serial"], took["dask"]
                 peaks.append((s_peak, d_peak))
-                for p in paths:
+                for k, p in enumerate(paths):
                     base = os.path.basename(p)
-                    with (
-                        open(os.path.join(out, "s", base), "rb") as a,
-                        open(os.path.join(out, "d", base), "rb") as b,
-                    ):
-                        if a.read() != b.read():
-                            raise SystemExit(f"{name}: {base} differs between the engines")
+                    for other in ("d", f"p{k % args.workers}"):
+                        with (
+                            open(os.path.join(out, "s", base), "rb") as a,
+                            open(os.path.join(out, other, base), "rb") as b,
+                        ):
+                            if a.read() != b.read():
+                                raise SystemExit(f"{name}: {base} differs between the runs")
             serial_times.append(s)
             dask_times.append(d)
             ratios.append(s / d)
+            ceilings.append(s / took["side by side"])
         s, d = statistics.median(serial_times), statistics.median(dask_times)
         per_part = d * args.workers / args.shards
         s_peak, d_peak = (max(p[k] for p in peaks) for k in (0, 1))
         print(
             f"| {name} | {s:.2f} | {d:.2f} | {statistics.median(ratios):.2f}× "
-            f"({min(ratios):.2f}–{max(ratios):.2f}) | {per_part:.2f} s for "
+            f"({min(ratios):.2f}–{max(ratios):.2f}) | {statistics.median(ceilings):.2f}× "
+            f"({min(ceilings):.2f}–{max(ceilings):.2f}) | {per_part:.2f} s for "
             f"{rows // args.shards:,} conversations | {s_peak:.0f} MB | {d_peak:.0f} MB |"
         )
     print()
     print(
         f"(outputs compared shard by shard: identical; a part is {size / args.shards / 1e6:.0f}"
-        " MB of input; peak RSS is the largest of the rounds)"
+        " MB of input; peak RSS is the largest of the rounds; side by side: serial runs"
+        f" started together, each on every {args.workers}th shard)"
     )
     imported, started = cluster_cost(args.workers, args.repeat)
     print(

@@ -124,6 +124,9 @@ def test_dask_benchmark_runs_and_compares_the_engines(tmp_path):
     table = done.stdout
     assert "| convert --to openai |" in table and "| trim --max-tokens 4000 |" in table
     assert "outputs compared shard by shard: identical" in table
+    # the machine's own ceiling: two serial runs side by side, a speed-up with its range
+    assert "| 2 serial runs side by side: speed-up (range) |" in table
+    assert len(re.findall(r"\| \d+\.\d\d× \(\d+\.\d\d–\d+\.\d\d\)(?= \|)", table)) == 4, table
     assert re.search(r"importing chatpipe.dask \d+\.\d\d s; starting 2 workers", table)
     # both engines' peak memory, in MB, beside the times
     assert len(re.findall(r"\| [1-9]\d* MB \| [1-9]\d* MB \|\n", table)) == 2, table
