@@ -195,7 +195,7 @@ def main() -> None:
     print(
         f"(outputs compared shard by shard: identical; a part is {size / args.shards / 1e6:.0f}"
         " MB of input; peak RSS is the largest of the rounds; side by side: serial runs"
-        f" started together, each on every {args.workers}th shard)"
+        f" started together, each on one shard in {args.workers})"
     )
     imported, started = cluster_cost(args.workers, args.repeat)
     print(
