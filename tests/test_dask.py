@@ -321,6 +321,83 @@ def test_a_worker_killed_mid_run_changes_nothing(cluster, tmp_path):
     assert out.read_bytes() == expected.read_bytes()
 
 
+def test_a_worker_killed_while_writing_its_shard_leaves_no_half_shard(cluster, tmp_path):
+    """A part's shard is written as the part is made: a worker killed in the middle
+    leaves its temporary file in the staging folder, and the run still moves only whole
+    shards into place."""
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for k in range(6):
+        (folder / f"s{k}.jsonl").write_text(rows(200 + k, 3000))  # ~2 MB: pieces of 1 MB
+    files = sorted(folder.glob("*.jsonl"))
+    client = distributed.Client(cluster)
+    killed = []
+
+    def kill_one_busy_worker():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not killed:
+            busy = [w for w, tasks in client.processing().items() if tasks]
+            if busy:
+                time.sleep(0.2)  # inside the part, its shard begun
+                pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+                os.kill(pid, 9)
+                killed.append(pid)
+            time.sleep(0.01)
+
+    killer = threading.Thread(target=kill_one_busy_worker)
+    killer.start()
+    out = tmp_path / "out"
+    command = ["convert", "--to", "openai", "--output-dir", str(out), *map(str, files)]
+    done = subprocess.run(
+        [sys.executable, "-m", "chatpipe", *command, *on(cluster)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    killer.join()
+    client.close()
+    assert killed, "no worker was busy to be killed"
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == [f.name for f in files]  # no .tmp
+    for shard in files:
+        assert (out / shard.name).read_bytes() == cli("convert", "--to", "openai", shard)[1]
+
+
+def test_a_part_of_many_megabytes_is_read_and_written_in_pieces(cluster, tmp_path):
+    """One part (under the 64 MB block) of 3 MB: read a megabyte at a time, its shard
+    written as it comes; the bytes, and a bad line's place in the third megabyte, are the
+    serial run's."""
+    big = tmp_path / "big.jsonl"
+    big.write_text(rows(7, 4500, bad_at=4000))
+    assert big.stat().st_size > 3 << 20
+    out, serial_out = tmp_path / "out", tmp_path / "serial"
+    for on_error in ("skip", "fail"):
+        command = ("convert", "--to", "openai", "--on-error", on_error, "--output-dir")
+        serial = cli(*command, serial_out / on_error, big)
+        on_dask = cli(*command, out / on_error, *on(cluster), big)
+        assert on_dask[0] == serial[0] == (0 if on_error == "skip" else 1)
+        assert on_dask[2] == serial[2] and f"{big}:4001:" in serial[2]
+    written = (out / "skip" / "big.jsonl").read_bytes()
+    assert written == (serial_out / "skip" / "big.jsonl").read_bytes()
+    assert written.count(b"\n") == 4499
+    assert not (out / "fail").exists()
+
+
+def test_read_lines_gives_whole_lines_a_block_at_a_time(tmp_path):
+    from chatpipe.pipeline.parts import read_lines
+
+    path = tmp_path / "lines.jsonl"
+    lines = [b"x" * n for n in (10, 3000, 5, 9000, 1, 0, 700)]
+    path.write_bytes(b"\n".join(lines))  # the last line without its end
+    data = path.read_bytes()
+    for start, end in ((0, len(data)), (11, len(data)), (0, 3012), (3012, 3012)):
+        pieces = list(read_lines(str(path), start, end, block=1024))
+        assert b"".join(pieces) == data[start:end]
+        assert all(p.endswith(b"\n") for p in pieces[:-1])
+        assert all(len(p) <= 9001 + 1024 for p in pieces)  # a block, or the longest line
+    assert len(list(read_lines(str(path), 0, len(data), block=1024))) >= 4
+
+
 # -- the API -------------------------------------------------------------------------------
 
 

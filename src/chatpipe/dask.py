@@ -41,7 +41,7 @@ from .pipeline.parts import (
     expand,
     lines_in,
     plan,
-    read_range,
+    read_lines,
 )
 
 __all__ = [
@@ -232,7 +232,7 @@ def _lines_in(part: Part, storage: dict[str, dict[str, Any]]) -> int:
     from .io.sources import use_storage_options
 
     use_storage_options(storage)
-    return lines_in(read_range(part.spec, part.start, part.end))
+    return sum(lines_in(data) for data in read_lines(part.spec, part.start, part.end))
 
 
 def _lines_before(parts: list[Part], counts: list[int]) -> list[int]:

@@ -32,8 +32,14 @@ class ShardFolder:
             self.staging = self.local.staging
 
     def commit(self, names: list[str]) -> None:
-        """The shards ``names`` (different names: the caller sees to it) moved into place."""
+        """The shards ``names`` (different names: the caller sees to it) moved into place;
+        a shard left half written by a worker that died (under its temporary name, the
+        part run again elsewhere) is not."""
         if self.local is not None:
+            assert self.local.staging is not None
+            for entry in os.listdir(self.local.staging):
+                if entry.startswith(".") and entry.endswith(".tmp") and entry not in names:
+                    os.remove(os.path.join(self.local.staging, entry))
             self.local.files = list(names)
             self.local.commit()
             return

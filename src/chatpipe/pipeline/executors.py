@@ -228,14 +228,21 @@ def run_parts(
 
 
 def work(job: Job, part: Any, staging: str | None, name: str, parquet: bool) -> Any:
-    """One part, its output handed back or (``staging``) written as a shard there;
-    ``name``, the shard's, says the output is a file of its own."""
-    from ..io.shards import write_shard
+    """One part, its output handed back or (``staging``) written as a shard there as it
+    is made; ``name``, the shard's, says the output is a file of its own."""
+    from ..io.shards import ShardStream
     from .parts import run_part
 
     if staging is None:
         return run_part(job, part, alone=bool(name))
-    return run_part(job, part, lambda data: write_shard(staging, name, data, parquet))
+    shard = ShardStream(staging, name, parquet)
+    try:
+        done = run_part(job, part, shard)
+    except BaseException:
+        shard.abort()
+        raise
+    shard.close()
+    return done
 
 
 def parallel_mapper(jobs: int, note: Note | None = None) -> Callable[..., Iterator[Any]] | None:

@@ -172,24 +172,23 @@ def line_ranges(spec: str, blocksize: int | None) -> list[tuple[int, int]] | Non
 
 
 def run_part(job: Any, part: Part, shard: Any = None, alone: bool = False) -> Done:
-    """The job on one part. ``shard`` (a callable taking the output bytes) writes the
-    output where it belongs instead of handing it back; either way, or with ``alone``,
-    the output is a file of its own (a message log's, message per line)."""
+    """The job on one part. ``shard`` (a ``ShardStream``) takes the output as it is made,
+    in pieces of about a megabyte, instead of its being handed back; either way, or with
+    ``alone``, the output is a file of its own (a message log's, message per line)."""
     from ..formats.detect import CONVERSATIONS
     from .job import Run
     from .reading import ErrorLog
 
     if part.kind == FILE:
         done = _run_file(job, part, alone=alone or shard is not None)
-    else:
-        run = Run(job, ErrorLog("fail"))  # every error raised, kept by run_records
-        dialect = dialect_of(part)
-        run.reading.found.append((Source(part.spec), dialect, CONVERSATIONS))
-        done = run_records(run, dialect, part.spec, _records(part))
-    if shard is not None:
-        shard(done.data or b"")
-        done.data = None
-    return done
+        if shard is not None:
+            shard.borrowed(done.data or b"")
+            done.data = None
+        return done
+    run = Run(job, ErrorLog("fail"))  # every error raised, kept by run_records
+    dialect = dialect_of(part)
+    run.reading.found.append((Source(part.spec), dialect, CONVERSATIONS))
+    return run_records(run, dialect, part.spec, _records(part), shard)
 
 
 def dialect_of(part: Part) -> Any:
@@ -210,7 +209,32 @@ def _records(part: Part) -> Iterator[tuple[int, Record | None]]:
             rows = rows_of(parquet, name, range(part.start, part.end), 0)
             yield from enumerate(rows, 1)
         return
-    yield from line_records(Source(part.spec), read_range(part.spec, part.start, part.end))
+    first = 1
+    for data in read_lines(part.spec, part.start, part.end):
+        yield from line_records(Source(part.spec), data, first)
+        first += lines_in(data)
+
+
+def read_lines(spec: str, start: int, end: int, block: int = JOB_BLOCKSIZE) -> Iterator[bytes]:
+    """Bytes ``start`` to ``end`` of a file (cut at a line start), in pieces of whole lines
+    of about ``block`` bytes: a part of any size is read in the memory of one piece (a
+    line longer than ``block`` is a piece of its own)."""
+    with open_input(spec) as stream:
+        stream.seek(start)
+        left, pending = end - start, []
+        while left > 0:
+            data = stream.read(min(block, left))
+            if not data:
+                break
+            left -= len(data)
+            cut = data.rfind(b"\n") + 1 if left > 0 else len(data)
+            if cut == 0:  # no line ends here yet
+                pending.append(data)
+                continue
+            yield b"".join([*pending, data[:cut]]) if pending else data[:cut]
+            pending = [data[cut:]] if cut < len(data) else []
+        if pending:
+            yield b"".join(pending)
 
 
 def read_range(spec: str, start: int, end: int) -> bytes:
@@ -249,13 +273,14 @@ def part_writer(target: Any) -> Any:
     return getattr(target, "part_lines", None) or target.lines
 
 
-def run_records(run: Any, dialect: Any, spec: str, records: Any) -> Done:
-    """Records of one dialect, read, operated on and written by the job's own code."""
+def run_records(run: Any, dialect: Any, spec: str, records: Any, shard: Any = None) -> Done:
+    """Records of one dialect, read, operated on and written by the job's own code; the
+    output handed back, or given to ``shard`` as it comes (pieces of whole lines)."""
     from .reading import conversations_of
 
     write, options = part_writer(run.target), run.job.inputs.options
     out: list[bytes] = []
-    size = 0
+    size = given = 0
     if run.losses is not None:
         run.losses.cases = {}
     run.newest = [0, 0]
@@ -286,8 +311,16 @@ def run_records(run: Any, dialect: Any, spec: str, records: Any) -> Done:
         if run.part_notes:  # made while the record was written: before its error, if any
             done.notes.extend((note, errors_before, size_before) for note in run.part_notes)
             run.part_notes.clear()
+        if shard is not None and size - given >= JOB_BLOCKSIZE:
+            out.append(b"")
+            shard.borrowed(b"\n".join(out))
+            out.clear()
+            given = size
     out.append(b"")  # the last line's end
     done.data = b"\n".join(out) if len(out) > 1 else b""
+    if shard is not None:
+        shard.borrowed(done.data)
+        done.data = None
     found = {} if run.losses is None else run.losses.cases
     done.losses = [(kind, c, m) for kind, cases in found.items() for c, m in cases]
     done.lines, done.conversations = lines, written
