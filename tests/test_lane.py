@@ -25,7 +25,7 @@ import chatpipe.pipeline.hooks
 import chatpipe.pipeline.reading
 from chatpipe.cli import app
 from chatpipe.fast.lane import plain_canonical
-from chatpipe.fast.writers import LaneWriter
+from chatpipe.fast.lane_writer import LaneWriter
 from chatpipe.formats.openai import message_from_dict
 from chatpipe.model.canonical import message_to_canonical
 from conftest import ROOT
