@@ -77,6 +77,7 @@ def _layer(module: str) -> str:
 # differs); pipeline and fast enter each other through named hooks
 RANKS = {
     "": 0,  # chatpipe itself: the version, and the public names resolved lazily
+    "_exports": 0,  # how a package's public names load on first use (chatpipe, pipeline)
     "errors": 0,
     "model": 1,
     "io": 2,

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import chatpipe
 import chatpipe.cli
@@ -13,27 +16,37 @@ import chatpipe.cli
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_lazy_exports_match_the_type_checking_imports() -> None:
-    tree = ast.parse((ROOT / "src/chatpipe/__init__.py").read_text())
+@pytest.mark.parametrize(
+    ("package", "extra"), [("chatpipe", {"__version__"}), ("chatpipe.pipeline", set())]
+)
+def test_lazy_exports_match_the_type_checking_imports(package, extra) -> None:
+    """A package's names that load on first use are those its TYPE_CHECKING block
+    imports, each the object its module holds."""
+    module = importlib.import_module(package)
+    tree = ast.parse(Path(module.__file__).read_text())
+    checking = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING"
+    ]
+    assert len(checking) == 1
     typed: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in ast.walk(checking[0]):
         if isinstance(node, ast.ImportFrom) and node.level == 1:
             for alias in node.names:
                 typed[alias.name] = "." + (node.module or "")
-    assert typed == chatpipe._EXPORTS
-    assert set(chatpipe.__all__) == set(typed) | {"__version__"}
-    for name, module in typed.items():
-        value = getattr(chatpipe, name)
-        assert value is getattr(sys.modules["chatpipe" + module], name)
+    assert typed == module._EXPORTS
+    assert set(module.__all__) == set(typed) | extra
+    assert dir(module) == sorted(module.__all__)
+    for name, where in typed.items():
+        value = getattr(module, name)
+        assert value is getattr(sys.modules[package + where], name)
 
 
-def test_unknown_attribute_is_an_attribute_error() -> None:
-    try:
-        chatpipe.NoSuchThing  # noqa: B018
-    except AttributeError as error:
-        assert "NoSuchThing" in str(error)
-    else:
-        raise AssertionError("no AttributeError")
+@pytest.mark.parametrize("package", ["chatpipe", "chatpipe.pipeline"])
+def test_unknown_attribute_is_an_attribute_error(package) -> None:
+    with pytest.raises(AttributeError, match=f"module '{package}' has no attribute 'NoSuchThing'"):
+        importlib.import_module(package).NoSuchThing  # noqa: B018
 
 
 def _modules_after(argv: list[str]) -> set[str]:
@@ -62,8 +75,18 @@ def test_a_command_loads_only_its_own_module() -> None:
         assert f"chatpipe.cli.{other}" not in loaded
     # what this interpreter loads anyway (site hooks may pull in tempfile, say) is not ours
     baseline = _modules_of("import typer, orjson")
-    for heavy in ("rich", "yaml", "tiktoken", "tempfile", "pydantic"):
+    for heavy in ("rich", "yaml", "tiktoken", "tempfile", "pydantic", "base64"):
         assert heavy not in loaded or heavy in baseline, heavy
+    # nor the parts of chatpipe that buffer does not use: the pipeline package loads its
+    # public names on first use, and the content blocks' TypedDicts wait for a text file
+    for unused in (
+        "pipeline.trim",
+        "ops.trim",
+        "ops.count",
+        "formats.openai_writer",
+        "model.blocks",
+    ):
+        assert f"chatpipe.{unused}" not in loaded, unused
 
 
 def test_help_and_unknown_commands_see_every_command() -> None:

@@ -6,6 +6,8 @@ names, reimplemented without langchain-core (``from chatpipe import HumanMessage
 
 from typing import TYPE_CHECKING
 
+from ._exports import lazy
+
 if TYPE_CHECKING:  # the names for type checkers; at run time they load on first use
     from .errors import ChatpipeError, DataError, UsageError, ValidationError
     from .formats.coerce import convert_to_messages
@@ -196,16 +198,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'chatpipe' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy(globals(), _EXPORTS)

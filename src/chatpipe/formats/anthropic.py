@@ -14,7 +14,6 @@ from typing import Any
 
 from ..errors import ChatpipeError, Location, ValidationError
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
-from ..model.blocks import text_file
 from .base import Conversation, Dialect, _keys_hint
 
 _BLOCK_TYPES = frozenset(
@@ -233,6 +232,8 @@ def _block_to_anthropic(block: Any) -> dict[str, Any]:
             },
         }
     if kind == "text-plain":
+        from ..model.blocks import text_file  # (its TypedDicts: loaded when a file is met)
+
         name, text = text_file(block)
         if text is not None:  # Anthropic's plain-text document
             document: dict[str, Any] = {

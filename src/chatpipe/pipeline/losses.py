@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 from ..model import AnyMessage, Conversation
-from ..model.blocks import text_file
 
 _MEDIA = ("image", "image_url", "audio", "video", "file", "input_audio", "document", "text-plain")
 
@@ -68,6 +67,10 @@ def _openai(message: AnyMessage) -> list[str]:
     if getattr(message, "invalid_tool_calls", None):
         found.append(_UNPARSED)
     files = [b for b in _blocks(message) if b.get("type") == "text-plain"]
+    if not files:
+        return found
+    from ..model.blocks import text_file  # (its TypedDicts: loaded when a file is met)
+
     if any(text_file(b)[1] is not None for b in files):
         found.append(_TEXT_FILES)
     if any(text_file(b)[1] is None for b in files):
