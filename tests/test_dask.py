@@ -7,6 +7,7 @@ The CI installs the extras dask and parquet: nothing here is skipped for a missi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -273,6 +274,34 @@ def test_the_cluster_chatpipe_starts_does_not_profile_unless_asked(monkeypatch):
         dask.config.refresh()
 
 
+@contextlib.contextmanager
+def killing_a_busy_worker(cluster, after: float = 0.0):
+    """While the block runs, one worker is killed (SIGKILL) ``after`` seconds into a
+    task; yields the list that gets its pid."""
+    client = distributed.Client(cluster)
+    killed: list[int] = []
+
+    def kill_one_busy_worker():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not killed:
+            busy = [w for w, tasks in client.processing().items() if tasks]
+            if busy:
+                time.sleep(after)
+                pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+                os.kill(pid, 9)
+                killed.append(pid)
+            time.sleep(0.01)
+
+    killer = threading.Thread(target=kill_one_busy_worker)
+    killer.start()
+    try:
+        yield killed
+    finally:
+        killer.join()
+        client.close()
+    assert killed, "no worker was busy to be killed"
+
+
 def test_a_worker_killed_mid_run_changes_nothing(cluster, tmp_path):
     folder = tmp_path / "many"
     folder.mkdir()
@@ -281,42 +310,25 @@ def test_a_worker_killed_mid_run_changes_nothing(cluster, tmp_path):
     files = sorted(folder.glob("*.jsonl"))
     expected = tmp_path / "expected.jsonl"
     assert cli("trim", "--max-tokens", "80", "-o", expected, *files)[0] == 0
-    client = distributed.Client(cluster)
-    killed = []
-
-    def kill_one_busy_worker():
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not killed:
-            busy = [w for w, tasks in client.processing().items() if tasks]
-            if busy:
-                pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
-                os.kill(pid, 9)
-                killed.append(pid)
-            time.sleep(0.01)
-
-    killer = threading.Thread(target=kill_one_busy_worker)
-    killer.start()
     out = tmp_path / "out.jsonl"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "chatpipe",
-            "trim",
-            "--max-tokens",
-            "80",
-            *on(cluster),
-            "-o",
-            str(out),
-            *map(str, files),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    killer.join()
-    client.close()
-    assert killed, "no worker was busy to be killed"
+    with killing_a_busy_worker(cluster):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "chatpipe",
+                "trim",
+                "--max-tokens",
+                "80",
+                *on(cluster),
+                "-o",
+                str(out),
+                *map(str, files),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     assert done.returncode == 0, done.stderr
     assert out.read_bytes() == expected.read_bytes()
 
@@ -330,33 +342,15 @@ def test_a_worker_killed_while_writing_its_shard_leaves_no_half_shard(cluster, t
     for k in range(6):
         (folder / f"s{k}.jsonl").write_text(rows(200 + k, 3000))  # ~2 MB: pieces of 1 MB
     files = sorted(folder.glob("*.jsonl"))
-    client = distributed.Client(cluster)
-    killed = []
-
-    def kill_one_busy_worker():
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not killed:
-            busy = [w for w, tasks in client.processing().items() if tasks]
-            if busy:
-                time.sleep(0.2)  # inside the part, its shard begun
-                pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
-                os.kill(pid, 9)
-                killed.append(pid)
-            time.sleep(0.01)
-
-    killer = threading.Thread(target=kill_one_busy_worker)
-    killer.start()
     out = tmp_path / "out"
-    command = ["convert", "--to", "openai", "--output-dir", str(out), *map(str, files)]
-    done = subprocess.run(
-        [sys.executable, "-m", "chatpipe", *command, *on(cluster)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    killer.join()
-    client.close()
-    assert killed, "no worker was busy to be killed"
+    with killing_a_busy_worker(cluster, after=0.2):  # inside the part, its shard begun
+        command = ["convert", "--to", "openai", "--output-dir", str(out), *map(str, files)]
+        done = subprocess.run(
+            [sys.executable, "-m", "chatpipe", *command, *on(cluster)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in out.iterdir()) == [f.name for f in files]  # no .tmp
     for shard in files:
