@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chatpipe as cp
-from chatpipe.formats.openai_writer import convert_to_openai_messages
+from chatpipe.formats.coerce import convert_to_openai_messages
 from chatpipe.model import blocks as cp_blocks
 from conftest import Tally, assert_same_outcome, outcome
 from strategies import json_objects, texts

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -553,7 +554,7 @@ def test_jobs_reports_a_bad_message_as_one_process_does(tmp_path):
 def test_jobs_workers_take_ranges_as_they_get_free_and_give_them_back_in_order():
     import time
 
-    from chatpipe.fast import pool as parallel
+    from chatpipe.pipeline import workers as parallel
 
     def work(span):
         time.sleep(0.03 if span[0] % 7 == 0 else 0)  # later ranges finish first
@@ -568,7 +569,7 @@ def test_jobs_workers_take_ranges_as_they_get_free_and_give_them_back_in_order()
 
 
 def test_jobs_output_larger_than_a_slot_is_piped(monkeypatch):
-    from chatpipe.fast import pool as parallel
+    from chatpipe.pipeline import workers as parallel
 
     monkeypatch.setattr(parallel, "_SLOT", 100)
     sizes = [10, 250, 100, 101, 0, 7]
@@ -582,7 +583,7 @@ def test_jobs_output_larger_than_a_slot_is_piped(monkeypatch):
 
 
 def test_jobs_worker_failure_reaches_the_main_process():
-    from chatpipe.fast.pool import _Workers
+    from chatpipe.pipeline.workers import _Workers
 
     def work(span):
         if span[0] == 5:
@@ -597,10 +598,24 @@ def test_jobs_worker_failure_reaches_the_main_process():
         next(results)
 
 
-def test_jobs_on_a_message_stream_falls_back_to_one_process():
+def test_jobs_on_a_message_stream_falls_back_to_one_process(tmp_path, monkeypatch):
+    """A small message log is one part: one process reads it, as without --jobs; a large
+    one that its command cannot cut is read whole, and the run says why."""
+    pids = _noting_workers(tmp_path, monkeypatch)
     result = runner.invoke(app, ["convert", "--jobs", "2", TOOL_LOG])
-    assert result.stdout == runner.invoke(app, ["convert", TOOL_LOG]).stdout
-    assert "running in one process" in result.stderr
+    serial = runner.invoke(app, ["convert", TOOL_LOG])
+    assert (result.stdout, result.stderr) == (serial.stdout, serial.stderr)
+    assert not pids.exists()
+    big = tmp_path / "log.jsonl"
+    big.write_bytes(Path(TOOL_LOG).read_bytes() * 1500)
+    assert big.stat().st_size > 1 << 20
+    trimmed = runner.invoke(app, ["trim", "--max-tokens", "99", "--jobs", "2", str(big)])
+    assert trimmed.stdout == runner.invoke(app, ["trim", "--max-tokens", "99", str(big)]).stdout
+    assert trimmed.stderr == (
+        f"chatpipe: --jobs 2: {big} is read whole (conversation-per-line JSONL and Parquet "
+        "files are cut into parts, and one message log for buffer, openai, convert and "
+        "filter); running in one process\n"
+    )
 
 
 @pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
@@ -815,9 +830,9 @@ def test_texts_give_one_process_output_with_jobs(tmp_path, command):
 
 def _noting_workers(tmp_path, monkeypatch):
     """A file that every process running a part of a job writes its pid into."""
-    from chatpipe.pipeline import executors
+    from chatpipe.pipeline import assemble
 
-    return noting_pids(monkeypatch, executors, "work", tmp_path / "pids")
+    return noting_pids(monkeypatch, assemble, "run_part", tmp_path / "pids")
 
 
 def test_jobs_with_output_dir_runs_the_parts_on_workers(tmp_path, monkeypatch):
@@ -851,7 +866,7 @@ def test_jobs_with_output_dir_runs_the_parts_on_workers(tmp_path, monkeypatch):
         assert (tmp_path / "one" / name).stat().st_size > 0
     alone = cli("convert", "--jobs", "2", "--output-dir", str(tmp_path / "alone"), inputs[0])
     assert alone.exit_code == 0
-    assert "--jobs 2: 1 part of the inputs, 1 process" in alone.stderr
+    assert alone.stderr == ""  # one part: one process, as without --jobs
 
 
 @pytest.mark.parametrize(
@@ -1153,10 +1168,10 @@ def test_output_dir_again_replaces_its_shards(tmp_path):
             "-o /dev/null is not a regular file; Parquet is written to a file",
         ),
         (["--engine", "spark"], "--engine must be serial or dask, got 'spark'"),
-        (["--workers", "2"], "--scheduler and --workers go with --engine dask"),
+        (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler goes with --engine dask"),
         (
-            ["--engine", "dask", "--workers", "2", "--jobs", "2"],
-            "--jobs runs processes here; with --engine dask, use --workers N",
+            ["--engine", "dask", "--workers", "2", "--jobs", "3"],
+            "--workers is another name for --jobs; give one of them",
         ),
     ],
 )

@@ -378,7 +378,7 @@ def test_a_part_of_many_megabytes_is_read_and_written_in_pieces(cluster, tmp_pat
 
 
 def test_read_lines_gives_whole_lines_a_block_at_a_time(tmp_path):
-    from chatpipe.pipeline.parts import read_lines
+    from chatpipe.io.ranges import read_lines
 
     path = tmp_path / "lines.jsonl"
     lines = [b"x" * n for n in (10, 3000, 5, 9000, 1, 0, 700)]
@@ -496,29 +496,31 @@ def test_parts_cut_inside_files_keep_every_place(bad_shards, tmp_path):
     """Parts of 2 KB (dozens a file), run here: the places of errors and problems are
     the file's, as one process gives them."""
     from chatpipe.io.sink import output_sink
-    from chatpipe.pipeline.executors import partitioned
-    from chatpipe.pipeline.job import Inputs, Job
-    from chatpipe.pipeline.validate import validate_files, validate_in_parts
+    from chatpipe.pipeline.assemble import run_in_parts
+    from chatpipe.pipeline.executors import settled
+    from chatpipe.pipeline.job import Inputs, Job, Run
+    from chatpipe.pipeline.plan import plan
+    from chatpipe.pipeline.validate import Problems, validate_files
+    from chatpipe.pipeline.workers import Inline
 
     files = tuple(str(p) for p in bad_shards[2:5])
     out = tmp_path / "out.jsonl"
     job = Job(Inputs(files, on_error="skip"))
+    found = plan(job, 2048)
+    assert len(found.parts) > 30
     with output_sink(str(out), list(files)) as sink:
-        run = partitioned(job, sink, blocksize=2048)
+        run = run_in_parts(Run(settled(job, found)), found, Inline(), sink)
     _, expected, said = cli("convert", "--to", "openai", "--on-error", "skip", *files)
     assert out.read_bytes() == expected
     [error] = run.errors.skipped
     assert str(error.location).startswith(f"{bad_shards[3]}:42:")
     assert f"skipped: {error}\n" in said
 
-    def here(function, parts, work):
-        assert len(parts) > 30
-        return (function(part, *work) for part in parts)
-
     serial = [str(p) for p in validate_files(list(files))]
-    assert serial and serial == [
-        str(p) for p in validate_in_parts(list(files), here, blocksize=2048)
-    ]
+    checked = Job(Inputs(files), None, Problems())
+    with output_sink(str(tmp_path / "problems.txt"), []) as sink:
+        run_in_parts(Run(checked), plan(checked, 2048), Inline(), sink)
+    assert serial and (tmp_path / "problems.txt").read_text().splitlines() == serial
 
 
 def test_a_message_log_in_a_bag_is_read_whole_before_it_travels():
@@ -612,7 +614,8 @@ def test_scheduler_and_workers_together_are_refused(shards):
     )
     assert (code, out) == (2, b"")
     assert err == (
-        "chatpipe: error: --scheduler names a running cluster and --workers starts one; pick one\n"
+        "chatpipe: error: --scheduler names a running cluster and --jobs (--workers) starts "
+        "one; pick one\n"
     )
 
 

@@ -1,4 +1,4 @@
-"""--jobs on one message log (pipeline/log_ranges.py): the log's lines cut into ranges that
+"""--jobs on one message log (LOG parts, pipeline/plan.py and parts.py): the log's lines cut into ranges that
 forked workers read and write, put back in order. Every test compares the bytes and the
 stderr of --jobs 2 with those of one process, on logs of several ranges, and checks that
 the workers did run (a run that fell back to one process would compare equal too)."""
@@ -14,7 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
-from chatpipe.pipeline import hooks, log_ranges
+from chatpipe.pipeline import hooks, parts
+from chatpipe.pipeline.plan import JOB_BLOCKSIZE, LOG, plan
 from conftest import FIXTURES, noting_pids
 
 ROOT = FIXTURES.parent
@@ -38,7 +39,7 @@ def agent_log(tmp_path_factory):
 
 def _noting(tmp_path, monkeypatch):
     """A file each process that reads a range writes its pid into."""
-    return noting_pids(monkeypatch, log_ranges, "_work", tmp_path / "pids")
+    return noting_pids(monkeypatch, parts, "log_range", tmp_path / "pids")
 
 
 def _same(tmp_path, monkeypatch, command, path, code=0):
@@ -117,7 +118,7 @@ def test_results_paired_by_order_across_ranges(tmp_path, monkeypatch):
 def test_results_by_order_after_a_call_in_the_range_before(tmp_path, monkeypatch):
     """A range that starts with results, given no id, of a call made at the end of the
     range before (which needed nothing from before it)."""
-    from chatpipe.pipeline.parts import JOB_BLOCKSIZE, line_ranges
+    from chatpipe.io.ranges import line_ranges
 
     lines = [{"role": "user", "content": "q" * 1000} for _ in range(900)]
     calls = [
@@ -137,7 +138,7 @@ def test_results_by_order_after_a_call_in_the_range_before(tmp_path, monkeypatch
 def test_results_by_order_after_ranges_of_results_named(tmp_path, monkeypatch):
     """Results given no id in a third range answer the calls that the results of the
     first two (whose ids were given) left unanswered."""
-    from chatpipe.pipeline.parts import JOB_BLOCKSIZE, line_ranges
+    from chatpipe.io.ranges import line_ranges
 
     lines = [{"role": "user", "content": "q" * 1000} for _ in range(500)]
     calls = [
@@ -200,7 +201,7 @@ def test_a_log_with_a_byte_order_mark(tmp_path, monkeypatch):
 
 def test_losses_keep_their_message_numbers(tmp_path):
     """What the output dialect cannot hold is counted at the messages where it was."""
-    from chatpipe.pipeline.executors import execute
+    from chatpipe.pipeline.executors import Engine, execute
     from chatpipe.pipeline.job import Inputs, Job
     from chatpipe.pipeline.targets import ToDialect
 
@@ -213,10 +214,11 @@ def test_losses_keep_their_message_numbers(tmp_path):
     found = []
     for jobs in (1, 2):
         job = Job(Inputs(files=(str(path),)), None, ToDialect("sharegpt"))
-        assert log_ranges.one_log(job) is None  # sharegpt writes a whole conversation
+        kinds = {part.kind for part in plan(job, JOB_BLOCKSIZE, logs=True).parts}
+        assert kinds == {"file"}  # sharegpt writes a whole conversation
         job = Job(Inputs(files=(str(path),)), None, ToDialect("openai"))
-        assert log_ranges.one_log(job) is not None
-        run = execute(job, _Sink(), jobs)
+        assert {part.kind for part in plan(job, JOB_BLOCKSIZE, logs=True).parts} == {LOG}
+        run = execute(job, _Sink(), Engine(jobs))
         found.append(run.losses.cases)
     assert found[0] == found[1] and found[0]
     assert [index for _, index in next(iter(found[0].values()))] == [5, 6000, 9990]
@@ -257,7 +259,10 @@ def test_jobs_that_need_the_whole_log_run_in_one_process(tmp_path, command, agen
     assert result.stdout == cli(*command, str(agent_log)).stdout
 
 
-def test_a_small_log_is_one_part(tmp_path):
-    result = cli("buffer", "--jobs", "2", str(FIXTURES / "openai_tool_calls.jsonl"))
-    assert result.exit_code == 0
-    assert "a message log of a megabyte or less is one part" in result.stderr
+def test_a_small_log_is_one_part(tmp_path, monkeypatch):
+    """A megabyte or less: read by one process, as without --jobs, and nothing said."""
+    log = str(FIXTURES / "openai_tool_calls.jsonl")
+    pids = _noting(tmp_path, monkeypatch)
+    result = cli("buffer", "--jobs", "2", log)
+    assert (result.exit_code, result.stdout, result.stderr) == (0, cli("buffer", log).stdout, "")
+    assert not pids.exists()

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import chatpipe as cp
 from chatpipe.errors import ConversionError
-from chatpipe.formats.openai_writer import convert_to_openai_messages
+from chatpipe.formats.coerce import convert_to_openai_messages
 from conftest import Tally, assert_same_outcome, outcome
 from strategies import openai_writer_messages
 from test_model_parity import built_both

@@ -3,6 +3,8 @@ commands that run it."""
 
 from __future__ import annotations
 
+import functools
+
 import pathlib
 import subprocess
 import sys
@@ -85,16 +87,20 @@ def _trim_job(rows: pathlib.Path, to: str, on_error: str = "fail"):
     return Job(Inputs((str(rows),), on_error=on_error), on_messages(trim), target)
 
 
-@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="--jobs forks workers")
-def test_a_job_gives_the_same_bytes_losses_and_errors_in_one_process_and_in_workers(tmp_path):
-    from chatpipe.pipeline.executors import processes, serial
-    from chatpipe.pipeline.job import Run
+def test_a_job_gives_the_same_bytes_losses_and_errors_in_one_process_and_in_workers(
+    tmp_path, monkeypatch
+):
+    from chatpipe.pipeline import assemble
+    from chatpipe.pipeline.executors import Engine, execute, serial
+    from conftest import noting_pids
 
     rows = _rows(tmp_path, bad=b'{"messages": [{"role": "user", "content": "cut')
     job = _trim_job(rows, "sharegpt", on_error="skip")
     one, one_bytes = _run(job, serial, tmp_path / "one.jsonl")
-    many, many_bytes = _run(job, processes, tmp_path / "many.jsonl", 2)
-    assert isinstance(many, Run)  # the workers ran it, not a fallback
+    pids = noting_pids(monkeypatch, assemble, "run_part", tmp_path / "pids")
+    many, many_bytes = _run(job, execute, tmp_path / "many.jsonl", Engine(jobs=2))
+    workers = set(pids.read_text().split())  # the workers ran it, not a fallback
+    assert len(workers) == 2 and str(__import__("os").getpid()) not in workers
     assert many_bytes == one_bytes
     assert one_bytes.count(b"\n") == 13 * 150  # every good row, the bad one skipped
     # trimmed: each row holds fewer messages than it came with, and ShareGPT's losses
@@ -105,17 +111,34 @@ def test_a_job_gives_the_same_bytes_losses_and_errors_in_one_process_and_in_work
     assert str(error).startswith(f"{rows}:{13 * 150 // 2 + 1}:")
 
 
-def test_a_job_that_cannot_be_split_says_why_and_does_nothing(tmp_path):
-    from chatpipe.pipeline.executors import processes
+def test_a_job_that_cannot_be_split_runs_in_one_process_and_says_why(tmp_path):
+    """One document, or one message log its target writes whole: one process, the same
+    bytes; the note says why when the input was large enough to be worth cutting."""
+    from chatpipe.pipeline.executors import Engine, execute, serial
     from chatpipe.pipeline.job import Inputs, Job
     from chatpipe.pipeline.targets import ToDialect
 
-    log = str(FIXTURES / "openai_tool_calls.jsonl")
-    reason, written = _run(Job(Inputs((log,))), processes, tmp_path / "out.jsonl", 2)
-    assert reason == "--jobs works on conversation-per-line JSONL files"
-    assert written == b""
-    as_json = Job(Inputs((log,)), None, ToDialect("openai", as_json=True))
-    assert _run(as_json, processes, tmp_path / "out.json", 2)[0] == reason
+    log = tmp_path / "log.jsonl"
+    log.write_bytes((FIXTURES / "openai_tool_calls.jsonl").read_bytes() * 3000)
+    assert log.stat().st_size > 1 << 20
+    whole = (
+        f"--jobs 2: {log} is read whole (conversation-per-line JSONL and Parquet files "
+        "are cut into parts, and one message log for buffer, openai, convert and "
+        "filter); running in one process"
+    )
+    for target, why in (
+        (
+            ToDialect("openai", as_json=True),
+            "--jobs 2: this output is one document, written by one process",
+        ),
+        (ToDialect("sharegpt"), whole),
+    ):
+        job = Job(Inputs((str(log),)), None, target)
+        said = []
+        with_notes = functools.partial(execute, note=said.append)
+        one = _run(job, serial, tmp_path / "one.jsonl")[1]
+        assert _run(job, with_notes, tmp_path / "out.jsonl", Engine(jobs=2))[1] == one
+        assert len(one) > 1 << 20 and said == [why]
 
 
 def test_the_readme_python_examples_run_and_write_what_they_say(tmp_path, monkeypatch, capsys):

@@ -10,9 +10,8 @@ from ._exports import lazy
 
 if TYPE_CHECKING:  # the names for type checkers; at run time they load on first use
     from .errors import ChatpipeError, DataError, UsageError, ValidationError
-    from .formats.coerce import convert_to_messages
+    from .formats.coerce import convert_to_messages, convert_to_openai_messages
     from .formats.langchain import message_from_dict, messages_from_dict, messages_to_dict
-    from .formats.openai_writer import convert_to_openai_messages
     from .model import (
         AIMessage,
         AIMessageChunk,
@@ -91,7 +90,7 @@ _EXPORTS = {
     "DataError": ".errors",
     "UsageError": ".errors",
     "ValidationError": ".errors",
-    "convert_to_openai_messages": ".formats.openai_writer",
+    "convert_to_openai_messages": ".formats.coerce",
     "merge_content": ".model.chunk_merge",
     "merge_dicts": ".model.chunk_merge",
     "merge_lists": ".model.chunk_merge",

@@ -15,37 +15,29 @@ back in input order.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
 try:
     import dask
     import dask.bag as db
-    import distributed
+    import distributed  # noqa: F401 (the engine needs it: said at import)
 except ImportError:  # pragma: no cover - the message is the point
     raise ImportError(
         "chatpipe.dask needs Dask: pip install 'chatpipe[dask]' (dask, distributed)"
     ) from None
 
-from .errors import ChatpipeError, DataError, Location, UsageError
+from .errors import ChatpipeError, Location, UsageError
+from .io.ranges import expand
 from .model import Conversation
-from .pipeline.executors import partitioned, work
+from .pipeline.dask_mapper import DaskMapper, client
 from .pipeline.job import Inputs, Job, Run
-from .pipeline.parts import (
-    DEFAULT_BLOCKSIZE,
-    LINES,
-    Part,
-    expand,
-    lines_in,
-    plan,
-    read_lines,
-)
+from .pipeline.plan import DEFAULT_BLOCKSIZE, LINES, Part, plan
 
 __all__ = [
     "DEFAULT_BLOCKSIZE",
+    "client",
     "convert",
     "count",
     "filter_messages",
@@ -63,52 +55,6 @@ __all__ = [
 ]
 
 
-# -- the engine of --engine dask ----------------------------------------------------------
-
-_METHOD_VARIABLE = "DASK_DISTRIBUTED__WORKER__MULTIPROCESSING_METHOD"
-_PROFILE_VARIABLE = "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED"
-
-
-@contextlib.contextmanager
-def client(scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
-    """A Dask client: of a running scheduler, or of a local cluster of ``workers``
-    processes (one thread each) started here and stopped when the block ends."""
-    if scheduler is not None and workers is not None:
-        raise UsageError("--scheduler names a running cluster and --workers starts one; pick one")
-    if scheduler is not None:
-        try:
-            connected = distributed.Client(scheduler, timeout="10s")
-        except (OSError, TimeoutError) as exc:
-            raise UsageError(
-                f"cannot reach the Dask scheduler at {scheduler} ({exc})",
-                hint="start one with `dask scheduler`, or use --workers N",
-            ) from None
-        with connected:
-            yield connected
-        return
-    settings: dict[str, Any] = {"distributed.worker.daemon": False}
-    if hasattr(os, "fork") and not os.environ.get(_METHOD_VARIABLE):
-        # forked workers start in a third of a spawned one's time (0.76 s against 1.34 s
-        # for a run on a small file here); the variable chooses another way
-        settings["distributed.worker.multiprocessing-method"] = "fork"
-    if not os.environ.get(_PROFILE_VARIABLE):
-        # a worker's statistical profiler (for the dashboard, which this cluster has not)
-        # samples the running part every 10 ms: 5 to 10 % of a run's time here
-        settings["distributed.worker.profile.enabled"] = False
-    with (
-        dask.config.set(settings),
-        distributed.LocalCluster(
-            n_workers=workers or 2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=50,
-        ) as cluster,
-        distributed.Client(cluster) as connected,
-    ):
-        yield connected
-
-
 def run_job(
     job: Job,
     sink: Any,
@@ -121,61 +67,44 @@ def run_job(
 ) -> Run:
     """A command's job on the cluster behind ``connected`` (a distributed.Client): the
     output into ``sink`` in input order, or one shard per part into ``output_dir``."""
+    from .pipeline.assemble import run_in_parts
+    from .pipeline.executors import settled
+    from .pipeline.plan import refuse_once
 
-    def mapper(job: Job, parts: list[Part], staging: str | None, names: list[str], parquet: bool):
-        n = len(parts)
-        return in_order(connected, work, [job] * n, parts, [staging] * n, names, [parquet] * n)
-
-    return partitioned(
-        job,
+    found = plan(job, blocksize)
+    refuse_once(found, "the dask engine's workers read files")
+    run = Run(job if output_dir is not None else settled(job, found))
+    return run_in_parts(
+        run,
+        found,
+        DaskMapper(connected),
         sink,
-        mapper,
         output_dir=output_dir,
         parquet=parquet,
-        blocksize=blocksize,
+        shard_per_part=True,
         progress=progress,
     )
 
 
-def in_order(connected: Any, function: Callable[..., Any], *arguments: list[Any]) -> Iterator[Any]:
-    """``function`` over the argument lists on the cluster, the results in order, each
-    released once handed on; leaving early cancels what has not run."""
-    futures = connected.map(function, *arguments, pure=False, retries=2)
-    try:
-        for future in futures:
-            yield _result(future)
-            future.release()
-    finally:
-        connected.cancel(futures)
-
-
 def validate_files(specs: list[str], connected: Any, **checks: Any) -> Iterator[Any]:
-    """``chatpipe validate``'s problems, in file order, the parts checked on the cluster."""
-    from .pipeline.validate import validate_in_parts
+    """``chatpipe validate``'s problems, in file order, the parts checked on the cluster
+    (``checks``: ``dialect``, ``rules``, ``max_tokens``, ``counter``, ``options``)."""
+    from .formats.exports import ReadOptions
+    from .pipeline.validate import Problems
 
-    def mapper(function: Callable[..., Any], parts: list[Part], work: tuple) -> Iterator[Any]:
-        n = len(parts)
-        return in_order(connected, function, parts, *([value] * n for value in work))
+    class Gathered(Problems):
+        def problem(self, run: Any, problem: Any, sink: Any) -> None:
+            self.found.append(problem)
 
-    return validate_in_parts(specs, mapper, **checks)
-
-
-def _result(future: Any) -> Any:
-    try:
-        return future.result()
-    except ChatpipeError:
-        raise
-    except distributed.client.FutureCancelledError:
-        raise UsageError("the Dask cluster went away during the run") from None
-    except Exception as exc:
-        if "KilledWorker" in type(exc).__name__:
-            raise DataError(
-                f"a part was tried on {exc.args[-1] if exc.args else 'several'} workers and "
-                "each of them died",
-                None,
-                "give the workers more memory, or cut smaller parts",
-            ) from None
-        raise
+    problems = Gathered(checks.get("rules", "all"), checks.get("max_tokens"), checks.get("counter"))
+    problems.found = []
+    inputs = Inputs(
+        tuple(specs),
+        checks.get("dialect") or "auto",
+        options=checks.get("options") or ReadOptions(),
+    )
+    run_job(Job(inputs, None, problems), None, connected)
+    return iter(problems.found)
 
 
 # -- the API --------------------------------------------------------------------------------
@@ -198,17 +127,21 @@ def read_conversations(
     them with ``problems``). ``storage_options`` go to fsspec for the URLs' filesystem
     (``anon=True``, ``key=...``, ``endpoint_url=...``), here and on every worker."""
     from .formats.exports import ReadOptions
+    from .pipeline.plan import refuse_once
 
     specs = [urlpath] if isinstance(urlpath, str) else list(urlpath)
     storage = _storage(specs, storage_options)
     inputs = Inputs(tuple(expand(specs)), dialect, on_error, None, ReadOptions(branch))
     job = Job(inputs)
-    parts = plan(job, blocksize)
-    counts = [dask.delayed(_lines_in)(part, storage) for part in parts]
-    before = dask.delayed(_lines_before)(parts, counts)
+    found = plan(job, blocksize)
+    refuse_once(found, "a Dask bag's partitions are read on its workers")
+    # each part read once; its places, counted from its start, made the file's once the
+    # lines of the parts before it are known
+    read = [dask.delayed(_read_part)(job, part, storage) for part in found.parts]
+    before = dask.delayed(_lines_before)(found.parts, [dask.delayed(len)(r[0]) for r in read])
     pieces = [
-        dask.delayed(_conversations_in)(job, part, before, k, storage)
-        for k, part in enumerate(parts)
+        dask.delayed(_placed)(piece, part, before, k)
+        for k, (piece, part) in enumerate(zip(read, found.parts, strict=True))
     ]
     return db.from_delayed(pieces)
 
@@ -226,15 +159,6 @@ def _storage(urls: list[str], options: dict[str, Any]) -> dict[str, dict[str, An
     return by_protocol
 
 
-def _lines_in(part: Part, storage: dict[str, dict[str, Any]]) -> int:
-    if part.kind != LINES:
-        return 0
-    from .io.sources import use_storage_options
-
-    use_storage_options(storage)
-    return sum(lines_in(data) for data in read_lines(part.spec, part.start, part.end))
-
-
 def _lines_before(parts: list[Part], counts: list[int]) -> list[int]:
     before, seen = [], {}
     for part, count in zip(parts, counts, strict=True):
@@ -243,43 +167,60 @@ def _lines_before(parts: list[Part], counts: list[int]) -> list[int]:
     return before
 
 
-def _conversations_in(
-    job: Job, part: Part, before: list[int], index: int, storage: dict[str, dict[str, Any]]
-) -> list[Conversation]:
-    """A part's conversations, their locations the file's, its errors raised or left
-    out as the job says."""
-    from .io.sources import Source, use_storage_options
+_Read = tuple[list[None], list[Conversation], "ChatpipeError | None"]
 
-    use_storage_options(storage)
-    from .pipeline.parts import FILE, _records, dialect_of
+
+def _read_part(job: Job, part: Part, storage: dict[str, dict[str, Any]]) -> _Read:
+    """A part's conversations, placed from the part's start: (a list as long as the lines
+    it read, its conversations, the error that stops it, when the job fails on one)."""
+    from .formats.registry import get_dialect
+    from .io.records import BadRecord
+    from .io.sources import use_storage_options
+    from .pipeline.parts import part_records
+    from .pipeline.plan import FILE
     from .pipeline.reading import ErrorLog, conversations_of
 
+    use_storage_options(storage)
     if part.kind == FILE:
         # (a message log's messages are read lazily: read here, while the file is open)
-        one = Run(Job(Inputs((part.spec,), *_inputs_rest(job))))
-        return [_ready(c) for c in one.conversations()]
-    errors = ErrorLog(job.inputs.on_error)
-    dialect = dialect_of(part)
-    name, offset = Source(part.spec).name, before[index]
+        inputs = job.inputs
+        one = Run(Job(Inputs((part.spec,), inputs.dialect, inputs.on_error, None, inputs.options)))
+        return [], [_ready(c) for c in one.conversations()], None
+    skip = ErrorLog(job.inputs.on_error).skip
+    dialect = get_dialect(part.dialect)
     out: list[Conversation] = []
-    for number, record in _records(part):
+    lines = 0
+    for number, record in part_records(part):
+        lines = number
         if record is None:
             continue
-        place = Location(name, offset + number, record.location.col)
-        if hasattr(record, "error"):
-            errors.handle(DataError(record.error.message, place, record.error.hint))
-            continue
-        record.location = place
         try:
+            if isinstance(record, BadRecord):
+                raise record.error
             out.extend(conversations_of(dialect, record, job.inputs.options))
         except ChatpipeError as exc:
-            errors.handle(exc.located(place))
-    return out
+            if not skip:
+                return [None] * lines, out, exc.located(record.location)
+    return [None] * lines, out, None
 
 
-def _inputs_rest(job: Job) -> tuple[Any, ...]:
-    inputs = job.inputs
-    return inputs.dialect, inputs.on_error, inputs.group_by, inputs.options
+def _placed(read: _Read, part: Part, before: list[int], index: int) -> list[Conversation]:
+    """A part's conversations with the file's places; its error raised with its own."""
+    _, conversations, error = read
+    offset = before[index]
+    if offset:
+        for conversation in conversations:
+            conversation.location = _moved(conversation.location, offset)
+    if error is not None:
+        error.location = _moved(error.location, offset)
+        raise error
+    return conversations
+
+
+def _moved(place: Location | None, offset: int) -> Location | None:
+    if place is None or place.line is None:
+        return place
+    return Location(place.file, place.line + offset, place.col, place.message_index)
 
 
 def _ready(conversation: Conversation) -> Conversation:

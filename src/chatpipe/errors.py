@@ -129,6 +129,11 @@ class OutputError(ChatpipeError):
     """The output cannot be written (a full disk, a missing directory): exit 1."""
 
 
+class WorkerLost(ChatpipeError):
+    """A worker process died before its part was done (killed, out of memory): exit 1,
+    nothing written."""
+
+
 class ValidationError(DataError, ValueError):
     """A message or block was built from values the model does not accept."""
 

@@ -9,7 +9,7 @@ import typer
 from ..errors import UsageError
 from ..pipeline.buffer import AmbiguityCheck, buffer_pieces
 from ..pipeline.job import Job
-from ..pipeline.targets import Texts
+from ..pipeline.texts import Texts
 from ..render.buffer import FORMATS, TOOL_CALL_FORMATS, BufferRenderer
 from .options import Jobs, Null, ReadingOptions, Separator, reads, unescape
 from .runtime import execute, run, warn

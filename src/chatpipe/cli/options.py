@@ -321,7 +321,12 @@ _ENGINE = [
 
 
 def reads(
-    *, group_by: bool = False, output: bool = True, records: bool = False, engine: bool = False
+    *,
+    group_by: bool = False,
+    output: bool = True,
+    records: bool = False,
+    engine: bool = False,
+    on_error: bool = True,
 ):
     """A command that reads chat logs: it takes the files and the reading options
     (``--from``, ``--on-error``, ``-o``, ``--branch``, ...; ``--group-by`` when asked;
@@ -331,11 +336,16 @@ def reads(
 
     def wrap(command):
         own = list(inspect.signature(command, eval_str=True).parameters.values())[1:]
-        last = [p for p in _READING_LAST if output or p.name != "output"]
+        last = [
+            p
+            for p in _READING_LAST
+            if (output or p.name != "output") and (on_error or p.name != "on_error")
+        ]
+        at = 2 + on_error
         if group_by:
-            last.insert(3, _parameter("group_by", GroupBy, None))
+            last.insert(at, _parameter("group_by", GroupBy, None))
         if records:
-            last[3:3] = _RECORDS
+            last[at:at] = _RECORDS
         if engine:
             last[-2:-2] = _ENGINE
         first = [_parameter("files", EngineInputFiles if engine else InputFiles, None)]

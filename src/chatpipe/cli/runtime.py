@@ -204,9 +204,8 @@ def run(body: Callable[[], Any], quiet: bool = False) -> None:
 
 
 def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
-    """Run a job to stdout or ``-o`` (on ``jobs`` worker processes where it can be
-    split; on Dask with ``--engine dask``), or into ``--output-dir`` shards (the parts of
-    the inputs on ``jobs`` workers), then report on stderr."""
+    """Run a job to stdout or ``-o``, or into ``--output-dir`` shards, where the engine
+    options say (the core chooses how), then report on stderr."""
     import gc
 
     from ..io.sink import parquet_wanted
@@ -218,71 +217,49 @@ def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
     if not gc.get_freeze_count():
         gc.freeze()
     report = Report(reading.verbose)
-    shards = reading.output_dir is not None and getattr(job.target, "output_dir", None) is None
-    on_dask = dask_engine(reading.engine, reading.scheduler, reading.workers)
-    if on_dask is not None and jobs != 1:
-        raise UsageError("--jobs runs processes here; with --engine dask, use --workers N")
-    if reading.output_dir is not None and reading.output is not None:
+    engine = engine_of(reading, jobs)
+    # a target that makes a folder of pages (html) writes --output-dir itself
+    shards = reading.output_dir if getattr(job.target, "output_dir", None) is None else None
+    if shards is not None and reading.output is not None:
         raise UsageError("-o writes one file and --output-dir a folder; pick one")
-    if jobs != 1 and reading.verbose:
-        warn(
-            f"--jobs {jobs} with -v: -v notes each conversation as one process reads "
-            "it; running in one process"
-        )
-        jobs = 1
-    if not shards and on_dask is None:
-        with output_sink(reading.output, list(job.inputs.files), reading.to_format) as sink:
-            done = executors.execute(job, sink, jobs, report.watch, note=warn)
-        report.close(done)
-        return done
     parquet = parquet_wanted(None if shards else reading.output, reading.to_format)
-    if shards:
+    if shards is not None:
         out: Any = contextlib.nullcontext(None)
     else:
         out = output_sink(reading.output, list(job.inputs.files), reading.to_format)
     with out as sink, _parts_progress(reading) as progress:
-        if on_dask is not None:
-            with on_dask.client(reading.scheduler, reading.workers) as connected:
-                done = on_dask.run_job(
-                    job,
-                    sink,
-                    connected,
-                    output_dir=reading.output_dir,
-                    parquet=parquet,
-                    progress=progress,
-                )
-        else:  # each file's shard put together here from parts of about a megabyte
-            from ..pipeline.parts import JOB_BLOCKSIZE
-
-            mapper = None if jobs == 1 else executors.part_mapper(jobs, warn)
-            done = executors.partitioned(
-                job,
-                sink,
-                mapper,
-                output_dir=reading.output_dir,
-                parquet=parquet,
-                progress=progress,
-                blocksize=JOB_BLOCKSIZE,
-                shard_per_part=False,
-            )
+        done = executors.execute(
+            job,
+            sink,
+            engine,
+            output_dir=shards,
+            parquet=parquet,
+            watch=report.watch,
+            note=warn,
+            progress=progress,
+            verbose=bool(reading.verbose),
+        )
     report.close(done)
     return done
 
 
-def dask_engine(engine: str, scheduler: str | None, workers: int | None) -> Any:
-    """chatpipe.dask when ``--engine dask`` asks for it, None for the serial engine; the
-    engine options checked, a missing extra named."""
-    if engine not in ("serial", "dask"):
-        raise UsageError(f"--engine must be serial or dask, got {engine!r}")
-    if engine == "serial":
-        if scheduler or workers:
-            raise UsageError("--scheduler and --workers go with --engine dask")
-        return None
-    try:
-        import chatpipe.dask as on_dask
-    except ImportError:
-        raise UsageError("--engine dask needs Dask", hint="pip install 'chatpipe[dask]'") from None
-    return on_dask
+def engine_of(reading: ReadingOptions, jobs: int) -> executors.Engine:
+    """The engine the options ask for: ``--jobs N`` workers (``--workers N`` is the same),
+    processes here or, with ``--engine dask``, Dask's (a local cluster, or the running one
+    at ``--scheduler``)."""
+    if reading.engine not in ("serial", "dask"):
+        raise UsageError(f"--engine must be serial or dask, got {reading.engine!r}")
+    if reading.workers is not None:
+        if jobs not in (1, reading.workers):
+            raise UsageError("--workers is another name for --jobs; give one of them")
+        jobs = reading.workers
+    if reading.engine == "serial" and reading.scheduler:
+        raise UsageError("--scheduler goes with --engine dask")
+    if reading.engine == "dask":
+        from ..pipeline.dask_mapper import dask_modules
+
+        dask_modules()
+    return executors.Engine(jobs, reading.engine == "dask", reading.scheduler)
 
 
 @contextlib.contextmanager

@@ -10,7 +10,7 @@ import typer
 from ..errors import UsageError
 from ..pipeline import hooks
 from ..pipeline.job import Job
-from ..pipeline.targets import Texts
+from ..pipeline.texts import Texts
 from .options import Jobs, Null, ReadingOptions, Separator, reads, unescape
 from .runtime import execute, run
 

@@ -2,37 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections import Counter
-from collections.abc import Iterator
-from typing import Annotated, Any
+from typing import Annotated
 
-import orjson
 import typer
 
 from ..errors import UsageError
-from ..io.sink import output_sink
 from ..ops.count import resolve_counter
 from ..ops.validate import RULES
-from ..pipeline.executors import parallel_mapper
-from ..pipeline.parts import JOB_BLOCKSIZE
-from ..pipeline.validate import validate_files, validate_in_parts
-from .options import (
-    AsJson,
-    Branch,
-    Engine,
-    EngineInputFiles,
-    FromDialect,
-    IncludeHidden,
-    Jobs,
-    Output,
-    Quiet,
-    Scheduler,
-    Verbose,
-    Workers,
-)
-from .runtime import dask_engine, run, warn
+from ..pipeline.job import Job
+from ..pipeline.validate import Problems
+from .options import AsJson, Jobs, ReadingOptions, reads
+from .runtime import execute, run, warn
 from .trim import TokenCounterOption
 
 HELP = """Check chat logs and fine-tuning files; exit 1 if any problem is found, 0 if clean.
@@ -52,8 +34,9 @@ Examples:
 """
 
 
+@reads(engine=True, on_error=False)
 def validate(
-    files: EngineInputFiles = None,
+    reading: ReadingOptions,
     rules: Annotated[
         str,
         typer.Option("--rules", metavar="all|openai-finetune|structure", help="Which checks."),
@@ -69,58 +52,21 @@ def validate(
     ] = None,
     token_counter: TokenCounterOption = "approximate",
     as_json: AsJson = False,
-    from_: FromDialect = "auto",
-    output: Output = None,
-    branch: Branch = "active",
-    include_hidden: IncludeHidden = False,
-    engine: Engine = "serial",
-    scheduler: Scheduler = None,
-    workers: Workers = None,
     jobs: Jobs = 1,
-    verbose: Verbose = 0,
-    quiet: Quiet = False,
 ) -> None:
     def body() -> None:
-        from ..formats.exports import ReadOptions
-
         if rules not in RULES:
             raise UsageError(f"--rules must be one of {', '.join(RULES)}, got {rules!r}")
         counter = resolve_counter(token_counter) if max_tokens is not None else None
-        specs = files or ["-"]
-        if verbose:
-            warn(f"checking {', '.join(specs)} with the {rules} rules")
-        kinds: Counter[str] = Counter()
-        checks = {
-            "dialect": from_,
-            "rules": rules,
-            "max_tokens": max_tokens,
-            "counter": counter,
-            "options": ReadOptions(branch, include_hidden),
-        }
-        with output_sink(output, specs) as sink, _problems(specs, checks) as problems:
-            for problem in problems:
-                kinds[problem.kind] += 1
-                sink.line(orjson.dumps(problem.to_dict()) if as_json else str(problem).encode())
-        _summary(kinds)
-        if kinds:
+        if reading.verbose:
+            warn(f"checking {', '.join(reading.files or ['-'])} with the {rules} rules")
+        problems = Problems(rules, max_tokens, counter, as_json)
+        execute(reading, Job(reading.inputs(), None, problems), jobs)
+        _summary(problems.kinds)
+        if problems.kinds:
             raise typer.Exit(1)
 
-    @contextlib.contextmanager
-    def _problems(specs: list[str], checks: dict) -> Iterator[Iterator[Any]]:
-        on_dask = dask_engine(engine, scheduler, workers)
-        if on_dask is not None and jobs != 1:
-            raise UsageError("--jobs runs processes here; with --engine dask, use --workers N")
-        if on_dask is None:
-            mapper = None if jobs == 1 or "-" in specs else parallel_mapper(jobs, warn)
-            if mapper is None:
-                yield validate_files(specs, **checks)
-            else:  # parts of about a megabyte, which the workers take as they get free
-                yield validate_in_parts(specs, mapper, blocksize=JOB_BLOCKSIZE, **checks)
-            return
-        with on_dask.client(scheduler, workers) as connected:
-            yield on_dask.validate_files(specs, connected, **checks)
-
-    run(body, quiet)
+    run(body, reading.quiet)
 
 
 def _summary(kinds: Counter[str]) -> None:

@@ -21,7 +21,7 @@ import orjson
 from orjson import JSONDecodeError
 
 from ..errors import ChatpipeError, DataError, Location
-from ..formats.base import Dialect
+from ..formats.base import Dialect, message_of
 from ..formats.openai import OpenAIDialect
 from ..formats.tool_links import ToolLinks, needs_link
 from ..io.json_numbers import loads
@@ -435,8 +435,6 @@ class Lane:
         return self._message(record.value, location)
 
     def _message(self, value: Any, location: Location) -> AnyMessage | _Bad:
-        from ..pipeline.reading import message_of
-
         try:
             return message_of(self.dialect, value, location)
         except ChatpipeError as exc:

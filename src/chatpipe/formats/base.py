@@ -7,6 +7,7 @@ reading of ``{"messages": [...], ...}`` conversation records lives here.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -31,6 +32,9 @@ class Dialect:
     document = False
     # written as a folder of files too (``render_pages``: html, with --output-dir)
     pages = False
+    # a log's message lines are read one by one and written one by one (a log of it can
+    # be cut into ranges of lines); other dialects chain their lines (trees, events)
+    messages_by_line = False
 
     # -- recognising ----------------------------------------------------------------
 
@@ -129,3 +133,43 @@ def _keys_hint(value: Any) -> str:
 
 def not_a_message(dialect: str, value: Any) -> ValidationError:
     return ValidationError(f"not a {dialect} message", hint=_keys_hint(value))
+
+
+# what malformed records make readers raise, below the checks they make themselves
+_SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+
+
+@contextlib.contextmanager
+def shape_errors(dialect: Dialect, location: Location) -> Iterator[None]:
+    """A record of an unexpected shape is bad input: a located DataError, not a crash."""
+    try:
+        yield
+    except ChatpipeError:
+        raise
+    except _SHAPE_ERRORS as exc:
+        raise _shape_error(dialect, exc, location) from None
+
+
+def _shape_error(dialect: Dialect, exc: Exception, location: Location) -> DataError:
+    """Words for a record a reader met with a shape it did not check for."""
+    if isinstance(exc, KeyError):
+        what = f"it has no {exc.args[0]!r} field" if exc.args else "a field is missing"
+    elif isinstance(exc, IndexError):
+        what = "a list in it is shorter than this dialect needs"
+    else:  # Python's own words ("'int' object has no attribute 'get'") mean nothing to a user
+        what = "a field holds a value of another kind than this dialect needs"
+    return DataError(
+        f"cannot read this record as {dialect.name}: {what}",
+        location,
+        hint="check the record against the dialect, or name another with --from",
+    )
+
+
+def message_of(dialect: Dialect, value: Any, location: Location) -> AnyMessage:
+    """One message record read by a dialect; every failure a DataError at its place."""
+    try:
+        return dialect.read_message(value)
+    except ChatpipeError as exc:
+        raise exc.located(location) from None
+    except _SHAPE_ERRORS as exc:
+        raise _shape_error(dialect, exc, location) from None

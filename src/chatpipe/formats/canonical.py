@@ -26,6 +26,7 @@ def is_canonical_message(value: Any) -> bool:
 class CanonicalDialect(Dialect):
     name = "canonical"
     writable = True
+    messages_by_line = True
     description = "chatpipe's flat JSONL, one message object per line (LangGraph model_dump)"
 
     def is_message(self, value: Any) -> bool:

@@ -346,6 +346,7 @@ def is_openai_response(value: Any) -> bool:
 class OpenAIDialect(Dialect):
     name = "openai"
     writable = True
+    messages_by_line = True
     description = (
         "OpenAI chat messages, fine-tuning rows {messages, tools}, HF {messages} datasets, "
         "chat.completion responses, (role, content) pairs and plain strings"

@@ -316,22 +316,6 @@ def _tool_calls_of(message: AnyMessage, i: int, j: int) -> list[dict[str, Any]]:
     return calls
 
 
-def convert_to_openai_messages(
-    messages: Any,
-    *,
-    text_format: str = "string",
-    include_id: bool = False,
-    pass_through_unknown_blocks: bool = True,
-) -> dict[str, Any] | list[dict[str, Any]]:
-    """OpenAI chat dicts for one message-like (a dict back) or a sequence (a list back)."""
-    from .coerce import convert_to_messages
-
-    writer = OpenAIWriter(text_format, include_id, pass_through_unknown_blocks)
-    single = isinstance(messages, (AnyMessage, dict, str))
-    out = list(writer.write(convert_to_messages([messages] if single else messages)))
-    return out[0] if single else out
-
-
 def file_as_text(block: dict[str, Any]) -> str | None:
     """A text file's content as prompt text, headed by its name; None with no text."""
     from html import escape

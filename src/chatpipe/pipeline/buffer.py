@@ -74,13 +74,14 @@ def _encoded(text: str) -> bytes:
 
 
 class AmbiguityCheck:
-    """Warns once (through ``warn``) when message text starts a line with a role label
-    ('Human: ')."""
+    """Warns once (through ``warn``; the target running it sets it to its run's) when
+    message text starts a line with a role label ('Human: ')."""
 
-    def __init__(self, renderer: BufferRenderer, warn: Callable[[str], None]) -> None:
+    def __init__(self, renderer: BufferRenderer, warn: Callable[[str], None] | None = None) -> None:
         self.labels = TurnLabels(label for _, label in renderer.labels)
         self.warned = False
-        self.warn = warn
+        self.warn = warn or (lambda _: None)
+        self.run: Any = None
 
     def clear(self, data, texts, chats, joiner) -> bool:
         """Whether no line inside the messages joined in ``data`` (their UTF-8) starts with

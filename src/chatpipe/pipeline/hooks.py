@@ -1,6 +1,5 @@
 """The pipeline's doors into fast/'s faster ways of doing a step, the only place in it
-that knows of them (the --jobs worker pool, fast/pool.py, is called by the executors that
-run on it: executors.py, log_ranges.py).
+that knows of them.
 
 Each hook gives the faster way to do one step, or None when fast/ has none for these
 inputs; the caller then takes the ordinary way, which gives the same output.
@@ -83,21 +82,3 @@ def template_rows() -> Callable[[Any, Any, Any], Conversation | None] | None:
     from ..fast.template_rows import template_row
 
     return template_row
-
-
-def record_per_line_dialect(spec: str, run: Any) -> Any:
-    """The dialect of a conversation-per-line JSONL file, which ``run_in_processes``
-    splits by line; None for any other file."""
-    from ..fast.pool import record_per_line_dialect
-
-    return record_per_line_dialect(spec, run)
-
-
-def run_in_processes(
-    run: Any, spec: str, dialect: Any, sink: Any, workers: int, assembly: Any
-) -> None:
-    """One file of a run's job by forked workers, put back into ``sink`` in input order
-    by ``assembly`` (pipeline/parts.py)."""
-    from ..fast.pool import run_in_processes
-
-    run_in_processes(run, spec, dialect, sink, workers, assembly)

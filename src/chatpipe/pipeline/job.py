@@ -1,22 +1,25 @@
 """A run of chatpipe's work as a value: ``Job(inputs, operation, target)`` says where to
-read, what to do to each conversation and how to write the result; an executor
-(executors.py) runs it, and every executor gives the same bytes. A ``Run`` holds what one
-execution found: the dialects read, the records skipped, what the target could not hold.
+read, what to do to each conversation and how to write the result; ``execute``
+(executors.py) runs it, in this process or in parts elsewhere, and every way gives the
+same bytes. A ``Run`` holds what one execution found: the dialects read, the records
+skipped, what the target could not hold, the warnings it made.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from ..formats.detect import MESSAGES
 from ..formats.exports import ReadOptions
 from ..model import Conversation
-from .losses import LossReport
 from .reading import ErrorLog, Reading, read
+from .target import Target
 
-Operation = Callable[[Conversation], Conversation]
+# what a job does to each conversation: the conversation it becomes, or None to leave it
+# out of the output (select, sample, dedupe)
+Operation = Callable[[Conversation], "Conversation | None"]
 
 
 def on_messages(
@@ -47,19 +50,6 @@ class Inputs:
     options: ReadOptions = field(default_factory=ReadOptions)
 
 
-class Target(Protocol):
-    """How conversations become output: ``emit`` writes them all to a sink. A target
-    whose ``lines`` is not None writes each conversation on its own lines, independently
-    of the others, so that the work can be split by conversation."""
-
-    def loss_report(self) -> LossReport | None: ...
-
-    def emit(self, run: Run, conversations: Iterator[Conversation], sink: Any) -> None: ...
-
-    lines: Callable[[Run, Iterable[Conversation]], Iterator[bytes]] | None
-    # optional: a faster reader of conversation-per-record rows (``Reading.row_reader``)
-
-
 @dataclass(frozen=True)
 class Job:
     inputs: Inputs
@@ -68,9 +58,23 @@ class Job:
 
 
 class Run:
-    """One execution of a job."""
+    """One execution of a job (or of a part of one, on a worker).
 
-    def __init__(self, job: Job, errors: ErrorLog | None = None) -> None:
+    ``say`` hears the target's warnings (None: they are kept in ``notes``, a part's, to be
+    said in their place by the process that puts the parts together); ``among_others``:
+    the run is one part of a larger output, never message per line; ``found``: what its
+    input is, known beforehand (a part's file, detected by the plan).
+    """
+
+    def __init__(
+        self,
+        job: Job,
+        errors: Any = None,
+        *,
+        say: Callable[[str], None] | None = None,
+        among_others: bool = False,
+        found: tuple[Any, Any, str] | None = None,
+    ) -> None:
         self.job = job
         if job.target is None:
             from .targets import ToDialect
@@ -79,12 +83,23 @@ class Run:
         else:
             self.target = job.target
         self.errors = errors or ErrorLog(job.inputs.on_error)
-        self.reading = Reading(getattr(self.target, "row_reader", None))
+        self.reading = Reading(self.target.row_reader)
+        if found is not None:
+            self.reading.found.append(found)
         self.losses = self.target.loss_report()
-        self.part_notes: list[str] = []  # warnings made while a part is written (parts.py)
+        self.say = say
+        self.notes: list[str] = []
+        self.among_others = among_others
         # conversations of exports with no current leaf, whose newest branch was written,
         # and the other branches left out (said once, at the end of a run)
         self.newest = [0, 0]
+
+    def note(self, text: str) -> None:
+        """A warning of the target's: said, or kept for the part's result."""
+        if self.say is not None:
+            self.say(text)
+        else:
+            self.notes.append(text)
 
     def conversations(self) -> Iterator[Conversation]:
         """The conversations read, as they come from the inputs (before the operation)."""
@@ -101,10 +116,13 @@ class Run:
     def operated(
         self, conversations: Iterable[Conversation], start: int = 0
     ) -> Iterator[Conversation]:
-        """The conversations after the job's operation (and the loss watch; ``start`` is
-        the first one's number in the run)."""
+        """The conversations after the job's operation (those it leaves out gone), and
+        the loss watch; ``start`` is the first one's number in the run."""
         operation, tallied = self.job.operation, self.tallied(conversations)
-        changed = tallied if operation is None else map(operation, tallied)
+        if operation is None:
+            changed: Iterator[Conversation] = tallied
+        else:
+            changed = (c for c in map(operation, tallied) if c is not None)
         return changed if self.losses is None else self.losses.watch(changed, start)
 
     def tallied(self, conversations: Iterable[Conversation]) -> Iterator[Conversation]:
@@ -121,7 +139,8 @@ class Run:
         """True when the output is message per line: one source of messages, not split."""
         found = self.reading.found
         return (
-            len(self.job.inputs.files) == 1
+            not self.among_others
+            and len(self.job.inputs.files) == 1
             and not self.job.inputs.group_by
             and bool(found)
             and found[0][2] == MESSAGES

@@ -9,13 +9,12 @@ serial run, ``validate`` and the ``--jobs`` workers all read through it.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, UsageError
-from ..formats.base import Dialect, _keys_hint
+from ..formats.base import Dialect, _keys_hint, message_of, shape_errors
 from ..formats.detect import CONVERSATIONS, MESSAGES, STREAM, detect
 from ..formats.exports import ReadOptions
 from ..formats.registry import NAMES, reading_dialect
@@ -52,8 +51,10 @@ class ErrorLog:
 class Reading:
     """What ``read`` found, filled in as sources are opened (for ``-v`` and writers)."""
 
-    def __init__(self, row_reader: Any = None) -> None:
+    def __init__(self, row_reader: Any = None, known: Any = None) -> None:
         self.found: list[tuple[Source, Dialect, str]] = []
+        # what the one source read was detected as before (a part's file): not detected again
+        self.known = known
         self.current: Source | None = None  # the source being read
         # a faster way of reading a conversation-per-record row for the run's target:
         # ``row_reader(dialect, value, location)`` gives its conversation, or None for the
@@ -89,7 +90,7 @@ def _read_source(
     reading: Reading | None,
     options: ReadOptions,
 ) -> Iterator[Conversation]:
-    opened = open_records(source, forced, errors)
+    opened = open_records(source, forced, errors, reading.known if reading is not None else None)
     if opened is None:
         return  # an empty input is an empty conversation stream
     dialect, shape, first, rest = opened
@@ -140,46 +141,6 @@ def _read_source(
     yield Conversation(dialect.finish(_messages(rest, dialect, errors)), {}, location)
 
 
-# what malformed records make readers raise, below the checks they make themselves
-_SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
-
-
-@contextlib.contextmanager
-def shape_errors(dialect: Dialect, location: Location) -> Iterator[None]:
-    """A record of an unexpected shape is bad input: a located DataError, not a crash."""
-    try:
-        yield
-    except ChatpipeError:
-        raise
-    except _SHAPE_ERRORS as exc:
-        raise _shape_error(dialect, exc, location) from None
-
-
-def _shape_error(dialect: Dialect, exc: Exception, location: Location) -> DataError:
-    """Words for a record a reader met with a shape it did not check for."""
-    if isinstance(exc, KeyError):
-        what = f"it has no {exc.args[0]!r} field" if exc.args else "a field is missing"
-    elif isinstance(exc, IndexError):
-        what = "a list in it is shorter than this dialect needs"
-    else:  # Python's own words ("'int' object has no attribute 'get'") mean nothing to a user
-        what = "a field holds a value of another kind than this dialect needs"
-    return DataError(
-        f"cannot read this record as {dialect.name}: {what}",
-        location,
-        hint="check the record against the dialect, or name another with --from",
-    )
-
-
-def message_of(dialect: Dialect, value: Any, location: Location) -> AnyMessage:
-    """One message record read by a dialect; every failure a DataError at its place."""
-    try:
-        return dialect.read_message(value)
-    except ChatpipeError as exc:
-        raise exc.located(location) from None
-    except _SHAPE_ERRORS as exc:
-        raise _shape_error(dialect, exc, location) from None
-
-
 def conversations_of(dialect: Dialect, record: Record, options: ReadOptions) -> list[Conversation]:
     """The conversations one record holds (several for ``--branch all``)."""
     with shape_errors(dialect, record.location):
@@ -205,8 +166,8 @@ def log_piece(
     import io
 
     from ..formats.tool_links import ToolLinks
+    from ..io.ranges import line_records
     from ..io.readers import JsonlReader
-    from .parts import line_records
 
     links = links if links is not None else ToolLinks()
     source = Source(spec)
@@ -227,24 +188,27 @@ def log_piece(
     return Conversation(messages, {}, location, None, start), lambda: (count[0], links)
 
 
-def detect_file(spec: str, forced: Dialect | None) -> tuple[Source, Dialect, str] | None:
+def detect_file(spec: str, forced: Dialect | None) -> tuple[Source, Dialect, str, Location] | None:
     """What a file holds, from its first records: its source (``container`` known), its
-    dialect and record shape; None when it holds no good record. The file is closed
-    again, and what is wrong in it is left for the run that reads it to say."""
+    dialect and record shape, and where its first good record is; None when it holds no
+    good record. The file is closed again, and what is wrong in it is left for the run
+    that reads it to say."""
     source = Source(spec)
     try:
         opened = open_records(source, forced, ErrorLog("skip"))
     finally:
         if source.stream is not None and not source.is_stdin:
             source.stream.close()
-    return None if opened is None else (source, opened[0], opened[1])
+    return None if opened is None else (source, opened[0], opened[1], opened[2].location)
 
 
 def open_records(
-    source: Source, forced: Dialect | None, errors: ErrorLog
+    source: Source, forced: Dialect | None, errors: ErrorLog, known: Any = None
 ) -> tuple[Dialect, str, Record, Iterator[Record]] | None:
     """A source's dialect and record shape, its first good record, and all its records
-    (bad ones included, as ``BadRecord``); None when it holds no good record."""
+    (bad ones included, as ``BadRecord``); None when it holds no good record. ``known``:
+    the (dialect, shape, first record's place) detected for it before (a part's file),
+    not detected again."""
     records = read_records(source)
     window = list(itertools.islice(records, _DETECT_WINDOW))
     good = [r for r in window if not isinstance(r, BadRecord)]
@@ -253,6 +217,11 @@ def open_records(
             errors.handle(record.error)
         return None
     # the first record that shows a known shape decides; the others are read by it
+    if known is not None:
+        dialect, shape, place = known
+        at = (place.line, place.col)
+        first = next((r for r in good if (r.location.line, r.location.col) == at), good[0])
+        return dialect, shape, first, Records(window, records)
     first = next((r for r in good if forced or detect(r.value) is not None), good[0])
     more = [r.value for r in good if r is not first]
     dialect, shape = _choose(first, more, forced)

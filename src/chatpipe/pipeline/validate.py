@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError
+from ..formats.base import message_of, shape_errors
 from ..model import AnyMessage
 from ..ops.validate import (
     Problem,
@@ -17,8 +18,7 @@ from ..ops.validate import (
     finetune_row_problems,
     unreadable,
 )
-from .parts import DEFAULT_BLOCKSIZE
-from .reading import message_of, shape_errors
+from .target import Target
 
 
 def validate_files(
@@ -95,86 +95,6 @@ def _record_problems(
     for conversation in conversations:
         located = ((m, location.at_message(i)) for i, m in enumerate(conversation.messages))
         yield from check_messages(located, location, max_tokens, counter)
-
-
-Found = tuple[str, str, str, str | None, int | None, int | None, int | None]
-
-
-def validate_part(
-    part: Any, dialect: str | None, rules: str, max_tokens: int | None, counter: Any, options: Any
-) -> tuple[list[Found], int]:
-    """The problems of one part of the inputs (pipeline/parts.py) as tuples (kind, text,
-    hint, file, line, column, message index), lines counted from the part's start, and
-    the lines it read."""
-    from ..formats.exports import ReadOptions
-    from .parts import FILE, _records, dialect_of
-
-    if part.kind == FILE:
-        found = validate_files(
-            [part.spec],
-            dialect=dialect,
-            rules=rules,
-            max_tokens=max_tokens,
-            counter=counter,
-            options=options,
-        )
-        return [_plain(p) for p in found], 0
-    reader = dialect_of(part)
-    raw_checks = rules in ("all", "openai-finetune") and reader.name == "openai"
-    structure = rules in ("all", "structure")
-    checks = (raw_checks, structure, max_tokens, counter, options or ReadOptions())
-    out, lines = [], 0
-    for number, record in _records(part):
-        lines = number
-        if record is not None:
-            out.extend(_plain(p) for p in _record_problems(reader, record, *checks))
-    return out, lines
-
-
-def _plain(problem: Problem) -> Found:
-    place = problem.location
-    if place is None:
-        return problem.kind, problem.text, problem.hint, None, None, None, None
-    return (
-        problem.kind,
-        problem.text,
-        problem.hint,
-        place.file,
-        place.line,
-        place.col,
-        place.message_index,
-    )
-
-
-def validate_in_parts(
-    specs: list[str],
-    mapper: Any,
-    *,
-    dialect: str | None = None,
-    rules: str = "all",
-    max_tokens: int | None = None,
-    counter: Any = None,
-    options: Any = None,
-    blocksize: int | None = DEFAULT_BLOCKSIZE,
-) -> Iterator[Problem]:
-    """``validate_files``' problems, in the same order, the inputs cut into parts of
-    about ``blocksize`` bytes that ``mapper(function, parts, arguments)`` runs (giving
-    the results in part order)."""
-    from ..errors import Location
-    from .job import Inputs, Job
-    from .parts import LINES, ROWS, expand, plan
-
-    files = tuple(expand(specs))
-    parts = plan(Job(Inputs(files, dialect or "auto")), blocksize)
-    before: dict[str, int] = {}
-    work = (dialect, rules, max_tokens, counter, options)
-    for part, (found, lines) in zip(parts, mapper(validate_part, parts, work), strict=True):
-        offset = before.get(part.spec, 0) if part.kind == LINES else 0
-        offset = part.first_row if part.kind == ROWS else offset
-        for kind, text, hint, file, line, col, index in found:
-            place = None if file is None else Location(file, line and line + offset, col, index)
-            yield Problem(kind, text, place, hint)
-        before[part.spec] = offset + lines
 
 
 def _validate_streamed(dialect, first, records, structure, max_tokens, counter):
@@ -262,3 +182,54 @@ def _validate_stream(
             first.location,
             "an example teaches the assistant's reply: add one",
         )
+
+
+class Problems(Target):
+    """validate's output: every problem in the inputs, a line each (its text, or JSON with
+    ``as_json``), in file order; unreadable records are problems too, and nothing stops
+    the run. ``kinds`` counts the problems written by kind. Records are its input, not
+    conversations (the OpenAI fine-tuning checks look at them raw)."""
+
+    checks_records = True
+
+    def __init__(
+        self,
+        rules: str = "all",
+        max_tokens: int | None = None,
+        counter: Any = None,
+        as_json: bool = False,
+    ) -> None:
+        from collections import Counter
+
+        self.rules, self.max_tokens, self.counter = rules, max_tokens, counter
+        self.as_json = as_json
+        self.kinds: Counter[str] = Counter()
+
+    def emit(self, run: Any, conversations: Any, sink: Any) -> None:
+        inputs = run.job.inputs
+        for problem in self.file_problems(run, *inputs.files):
+            self.problem(run, problem, sink)
+
+    def file_problems(self, run: Any, *specs: str) -> Iterator[Problem]:
+        inputs = run.job.inputs
+        return validate_files(
+            specs,
+            dialect=inputs.dialect,
+            rules=self.rules,
+            max_tokens=self.max_tokens,
+            counter=self.counter,
+            options=inputs.options,
+        )
+
+    def record_problems(self, run: Any, dialect: Any, record: Any) -> Iterator[Problem]:
+        raw_checks = self.rules in ("all", "openai-finetune") and dialect.name == "openai"
+        structure = self.rules in ("all", "structure")
+        options = run.job.inputs.options
+        checks = (raw_checks, structure, self.max_tokens, self.counter, options)
+        return _record_problems(dialect, record, *checks)
+
+    def problem(self, run: Any, problem: Problem, sink: Any) -> None:
+        import orjson
+
+        self.kinds[problem.kind] += 1
+        sink.line(orjson.dumps(problem.to_dict()) if self.as_json else str(problem).encode())
