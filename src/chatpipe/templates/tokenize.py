@@ -95,6 +95,45 @@ class ChatTokenizer:
         self.check_prefixes = check_prefixes
         self._heads: dict[tuple, str | None] = {}  # the generation prompt, per template
 
+    @classmethod
+    def load(
+        cls,
+        tokenizer: str,
+        chat_template: str | None = None,
+        *,
+        name: str | None = None,
+        variables: dict[str, Any] | None = None,
+        tools: list[Any] | None = None,
+        documents: list[Any] | None = None,
+        **options: Any,
+    ) -> ChatTokenizer:
+        """The tokenizer of a model (a tokenizer.json, a model directory or a cached
+        model id) with its chat template, or the one ``chat_template`` names; the special
+        tokens of the tokenizer's config reach the template (``variables`` win over
+        them). ``options``: those of ``ChatTokenizer``."""
+        from .source import load_source
+        from .tokenizer import load_tokenizer
+
+        text_tokenizer = load_tokenizer(tokenizer)
+        spec = chat_template or text_tokenizer.directory
+        if spec is None:
+            raise UsageError(
+                f"{tokenizer} is a lone tokenizer.json: it has no chat template beside it",
+                hint="add --chat-template (a chat_template.jinja, tokenizer_config.json or "
+                "model directory), or give the model directory as --tokenizer",
+            )
+        source = load_source(spec)
+        own = source.special_tokens
+        tokens = {k: v for k, v in text_tokenizer.special_tokens.items() if k not in own}
+        template = ChatTemplate(
+            source,
+            name=name,
+            variables={**tokens, **(variables or {})},
+            tools=tools,
+            documents=documents,
+        )
+        return cls(template, text_tokenizer, **options)
+
     def tokenize(
         self,
         messages: Iterable[AnyMessage],

@@ -47,6 +47,7 @@ class TextTokenizer:
     ) -> None:
         self.backend = backend
         self.origin = origin
+        self.name = f"hf:{origin}"
         self.special_tokens = special_tokens or {}
         self.directory = directory
         # a tokenizer.json may carry the model's truncation and padding: neither applies
@@ -99,7 +100,7 @@ def load_tokenizer(spec: str) -> TextTokenizer:
     if isinstance(config, dict):
         named = special_tokens(config, str(config_path))
         _add_missing(backend, tokenizers, config, named)
-    in_model_dir = path.is_dir() or (directory / CONFIG_FILE).is_file()
+    in_model_dir = not path.is_file() or (directory / CONFIG_FILE).is_file()
     return TextTokenizer(backend, str(file), named, str(directory) if in_model_dir else None)
 
 
