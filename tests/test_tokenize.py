@@ -19,6 +19,7 @@ import json
 import re
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -28,7 +29,9 @@ from transformers import AutoTokenizer
 from typer.testing import CliRunner
 
 import chatpipe as cp
-from chatpipe.errors import DataError
+from chatpipe.cli import app
+from chatpipe.errors import DataError, UsageError
+from chatpipe.templates.packing import Packer
 from chatpipe.templates.tokenize import ChatTokenizer
 from conftest import FIXTURES
 
@@ -257,7 +260,9 @@ def prefix_mask(tokenizer, chat, tools, text, ends) -> list[int] | None:
         plain = tokenizer.apply_chat_template(chat[:k], tools=tools, tokenize=False) if k else ""
         if not text.startswith(upto) or not text.startswith(plain):
             return None
-        start = next((i for i, (a, b) in enumerate(zip(before, upto)) if a != b), len(before))
+        start = next(
+            (i for i, (a, b) in enumerate(zip(before, upto, strict=False)) if a != b), len(before)
+        )
         end = max((upto.rfind(e, start) + len(e) for e in ends if e in upto[start:]), default=0)
         while end < len(upto) and upto[end].isspace():
             end += 1
@@ -334,3 +339,434 @@ def test_the_generated_conversations_reach_every_template(models):
             "sunny",
             "bye",
         ], (name, texts)
+
+
+# -- weights, --train-on, the command --------------------------------------------------------
+
+ROWS = [
+    {
+        "id": "r1",
+        "source": "docs",
+        "messages": [
+            {"role": "user", "content": "ask: one"},
+            {"role": "assistant", "content": "say: first", "weight": 0},
+            {"role": "user", "content": "ask: two"},
+            {"role": "assistant", "content": "say: second"},
+        ],
+    },
+    {
+        "id": "r2",
+        "messages": [
+            {"role": "system", "content": "rules: brief"},
+            {"role": "user", "content": "ask: three"},
+            {"role": "assistant", "content": "say: third"},
+            {"role": "user", "content": "ask: four"},
+            {"role": "assistant", "content": "say: fourth"},
+        ],
+    },
+]
+
+
+def masked_texts(theirs, ids, mask) -> list[str]:
+    return [theirs.decode(run) for run in runs(ids, mask)]
+
+
+def test_weights_and_train_on_last(models):
+    directory, theirs, _ = models["Qwen-Qwen2.5-7B-Instruct"]
+    every = ChatTokenizer.load(str(directory))
+    last = ChatTokenizer.load(str(directory), train_on="last")
+    first, second = (cp.convert_to_messages(row["messages"]) for row in ROWS)
+    made = every.tokenize(first)
+    assert made.input_ids == theirs.apply_chat_template(ROWS[0]["messages"])["input_ids"]
+    assert masked_texts(theirs, made.input_ids, made.assistant_masks) == ["say: second<|im_end|>\n"]
+    made = every.tokenize(second)
+    assert masked_texts(theirs, made.input_ids, made.assistant_masks) == [
+        "say: third<|im_end|>\n",
+        "say: fourth<|im_end|>\n",
+    ]
+    made = last.tokenize(second)
+    assert masked_texts(theirs, made.input_ids, made.assistant_masks) == ["say: fourth<|im_end|>\n"]
+    assert made.labels() == [
+        i if m else -100 for i, m in zip(made.input_ids, made.assistant_masks, strict=True)
+    ]
+    # weight 0 on the only answer: nothing to train on, an error, not a row of zeros
+    only = cp.convert_to_messages(ROWS[0]["messages"][:2])
+    with pytest.raises(DataError, match="weight 0"):
+        every.tokenize(only)
+    with pytest.raises(DataError, match="no assistant turn"):
+        every.tokenize(cp.convert_to_messages(ROWS[0]["messages"][:1]))
+
+
+def test_generation_markers_choose_the_turns_that_count(models):
+    directory, theirs, _ = models["huggingface-trl-llama3_training"]
+    last = ChatTokenizer.load(str(directory), train_on="last")
+    made = last.tokenize(cp.convert_to_messages(ROWS[1]["messages"]))
+    assert made.method == "generation"
+    assert masked_texts(theirs, made.input_ids, made.assistant_masks) == ["say: fourth<|eot_id|>"]
+    weighted = ChatTokenizer.load(str(directory)).tokenize(
+        cp.convert_to_messages(ROWS[0]["messages"])
+    )
+    assert masked_texts(theirs, weighted.input_ids, weighted.assistant_masks) == [
+        "say: second<|eot_id|>"
+    ]
+
+
+def cli(*args, input=None):
+    return runner.invoke(app, list(args), input=input)
+
+
+def test_the_command_writes_parquet_a_trainer_reads(models, tmp_path):
+    directory, theirs, _ = models["Qwen-Qwen2.5-7B-Instruct"]
+    rows = tmp_path / "train.jsonl"
+    rows.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
+    out = tmp_path / "train.parquet"
+    result = cli("tokenize", "--tokenizer", str(directory), "--labels", str(rows), "-o", str(out))
+    assert result.exit_code == 0, result.stderr
+    table = pq.read_table(out)
+    assert [str(f.type) for f in table.schema] == [
+        "string",
+        "string",
+        "list<element: int32>",
+        "list<element: int32>",
+        "list<element: int32>",
+        "int64",
+    ]
+    assert table.column_names == [
+        "id",
+        "source",
+        "input_ids",
+        "assistant_masks",
+        "labels",
+        "length",
+    ]
+    got = table.to_pylist()
+    for row, source in zip(got, ROWS, strict=True):
+        ids = theirs.apply_chat_template(source["messages"])["input_ids"]
+        assert row["input_ids"] == ids and row["length"] == len(ids)
+        assert row["labels"] == [
+            i if m else -100 for i, m in zip(ids, row["assistant_masks"], strict=True)
+        ]
+    assert got[0]["source"] == "docs" and got[1]["source"] is None
+    # JSONL: the same rows, one JSON object a line, the row's fields first
+    result = cli("tokenize", "--tokenizer", str(directory), str(rows))
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [list(line) for line in lines] == [
+        ["id", "source", "input_ids", "assistant_masks", "length"],
+        ["id", "input_ids", "assistant_masks", "length"],
+    ]
+    assert [line["input_ids"] for line in lines] == [row["input_ids"] for row in got]
+
+
+def test_verbose_says_which_method_and_which_conversations_rewrite(models, tmp_path):
+    directory, _, _ = models["Qwen-Qwen3-0.6B"]
+    rows = tmp_path / "rows.jsonl"
+    chat = [
+        {"role": "user", "content": "ask: a"},
+        {"role": "assistant", "content": "say: b", "reasoning_content": "think: c"},
+        {"role": "user", "content": "ask: d"},
+        {"role": "assistant", "content": "say: e"},
+    ]
+    rows.write_text(
+        json.dumps({"messages": chat}) + "\n" + json.dumps({"messages": chat[:2]}) + "\n"
+    )
+    result = cli("tokenize", "--tokenizer", str(directory), "-v", str(rows))
+    assert result.exit_code == 0, result.stderr
+    assert (
+        "tokenize: 2 conversations: assistant masks per turn: each turn as the template "
+        f"renders it in the whole conversation, {directory}"
+    ) in result.stderr
+    assert "tokenize: 1 conversation renders differently from its prefixes" in result.stderr
+    generation, _, _ = models["huggingface-trl-qwen3_training"]
+    result = cli("tokenize", "--tokenizer", str(generation), "-v", str(rows))
+    assert "assistant masks from its {% generation %} markers" in result.stderr
+
+
+def test_errors_name_the_conversation(models, tmp_path):
+    directory, _, _ = models["Qwen-Qwen2.5-7B-Instruct"]
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(
+        "".join(json.dumps(r) + "\n" for r in [ROWS[0], {"messages": ROWS[0]["messages"][:1]}])
+    )
+    result = cli("tokenize", "--tokenizer", str(directory), str(rows))
+    assert result.exit_code == 1
+    assert result.stderr.endswith(
+        f"chatpipe: error: {rows}:2:1: this conversation has no assistant turn: nothing to "
+        "train on\n"
+    )
+    skipped = cli("tokenize", "--tokenizer", str(directory), "--on-error", "skip", str(rows))
+    assert skipped.exit_code == 0 and len(skipped.stdout.splitlines()) == 1
+    assert "skipped 1 bad record" in skipped.stderr
+    assert cli("tokenize", str(rows)).stderr == (
+        "chatpipe: error: tokenize needs --tokenizer MODEL (a tokenizer.json, a model "
+        "directory or a cached model id)\n"
+    )
+    (tmp_path / "tokenizer.json").write_bytes((directory / "tokenizer.json").read_bytes())
+    lone = cli("tokenize", "--tokenizer", str(tmp_path / "tokenizer.json"), str(rows))
+    assert lone.exit_code == 2 and "has no chat template beside it" in lone.stderr
+    pack = cli("tokenize", "--tokenizer", str(directory), "--pack", "8", "--max-length", "9")
+    assert "--max-length 9 is more than --pack 8" in pack.stderr
+    alone = cli("tokenize", "--tokenizer", str(directory), "--truncate", "left", str(rows))
+    assert "--truncate goes with --max-length" in alone.stderr
+
+
+# -- truncation and packing ------------------------------------------------------------------
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(chat=conversations(), limit=st.integers(1, 120), side=st.sampled_from(["right", "left"]))
+def test_truncation_keeps_one_end_whole(models, chat, limit, side):
+    directory, _, ours = models["Qwen-Qwen2.5-7B-Instruct"]
+    messages = cp.convert_to_messages(chat)
+    whole = ours[False].tokenize(messages)
+    cut = ChatTokenizer.load(str(directory), max_length=limit, truncate=side)
+    keep = (
+        slice(None, limit) if side == "right" else slice(max(0, len(whole.input_ids) - limit), None)
+    )
+    if 1 not in whole.assistant_masks[keep]:  # nothing left to learn: an error
+        with pytest.raises(DataError, match=f"--max-length {limit} cuts every assistant token"):
+            cut.tokenize(messages)
+        return
+    made = cut.tokenize(messages)
+    assert made.input_ids == whole.input_ids[keep]
+    assert made.assistant_masks == whole.assistant_masks[keep]
+    assert (
+        made.cut
+        == len(whole.input_ids) - len(made.input_ids)
+        == max(0, len(whole.input_ids) - limit)
+    )
+    if made.cut:
+        refuse = ChatTokenizer.load(str(directory), max_length=limit, truncate="error")
+        with pytest.raises(DataError, match=f"more than --max-length {limit}"):
+            refuse.tokenize(messages)
+
+
+ROW_LENGTHS = st.lists(st.integers(1, 40), min_size=0, max_size=30)
+
+
+@given(lengths=ROW_LENGTHS, size=st.integers(40, 100))
+def test_packs_hold_every_token_once_in_order(lengths, size):
+    rows = []
+    for k, length in enumerate(lengths):
+        ids = [k * 1000 + j for j in range(length)]
+        rows.append(
+            {"id": f"c{k}", "input_ids": ids, "assistant_masks": [j % 2 for j in range(length)]}
+        )
+    packs = list(Packer(size).packs(rows))
+    assert [t for p in packs for t in p["input_ids"]] == [t for r in rows for t in r["input_ids"]]
+    assert [t for p in packs for t in p["assistant_masks"]] == [
+        t for r in rows for t in r["assistant_masks"]
+    ]
+    assert [i for p in packs for i in p["ids"]] == [r["id"] for r in rows]
+    taken = iter(rows)
+    for number, pack in enumerate(packs):
+        assert 0 < pack["length"] == len(pack["input_ids"]) == sum(pack["seq_lengths"]) <= size
+        expected = [list(range(n)) for n in pack["seq_lengths"]]
+        assert pack["position_ids"] == [p for row in expected for p in row]
+        for n in pack["seq_lengths"]:
+            assert len(next(taken)["input_ids"]) == n
+        if number + 1 < len(packs):  # full: the next row would not have fitted
+            assert pack["length"] + packs[number + 1]["seq_lengths"][0] > size
+    with pytest.raises(UsageError, match="does not fit in a pack of 3"):
+        Packer(3).add({"input_ids": [1, 2, 3, 4]})
+
+
+def test_the_command_packs_and_reports_the_rows_cut(models, tmp_path):
+    directory, _, ours = models["Qwen-Qwen2.5-7B-Instruct"]
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps(r) + "\n" for r in ROWS * 3), encoding="utf-8")
+    lengths = [
+        len(ours[False].tokenize(cp.convert_to_messages(r["messages"])).input_ids) for r in ROWS
+    ]
+    size = max(lengths) + 5
+    result = cli(
+        "tokenize", "--tokenizer", str(directory), "--pack", str(size), "--labels", "-v", str(rows)
+    )
+    assert result.exit_code == 0, result.stderr
+    packs = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [i for p in packs for i in p["ids"]] == ["r1", "r2"] * 3
+    assert all(
+        set(p)
+        == {
+            "ids",
+            "input_ids",
+            "assistant_masks",
+            "labels",
+            "position_ids",
+            "seq_lengths",
+            "length",
+        }
+        for p in packs
+    )
+    assert [n for p in packs for n in p["seq_lengths"]] == lengths * 3
+    assert f"tokenize: 6 rows in {len(packs)} packs" in result.stderr
+    short = min(lengths) - 1
+    result = cli(
+        "tokenize",
+        "--tokenizer",
+        str(directory),
+        "--max-length",
+        str(short),
+        "--truncate",
+        "left",
+        str(rows),
+    )
+    assert result.exit_code == 0, result.stderr
+    assert all(json.loads(line)["length"] == short for line in result.stdout.splitlines())
+    cut = sum(lengths) * 3 - 6 * short
+    assert (
+        result.stderr
+        == f"chatpipe: cut 6 rows of 6 to --max-length {short} ({cut} tokens cut, on the left)\n"
+    )
+
+
+# -- counts agree with the ids -------------------------------------------------------------
+
+
+def test_count_and_trim_agree_with_the_ids_length(models, tmp_path):
+    directory, _, ours = models["Qwen-Qwen3-0.6B"]
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
+    lengths = [
+        json.loads(line)["length"]
+        for line in cli("tokenize", "--tokenizer", str(directory), str(rows)).stdout.splitlines()
+    ]
+    through = cli(
+        "count",
+        "--chat-template",
+        str(directory),
+        "--token-counter",
+        f"hf:{directory / 'tokenizer.json'}",
+        str(rows),
+    )
+    model = cli("count", "--token-counter", f"template:{directory}", str(rows))
+    assert [int(n) for n in through.stdout.split()] == lengths
+    assert [int(n) for n in model.stdout.split()] == lengths
+    both = cli(
+        "count",
+        "--chat-template",
+        str(directory),
+        "--token-counter",
+        f"template:{directory}",
+        str(rows),
+    )
+    assert both.exit_code == 2 and "leave --chat-template out" in both.stderr
+    # trim to a budget: what it keeps tokenizes to no more than the budget
+    budget = lengths[1] - 10
+    trimmed = cli(
+        "trim",
+        "--max-tokens",
+        str(budget),
+        "--token-counter",
+        f"template:{directory}",
+        "--start-on",
+        "human",
+        str(rows),
+    )
+    assert trimmed.exit_code == 0, trimmed.stderr
+    kept = json.loads(trimmed.stdout.splitlines()[1])
+    made = ours[False].tokenize(cp.convert_to_messages(kept["messages"]))
+    assert 0 < len(made.input_ids) <= budget
+    assert len(kept["messages"]) < len(ROWS[1]["messages"])
+
+
+def test_counts_take_the_config_s_special_tokens_as_transformers_does(tmp_path, tokenizer_file):
+    """A tokenizer.json without the config's eos token: transformers adds it, so does
+    chatpipe (for tokenize, and for counts through the template)."""
+    bare = Tokenizer.from_file(str(tokenizer_file))
+    plain = Tokenizer(bpe_models.BPE(vocab=bare.get_vocab(with_added_tokens=False), merges=[]))
+    plain.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    plain.decoder = decoders.ByteLevel()
+    path = tmp_path / "plain.json"
+    plain.save(str(path))
+    directory = model_dir(
+        tmp_path,
+        "Qwen-Qwen2.5-7B-Instruct",
+        path,
+        {"eos_token": "<|im_end|>"},
+    )
+    theirs = AutoTokenizer.from_pretrained(str(directory))
+    chat = ROWS[1]["messages"]
+    ids = theirs.apply_chat_template(chat)["input_ids"]
+    made = ChatTokenizer.load(str(directory)).tokenize(cp.convert_to_messages(chat))
+    assert made.input_ids == ids
+    assert theirs.convert_ids_to_tokens(ids).count("<|im_end|>") == 5
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps(ROWS[1]) + "\n", encoding="utf-8")
+    counted = cli(
+        "count",
+        "--chat-template",
+        str(directory),
+        "--token-counter",
+        f"hf:{directory / 'tokenizer.json'}",
+        str(rows),
+    )
+    assert counted.stdout == f"{len(ids)}\n"
+
+
+# -- where the turns come from ----------------------------------------------------------------
+
+MACRO_LOOP = (
+    "{% macro turns(messages) %}{% for m in messages %}<|im_start|>{{ m.role }}\n"
+    "{{ m.content }}<|im_end|>\n{% endfor %}{% endmacro %}{{ turns(messages) }}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def test_a_loop_that_cannot_be_followed_is_masked_from_prefixes(tmp_path, tokenizer_file):
+    directory = tmp_path / "macro"
+    directory.mkdir()
+    (directory / "tokenizer.json").write_bytes(tokenizer_file.read_bytes())
+    (directory / "chat_template.jinja").write_text(MACRO_LOOP, encoding="utf-8")
+    tokens = ChatTokenizer.load(str(directory))
+    made = tokens.tokenize(cp.convert_to_messages(ROWS[1]["messages"]))
+    assert made.method == "prefix"
+    decoded = [tokens.tokenizer.decode(r) for r in runs(made.input_ids, made.assistant_masks)]
+    assert decoded == ["say: third<|im_end|>\n", "say: fourth<|im_end|>\n"]
+    # a template that renders the conversation unlike its prefixes, through a macro: an error
+    (directory / "chat_template.jinja").write_text(
+        MACRO_LOOP.replace("{{ m.content }}", "{{ m.content if loop.last else '' }}"),
+        encoding="utf-8",
+    )
+    with pytest.raises(DataError, match="its assistant turns cannot be found"):
+        ChatTokenizer.load(str(directory)).tokenize(cp.convert_to_messages(ROWS[1]["messages"]))
+
+
+def test_a_template_that_never_writes_the_assistant_is_an_error(tmp_path, tokenizer_file):
+    directory = tmp_path / "users"
+    directory.mkdir()
+    (directory / "tokenizer.json").write_bytes(tokenizer_file.read_bytes())
+    (directory / "chat_template.jinja").write_text(
+        "{% for m in messages %}{% if m.role == 'user' %}{{ m.content }}\n{% endif %}{% endfor %}",
+        encoding="utf-8",
+    )
+    with pytest.raises(DataError, match="its mask would be all zeros") as raised:
+        ChatTokenizer.load(str(directory)).tokenize(
+            cp.convert_to_messages(ROWS[1]["messages"]), location=None
+        )
+    assert "prefix method" in str(raised.value)
+
+
+def test_a_cached_model_gives_template_and_tokenizer(models, tmp_path, monkeypatch):
+    directory, theirs, _ = models["meta-llama-Llama-3.1-8B-Instruct"]
+    snapshot = tmp_path / "hub" / "models--meta-llama--Llama-3.1-8B-Instruct" / "snapshots" / "abc"
+    snapshot.mkdir(parents=True)
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        (snapshot / name).write_bytes((directory / name).read_bytes())
+    (snapshot.parent.parent / "refs").mkdir()
+    (snapshot.parent.parent / "refs" / "main").write_text("abc")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    made = ChatTokenizer.load("meta-llama/Llama-3.1-8B-Instruct").tokenize(
+        cp.convert_to_messages(ROWS[1]["messages"])
+    )
+    assert made.input_ids == theirs.apply_chat_template(ROWS[1]["messages"])["input_ids"]
+    with pytest.raises(UsageError, match="no tokenizer found at 'meta-llama/Nope'"):
+        ChatTokenizer.load("meta-llama/Nope")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(UsageError, match=r"no tokenizer\.json in this directory"):
+        ChatTokenizer.load(str(empty))
+    (empty / "tokenizer.json").write_text("{}")
+    with pytest.raises(UsageError, match="cannot load this tokenizer"):
+        ChatTokenizer.load(str(empty))

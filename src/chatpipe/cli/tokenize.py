@@ -174,18 +174,19 @@ def _report(rows, tokens, limit: int | None, truncate: str, verbose: bool) -> No
     origin = tokens.template.source.origin
     said = {
         GENERATION: "from its {% generation %} markers",
-        PER_TURN: "each turn as the template renders it in the whole conversation (per-turn)",
-        PREFIX: "by rendering each turn's prefixes (the template's loop could not be followed)",
+        PER_TURN: "per turn: each turn as the template renders it in the whole conversation",
+        PREFIX: "from rendered prefixes (the template's message loop cannot be followed)",
     }
     for method, count in sorted(tally.methods.items()):
         s = "s" * (count != 1)
         warn(f"tokenize: {count} conversation{s}: assistant masks {said[method]}, {origin}")
     if tally.rewritten:
-        s = "s" * (tally.rewritten != 1)
+        one = tally.rewritten == 1
         warn(
-            f"tokenize: {tally.rewritten} conversation{s} render differently from their "
-            "prefixes (the template rewrites earlier turns, or closes the conversation): "
-            "masks from rendered prefixes would be wrong there; the per-turn masks are not"
+            f"tokenize: {tally.rewritten} conversation{'s' * (not one)} "
+            f"render{'s' * one} differently from {'its' if one else 'their'} prefixes (the "
+            "template rewrites earlier turns, or closes the conversation): masks from "
+            "rendered prefixes would be wrong there; the per-turn masks are not"
         )
     if tally.packs:
         s = "s" * (tally.packs != 1)
