@@ -684,7 +684,7 @@ def test_counts_take_the_config_s_special_tokens_as_transformers_does(tmp_path, 
         tmp_path,
         "Qwen-Qwen2.5-7B-Instruct",
         path,
-        {"eos_token": "<|im_end|>"},
+        {"eos_token": "<|im_end|>", "added_tokens_decoder": {"0": {"content": "<|im_start|>"}}},
     )
     theirs = AutoTokenizer.from_pretrained(str(directory))
     chat = ROWS[1]["messages"]
@@ -770,3 +770,17 @@ def test_a_cached_model_gives_template_and_tokenizer(models, tmp_path, monkeypat
     (empty / "tokenizer.json").write_text("{}")
     with pytest.raises(UsageError, match="cannot load this tokenizer"):
         ChatTokenizer.load(str(empty))
+
+
+def test_jobs_give_the_rows_and_packs_of_one_process(models, tmp_path):
+    directory, _, _ = models["Qwen-Qwen2.5-7B-Instruct"]
+    rows = tmp_path / "rows.jsonl"
+    many = [{**row, "id": f"{row['id']}-{k}"} for k in range(150) for row in ROWS]
+    rows.write_text("".join(json.dumps(r) + "\n" for r in many), encoding="utf-8")
+    for extra in ([], ["--pack", "200"], ["--max-length", "30", "--truncate", "left"]):
+        one = cli("tokenize", "--tokenizer", str(directory), *extra, str(rows))
+        two = cli("tokenize", "--tokenizer", str(directory), "--jobs", "2", *extra, str(rows))
+        assert one.exit_code == two.exit_code == 0, one.stderr + two.stderr
+        assert one.stdout == two.stdout and one.stdout
+    cut = "chatpipe: cut 300 rows to --max-length 30"  # (no "of N": parts
+    assert two.stderr.startswith(cut)
