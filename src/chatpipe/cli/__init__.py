@@ -19,6 +19,7 @@ COMMANDS = {
     "convert": ("convert", "convert"),
     "buffer": ("buffer", "buffer"),
     "template": ("template", "template"),
+    "tokenize": ("tokenize", "tokenize"),
     "openai": ("openai", "openai"),
     "trim": ("trim", "trim"),
     "count": ("count", "count"),

@@ -18,6 +18,7 @@ from .template import (
     TemplateName,
     Variables,
     templated_counter,
+    through_template,
 )
 from .trim import TokenCounterOption
 
@@ -92,9 +93,7 @@ def count(
                 "tokens_per_image": tokens_per_image,
                 "use_usage_metadata_scaling": use_usage_metadata_scaling,
             }
-        plain = templated_counter(
-            resolve_counter(token_counter, **options), chat_template, template_name, var
-        )
+        plain = templated_counter(token_counter, chat_template, template_name, var, **options)
 
         def line(conversation) -> bytes:
             tools = conversation.meta.get("tools")
@@ -105,7 +104,7 @@ def count(
                 return str(counter.count(conversation.messages)).encode()
             messages = list(conversation.messages)
             report = {"tokens": counter.count(messages), "messages": len(messages)}
-            if chat_template is None:  # a template's count is of the whole prompt only
+            if not through_template(plain):  # a template's count: of the whole prompt only
                 by_type: dict[str, int] = {}
                 for message in messages:
                     cost = plain.count([message])

@@ -9,7 +9,6 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ..errors import UsageError
-from ..ops.count import resolve_counter
 from ..pipeline.job import Job
 from ..pipeline.targets import Stats
 from ..render.report import stats_page
@@ -71,9 +70,7 @@ def stats(
             raise UsageError(f"stats --to takes html, got {to!r}", hint="or --json, or --table")
         if sum((as_json, as_table, to is not None)) > 1:
             raise UsageError("--json, --table and --to html ask for different outputs; pick one")
-        counter = templated_counter(
-            resolve_counter(token_counter), chat_template, template_name, var
-        )
+        counter = templated_counter(token_counter, chat_template, template_name, var)
         output = reading.output
         table = as_table or (not as_json and to is None and output is None and sys.stdout.isatty())
         # a table goes to the terminal, or as text into the -o file; a page anywhere

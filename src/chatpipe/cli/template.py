@@ -222,12 +222,46 @@ CountThroughTemplate = Annotated[
 ]
 
 
-def templated_counter(counter, source: str | None, name: str | None, variables: list[str] | None):
-    """``counter`` counting through the chat template of ``source``, or as it is without one."""
+def templated_counter(
+    counter, source: str | None, name: str | None, variables: list[str] | None, **options
+):
+    """The counter a command's options name: ``counter`` (a spec, ``options`` for the
+    approximate one) counting through the chat template of ``source``, or as it is
+    without one. ``template:MODEL`` is a model's chat template and tokenizer at once (a
+    model directory or cached id); a Hugging Face tokenizer through a template is set up
+    as ``chatpipe tokenize`` sets it up (the config's special tokens added), so that
+    counts equal the length of its token ids."""
+    from ..ops.count import HFCounter, resolve_counter
+
+    if isinstance(counter, str) and counter.startswith("template:"):
+        model = counter.split(":", 1)[1]
+        if source is not None:
+            raise UsageError(
+                "--token-counter template:MODEL names the chat template already; "
+                "leave --chat-template out"
+            )
+        from ..templates.count import TemplateCounter
+        from ..templates.tokenizer import load_tokenizer
+
+        template = chat_template_from_options(model, name, variables=variables)
+        return TemplateCounter(template, load_tokenizer(model))
+    counter = resolve_counter(counter, **options)
     if source is None:
         if name is not None or variables:
             raise UsageError("--template-name and --var go with --chat-template")
         return counter
     from ..templates.count import TemplateCounter
 
-    return TemplateCounter(chat_template_from_options(source, name, variables=variables), counter)
+    encoder = counter
+    if isinstance(counter, HFCounter):
+        from ..templates.tokenizer import load_tokenizer
+
+        encoder = load_tokenizer(counter.name.split(":", 1)[1])
+    return TemplateCounter(chat_template_from_options(source, name, variables=variables), encoder)
+
+
+def through_template(counter) -> bool:
+    """Whether a counter counts a conversation's rendered prompt (``templated_counter``)."""
+    from ..templates.count import TemplateCounter
+
+    return isinstance(counter, TemplateCounter)

@@ -7,12 +7,17 @@ from typing import Annotated
 import typer
 
 from ..errors import UsageError
-from ..ops.count import resolve_counter
 from ..pipeline.job import Job, on_messages
 from ..pipeline.trim import Trim
 from .options import Jobs, ReadingOptions, To, message_types, reads, to_dialect
 from .runtime import execute, run, warn
-from .template import CountThroughTemplate, TemplateName, Variables, templated_counter
+from .template import (
+    CountThroughTemplate,
+    TemplateName,
+    Variables,
+    templated_counter,
+    through_template,
+)
 
 TokenCounterOption = Annotated[
     str,
@@ -20,7 +25,8 @@ TokenCounterOption = Annotated[
         "--token-counter",
         metavar="COUNTER",
         help="approximate (langchain's), messages (one per message), tiktoken:ENCODING "
-        "(e.g. tiktoken:cl100k_base), or hf:PATH/tokenizer.json.",
+        "(e.g. tiktoken:cl100k_base), hf:PATH/tokenizer.json, or template:MODEL (a model "
+        "directory or cached id: its chat template and tokenizer, as chatpipe tokenize).",
     ),
 ]
 
@@ -96,10 +102,9 @@ def trim(
             raise UsageError("--start-on and --include-system go with --strategy last")
         starts, ends = message_types(start_on, "--start-on"), message_types(end_on, "--end-on")
         target = to_dialect(reading, to)
-        counter = templated_counter(
-            resolve_counter(token_counter), chat_template, template_name, var
-        )
-        if chat_template is not None and (strategy != "last" or allow_partial or end_on):
+        counter = templated_counter(token_counter, chat_template, template_name, var)
+        templated = through_template(counter)
+        if templated and (strategy != "last" or allow_partial or end_on):
             raise UsageError(
                 "--chat-template trims with --strategy last, whole messages, no --end-on",
                 hint="it keeps the newest messages whose rendered prompt fits --max-tokens",
@@ -119,7 +124,7 @@ def trim(
             start_on=starts,
             end_on=ends,
             tool_pairs=keep_tool_pairs_,
-            templated=chat_template is not None,
+            templated=templated,
             dropped=dropped,
         )
         execute(reading, Job(reading.inputs(), on_messages(trimmed), target), jobs)

@@ -10,6 +10,7 @@ whose values are JSON arrays or objects, are parsed back.
 
 Writing: the columns are the records' keys in the order first seen. A column whose
 values are all text, all whole numbers or all true/false is that Parquet type; a column
+of lists of whole numbers that int32 holds (token ids, masks) is a list of int32; a column
 of message lists whose every message has the fields of a chat dataset (OpenAI
 ``role``/``content``/``name``/``tool_call_id``/``tool_calls``, or ShareGPT
 ``from``/``value``) is a list of structs, as Hugging Face chat datasets are published;
@@ -184,6 +185,12 @@ def _message_types() -> dict[str, Any]:
     return {"openai": pa.list_(openai), "sharegpt": pa.list_(sharegpt)}
 
 
+def _plain_types() -> dict[str, Any]:
+    import pyarrow as pa
+
+    return {"json": pa.string(), "int32s": pa.list_(pa.int32())}
+
+
 def _fits_openai(message: Any) -> bool:
     if type(message) is not dict or type(message.get("role")) is not str:
         return False
@@ -224,19 +231,31 @@ def _fits_sharegpt(message: Any) -> bool:
     )
 
 
+def _fits_int32s(value: Any) -> bool:
+    """A list of whole numbers that int32 holds (token ids, masks, labels)."""
+    return type(value) is list and (
+        not value
+        or (set(map(type, value)) == {int} and min(value) >= -(1 << 31) and max(value) < 1 << 31)
+    )
+
+
 _FITS = {
     "string": lambda v: type(v) is str,
     "int64": lambda v: type(v) is int and -(1 << 63) <= v < (1 << 63),
     "bool": lambda v: type(v) is bool,
     "openai": lambda v: type(v) is list and all(_fits_openai(m) for m in v),
     "sharegpt": lambda v: type(v) is list and all(_fits_sharegpt(m) for m in v),
+    "int32s": _fits_int32s,
 }
 
 
 def _kind_of(values: list[Any]) -> str:
     """How a column of the first row group is stored (a missing value is None)."""
     present = [v for v in values if v is not _ABSENT]
-    for kind in ("string", "int64", "bool", "openai", "sharegpt"):
+    # lists of numbers (token ids: chatpipe tokenize) are int32 lists; empty lists alone
+    # say nothing of what they hold, and stay what they were (message lists)
+    numbers = ("int32s",) if any(type(v) is list and v for v in present) else ()
+    for kind in ("string", "int64", "bool", *numbers, "openai", "sharegpt"):
         if present and all(_FITS[kind](v) for v in present):
             return kind
     return "json"
@@ -348,7 +367,7 @@ class ParquetOutput:
         messages = _message_types()
         fields = []
         for key, kind in self.kinds.items():
-            kind_type = messages.get(kind) or (pa.string() if kind == "json" else kind)
+            kind_type = messages.get(kind) or _plain_types().get(kind) or kind
             fields.append(pa.field(key, kind_type))
         said = {
             "json": [k for k, v in self.kinds.items() if v == "json"],

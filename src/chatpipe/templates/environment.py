@@ -12,12 +12,16 @@ Jinja2 is an optional extra, imported when a template is first compiled.
 from __future__ import annotations
 
 import json
+import threading
 from datetime import datetime
 from functools import cache, lru_cache
 
 from ..errors import UsageError
 
 _DICT_ATTRIBUTES = frozenset(dir(dict))
+# the render being followed in this thread, if any (templates/tracking.py): its
+# ``current`` hears where each {% generation %} block's text starts and ends
+TRACKING = threading.local()
 _STR_FORMATS = frozenset(("format", "format_map"))
 
 
@@ -72,7 +76,11 @@ def _environment():
             return nodes.CallBlock(self.call_method("_body"), [], [], body).set_lineno(lineno)
 
         def _body(self, caller):
-            return caller()
+            text = caller()
+            tracker = getattr(TRACKING, "current", None)
+            if tracker is not None:  # (the output before the block is its start)
+                tracker.generated(len(text))
+            return text
 
     def raise_exception(message):
         raise Refusal(message)

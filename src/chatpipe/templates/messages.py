@@ -33,9 +33,14 @@ class ShapedMessages(list):
     __slots__ = ()
 
 
-def chat_messages(messages: Iterable[AnyMessage]) -> list[dict[str, Any]]:
-    """The template-shaped dicts of ``messages``, in order (a message may give several)."""
+def chat_messages(
+    messages: Iterable[AnyMessage], origins: list[int] | None = None
+) -> list[dict[str, Any]]:
+    """The template-shaped dicts of ``messages``, in order (a message may give several);
+    ``origins``, when given, gets the index of the message each dict comes from."""
     if type(messages) is ShapedMessages:
+        if origins is not None:
+            origins.extend(range(len(messages)))
         return messages
     writer = OpenAIWriter(text_format="block")
     names: dict[str, str] = {}  # tool-call id -> tool name, for the results
@@ -50,6 +55,8 @@ def chat_messages(messages: Iterable[AnyMessage]) -> list[dict[str, Any]]:
             and not (simple == "assistant" and (message.tool_calls or message.invalid_tool_calls))
         ):
             out.append({"role": simple, "content": message.content})
+            if origins is not None:
+                origins.append(index)
             continue
         reasoning = _reasoning(message)
         for item in writer.message(index, message):
@@ -58,6 +65,8 @@ def chat_messages(messages: Iterable[AnyMessage]) -> list[dict[str, Any]]:
                 shaped["reasoning_content"] = reasoning
                 reasoning = None
             out.append({k: v for k, v in shaped.items() if v is not None})
+            if origins is not None:
+                origins.append(index)
     return out
 
 

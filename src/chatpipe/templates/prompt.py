@@ -60,6 +60,16 @@ class ChatTemplate:
             selected = self._selected[tools] = (name, compile_template(text, origin), text)
         return selected
 
+    def extras(self, meta: dict[str, Any] | None) -> tuple[list | None, list | None]:
+        """The tools and documents for a conversation: its own (``meta``), else these."""
+        tools, documents = self.tools, self.documents
+        if meta:
+            if isinstance(meta.get("tools"), list) and meta["tools"]:
+                tools = meta["tools"]
+            if isinstance(meta.get("documents"), list) and meta["documents"]:
+                documents = meta["documents"]
+        return tools, documents
+
     def render(
         self,
         messages: Iterable[AnyMessage],
@@ -67,13 +77,7 @@ class ChatTemplate:
         location: Location | None = None,
     ) -> str:
         """The prompt text of one conversation; ``meta`` may hold its ``tools``/``documents``."""
-        tools = self.tools
-        documents = self.documents
-        if meta:
-            if isinstance(meta.get("tools"), list) and meta["tools"]:
-                tools = meta["tools"]
-            if isinstance(meta.get("documents"), list) and meta["documents"]:
-                documents = meta["documents"]
+        tools, documents = self.extras(meta)
         _, template, text = self.select(tools=tools is not None)
         try:
             return render(

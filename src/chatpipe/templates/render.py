@@ -42,7 +42,7 @@ def plain_data(value: Any) -> Any:
     return f"<{kind.__name__}>"
 
 
-def _with_reasoning_aliases(messages: list[dict]) -> list[dict]:
+def with_reasoning_aliases(messages: list[dict]) -> list[dict]:
     """Reasoning under every name templates read it by (``reasoning_content``, ``thinking``)."""
     out = []
     for message in messages:
@@ -92,7 +92,7 @@ def render(
     makes them so), which need no copy.
     Raises ``TemplateRaised`` with the template's own message when it refuses.
     """
-    jinja2 = load_jinja()
+    load_jinja()  # (a missing or unsafe Jinja said before anything else)
     if continue_final_message and add_generation_prompt:
         raise UsageError(
             "--continue-final-message and --add-generation-prompt contradict each other: "
@@ -102,10 +102,26 @@ def render(
         raise TemplateRaised("this conversation has no messages for the chat template to render")
     if not plain:  # messages from elsewhere: rebuilt as plain data, without None values
         messages = [{k: v for k, v in m.items() if v is not None} for m in plain_data(messages)]
-    chat = _with_reasoning_aliases(messages)
+    chat = with_reasoning_aliases(messages)
     final_text = None
     if continue_final_message:
         final_text = _tag_final(chat, continue_final_message, template_text)
+    context = render_context(chat, variables, tools, documents, add_generation_prompt)
+    text = run_template(template, context)
+    if final_text is not None:
+        text = _cut_at_tag(text, final_text)
+    return text
+
+
+def render_context(
+    chat: list[dict],
+    variables: dict[str, Any] | None,
+    tools: list | None,
+    documents: list | None,
+    add_generation_prompt: bool,
+) -> dict[str, Any]:
+    """What a template sees: the special tokens and variables, the messages (chat dicts
+    as ``render`` prepares them), tools, documents and the generation flag."""
     if variables and not _OWN_VARIABLES.isdisjoint(variables):
         check_variables(variables)
     context = plain_data(variables) if variables else {}
@@ -113,10 +129,19 @@ def render(
     context["tools"] = plain_data(tools)
     context["documents"] = plain_data(documents)
     context["add_generation_prompt"] = add_generation_prompt
+    return context
+
+
+def run_template(template, context: dict[str, Any], pieces: Any = None) -> str:
+    """The template's text for ``context``; a failure is one ``TemplateRaised``.
+    ``pieces`` (a function of the generator of output pieces) takes the render over,
+    for a caller that follows the output as it is made (templates/tracking.py)."""
+    jinja2 = load_jinja()
     try:
         # Template.render, without its copy of the variables and its traceback rewriting
         # (a failure here becomes one line, below)
-        text = "".join(template.root_render_func(template.new_context(context)))
+        made = template.root_render_func(template.new_context(context))
+        return "".join(made) if pieces is None else pieces(made)
     except jinja2.exceptions.SecurityError as exc:
         raise TemplateRaised(
             f"the chat template tried something the sandbox forbids: {exc}"
@@ -130,9 +155,6 @@ def render(
             f"the chat template failed on this conversation: {exc} "
             "(a value of a type the template does not expect)"
         ) from None
-    if final_text is not None:
-        text = _cut_at_tag(text, final_text)
-    return text
 
 
 def _tag_final(chat: list[dict], field: bool | str, template_text: str) -> str:
