@@ -776,11 +776,13 @@ def test_jobs_give_the_rows_and_packs_of_one_process(models, tmp_path):
     directory, _, _ = models["Qwen-Qwen2.5-7B-Instruct"]
     rows = tmp_path / "rows.jsonl"
     many = [{**row, "id": f"{row['id']}-{k}"} for k in range(150) for row in ROWS]
-    rows.write_text("".join(json.dumps(r) + "\n" for r in many), encoding="utf-8")
+    padding = "x" * 2000  # (a field carried: the file is cut into parts for both workers)
+    text = "".join(json.dumps({**r, "note": padding}) + "\n" for r in many * 4)
+    rows.write_text(text, encoding="utf-8")
+    assert rows.stat().st_size > 2 << 20
     for extra in ([], ["--pack", "200"], ["--max-length", "30", "--truncate", "left"]):
         one = cli("tokenize", "--tokenizer", str(directory), *extra, str(rows))
         two = cli("tokenize", "--tokenizer", str(directory), "--jobs", "2", *extra, str(rows))
         assert one.exit_code == two.exit_code == 0, one.stderr + two.stderr
-        assert one.stdout == two.stdout and one.stdout
-    cut = "chatpipe: cut 300 rows to --max-length 30"  # (no "of N": parts
-    assert two.stderr.startswith(cut)
+        assert (one.stdout, one.stderr) == (two.stdout, two.stderr) and one.stdout
+    assert two.stderr.startswith("chatpipe: cut 1200 rows of 1200 to --max-length 30")

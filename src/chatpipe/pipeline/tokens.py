@@ -4,7 +4,7 @@ conversation, or per pack of them.
 A row is the conversation's other fields (its ``id`` among them) followed by
 ``input_ids``, ``assistant_masks``, ``labels`` (with ``labels=True``) and ``length``.
 Each row is a function of its conversation alone (``row``), so the work can be split by
-conversation (``lines``) and run in parts. A conversation that gives no row (an all-zero
+conversation (``part_lines``) and run in parts. A conversation that gives no row (an all-zero
 mask, a template that refuses it, a row over ``--max-length`` with ``--truncate
 error``) is an error of that conversation: the run stops, or skips and reports it.
 
@@ -22,13 +22,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ..errors import ChatpipeError
 from ..model import Conversation
-from .job import Run
+from .target import Target
+
+if TYPE_CHECKING:
+    from .job import Run
 
 _CUT = "tokenize-cut:"  # a part's note of a row cut by --max-length: its tokens cut
 
@@ -51,7 +54,7 @@ class Tally:
             self.cut_tokens += tokenized.cut
 
 
-class TokenRows:
+class TokenRows(Target):
     """Conversations as token rows through ``tokenizer`` (a ``ChatTokenizer``)."""
 
     def __init__(self, tokenizer: Any, *, labels: bool = False, pack: int | None = None) -> None:
@@ -61,13 +64,7 @@ class TokenRows:
         if pack is not None:
             from ..templates.packing import Packer
 
-            self.packer = Packer(pack)
-            self.lines = None  # packs: rows in order, packed by one process (collect)
-            self.part_lines = self._row_lines
-            self.collect = self._collect
-
-    def loss_report(self) -> None:
-        return None
+            self.packer = Packer(pack)  # packs: rows in order, packed here (collect)
 
     def row(self, conversation: Conversation) -> tuple[dict[str, Any], Any]:
         """A conversation's row, and its ``Tokenized`` (method, tokens cut)."""
@@ -83,18 +80,19 @@ class TokenRows:
         row["length"] = len(made.input_ids)
         return row, made
 
-    def lines(self, run: Run, conversations: Iterable[Conversation]) -> Iterator[bytes]:
+    def part_lines(self, run: Run, conversations: Iterable[Conversation]) -> Iterator[bytes]:
         """Each conversation's row as a JSON line, made where a part of the inputs is read;
         a row cut by --max-length says so in a note that goes back with the part."""
         for conversation in conversations:
             row, made = self.row(conversation)
             if made.cut:
-                run.part_notes.append(f"{_CUT}{made.cut}")
+                run.note(f"{_CUT}{made.cut}")
             yield orjson.dumps(row)
 
-    _row_lines = lines
+    def collect(self, run: Run, sink: Any) -> Any:
+        return _Counted(self, sink) if self.packer is None else self._collect(run, sink)
 
-    def note(self, text: str) -> None:
+    def note(self, run: Run, text: str) -> None:
         """A part's note, heard in input order: a row it cut."""
         if text.startswith(_CUT):
             self.tally.cut_rows += 1
@@ -120,6 +118,26 @@ class TokenRows:
         """A sink for rows in input order (``part_lines``, or ``emit``'s own) that
         writes them packed."""
         return _Packs(self, sink)
+
+
+class _Counted:
+    """Rows from parts, in input order, written as they come and counted."""
+
+    def __init__(self, rows: TokenRows, sink: Any) -> None:
+        self.rows, self.sink = rows, sink
+
+    def line(self, data: bytes) -> None:
+        self.rows.tally.rows += 1
+        self.sink.line(data)
+
+    def borrowed(self, data: Any) -> None:
+        self.rows.tally.rows += bytes(data).count(b"\n") if data else 0
+        self.sink.borrowed(data)
+
+    raw = borrowed
+
+    def close(self) -> None:
+        pass
 
 
 class _Packs:
