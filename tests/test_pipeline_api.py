@@ -4,7 +4,6 @@ commands that run it."""
 from __future__ import annotations
 
 import functools
-
 import pathlib
 import subprocess
 import sys
