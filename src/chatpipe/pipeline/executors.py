@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import UsageError
 from ..model import Conversation
 from . import hooks
-from .job import Job, Run
+from .job import Job, Run, is_stream
 
 Watch = Callable[[Iterator[Conversation], Run], Iterator[Conversation]]
 _PER_LINE = "--jobs works on conversation-per-line JSONL files"
@@ -77,6 +77,10 @@ def execute(
     ran."""
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
+    if jobs > 1 and is_stream(job.operation):  # it must see the whole input, in order
+        if note is not None:
+            note(f"--jobs {jobs}: this command reads its inputs in one process")
+        jobs = 1
     if jobs > 1:
         usable = min(jobs, _cores())
         if usable < jobs and note is not None:
@@ -144,6 +148,8 @@ def partitioned(
     from ..io.shards import ShardFolder, ShardStreams
     from .parts import Assembly, expand, part_writer, plan, shard_name
 
+    if is_stream(job.operation):
+        raise UsageError("this command reads its inputs in one process, not in parts")
     job = Job(replace(job.inputs, files=tuple(expand(job.inputs.files))), *_rest(job))
     if output_dir is None:  # one output: in one dialect (a shard each is in its file's)
         job = settled(job)

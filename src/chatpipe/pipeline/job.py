@@ -16,7 +16,8 @@ from ..model import Conversation
 from .losses import LossReport
 from .reading import ErrorLog, Reading, read
 
-Operation = Callable[[Conversation], Conversation]
+# what a job does to each conversation: its new value, or None to leave it out
+Operation = Callable[[Conversation], "Conversation | None"]
 
 
 def on_messages(
@@ -32,6 +33,26 @@ def on_messages(
 
     operation.per_message = per_message  # type: ignore[attr-defined]
     return operation
+
+
+def on_stream(
+    change: Callable[[Iterator[Conversation]], Iterator[Conversation]],
+) -> Operation:
+    """The operation that takes the run's conversations all at once, in order, and gives
+    the ones to write (head: the first N, reading no further; sample -n: the N chosen,
+    at the end). It sees the whole input, so a run with it is one process: ``--jobs`` and
+    the parts of Dask runs refuse it."""
+
+    def operation(conversation: Conversation) -> Conversation | None:
+        raise TypeError("a stream operation takes the conversations all at once")
+
+    operation.stream = change  # type: ignore[attr-defined]
+    return operation
+
+
+def is_stream(operation: Operation | None) -> bool:
+    """Whether the operation takes the whole run's conversations (``on_stream``)."""
+    return getattr(operation, "stream", None) is not None
 
 
 @dataclass(frozen=True)
@@ -101,10 +122,15 @@ class Run:
     def operated(
         self, conversations: Iterable[Conversation], start: int = 0
     ) -> Iterator[Conversation]:
-        """The conversations after the job's operation (and the loss watch; ``start`` is
-        the first one's number in the run)."""
+        """The conversations after the job's operation, those it leaves out (None)
+        dropped (and the loss watch; ``start`` is the first one's number in the run)."""
         operation, tallied = self.job.operation, self.tallied(conversations)
-        changed = tallied if operation is None else map(operation, tallied)
+        if operation is None:
+            changed: Iterator[Conversation] = tallied
+        elif is_stream(operation):
+            changed = operation.stream(tallied)  # type: ignore[attr-defined]
+        else:
+            changed = (c for c in map(operation, tallied) if c is not None)
         return changed if self.losses is None else self.losses.watch(changed, start)
 
     def tallied(self, conversations: Iterable[Conversation]) -> Iterator[Conversation]:
