@@ -114,6 +114,18 @@ def check_fraction(fraction: float) -> float:
     return fraction
 
 
+class Fraction:
+    """The operation that keeps a conversation when its key is below ``fraction``."""
+
+    def __init__(self, fraction: float, seed: int | str = 0) -> None:
+        self.fraction = check_fraction(fraction)
+        self.seed = seed
+
+    def __call__(self, conversation: Conversation) -> Conversation | None:
+        conversation, _ = facts.listed(conversation)
+        return conversation if unit(key(conversation, self.seed)) < self.fraction else None
+
+
 def sample(
     conversations: Iterable[Conversation],
     *,
@@ -127,11 +139,11 @@ def sample(
     if (n is None) == (fraction is None):
         raise UsageError("give sample one of -n N and --fraction F")
     if fraction is not None:
-        check_fraction(fraction)
+        keep = Fraction(fraction, seed)
         for conversation in conversations:
-            conversation, _ = facts.listed(conversation)
-            if unit(key(conversation, seed)) < fraction:
-                yield conversation
+            kept = keep(conversation)
+            if kept is not None:
+                yield kept
         return
     assert n is not None
     smallest = SmallestKeys(n)
