@@ -47,9 +47,7 @@ _MARK, _END = "\x1b[01;31m", "\x1b[m"
 @reads()
 def grep(
     reading: ReadingOptions,
-    pattern: Annotated[
-        str, typer.Argument(metavar="PATTERN", help="A regular expression.", show_default=False)
-    ],
+    pattern: Annotated[str, typer.Argument(help="A regular expression.", show_default=False)],
     ignore_case: Annotated[bool, typer.Option("-i", "--ignore-case", help="Any case.")] = False,
     where: Annotated[
         str,
