@@ -66,7 +66,7 @@ def timed(
     command: list[str] | str, shell: bool = False, stdin: str | None = None
 ) -> tuple[float, int]:
     """(seconds, peak RSS in MB) of one run, its output thrown away."""
-    source = open(stdin, "rb") if stdin else subprocess.DEVNULL
+    source = open(stdin, "rb") if stdin else subprocess.DEVNULL  # noqa: SIM115
     try:
         start = time.perf_counter()
         process = subprocess.Popen(
@@ -120,7 +120,7 @@ def main() -> None:
     )
     print("| job | chatpipe | × floor | target | peak RSS | other tool | its time | its RSS |")
     print("|---|---|---|---|---|---|---|---|")
-    for name, _arguments, target, other, what in jobs:
+    for name, _arguments, target, _other, what in jobs:
         ratio = statistics.median(ratios[name])
         mark = "" if target is None else (" ✓" if ratio <= target else " ✗")
         other_time = f"{statistics.median(others[name]):.2f} s" if others[name] else "–"
