@@ -28,6 +28,13 @@ COMMANDS = {
     "validate": ("validate", "validate"),
     "stats": ("stats", "stats"),
     "show": ("show", "show"),
+    "select": ("select", "select"),
+    "grep": ("grep", "grep"),
+    "head": ("sample", "head"),
+    "sample": ("sample", "sample"),
+    "split": ("sample", "split"),
+    "dedupe": ("clean", "dedupe"),
+    "redact": ("clean", "redact"),
 }
 # root options that take a value, so the value is not mistaken for a command name
 _ROOT_VALUED = ("--max-record-bytes", "--max-depth", "--max-yaml-values")

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..model import Conversation
-from .job import Job, Run
+from .job import Job, Run, is_stream
 
 Watch = Callable[[Iterator[Conversation], Run], Iterator[Conversation]]
 Note = Callable[[str], None]
@@ -74,6 +74,12 @@ def execute(
             "this output is one document or a folder of pages, written by one process",
             hint="leave --engine dask and --output-dir out, or write records (--to canonical)",
         )
+    if is_stream(job.operation):  # it must see the whole input, in order
+        if output_dir is not None:
+            raise UsageError("this command reads its inputs in one process, not in parts")
+        if engine.dask or engine.jobs > 1:
+            say(f"--jobs {engine.jobs}: this command reads its inputs in one process")
+        return serial(job, sink, watch, say)
     if engine.dask:
         return _on_dask(job, sink, engine, output_dir, parquet, say, progress)
     jobs = engine.jobs

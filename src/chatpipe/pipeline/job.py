@@ -37,6 +37,26 @@ def on_messages(
     return operation
 
 
+def on_stream(
+    change: Callable[[Iterator[Conversation]], Iterator[Conversation]],
+) -> Operation:
+    """The operation that takes the run's conversations all at once, in order, and gives
+    the ones to write (head: the first N, reading no further; sample -n: the N chosen,
+    at the end). It sees the whole input, so a run with it is one process: ``--jobs`` and
+    the parts of Dask runs refuse it."""
+
+    def operation(conversation: Conversation) -> Conversation | None:
+        raise TypeError("a stream operation takes the conversations all at once")
+
+    operation.stream = change  # type: ignore[attr-defined]
+    return operation
+
+
+def is_stream(operation: Operation | None) -> bool:
+    """Whether the operation takes the whole run's conversations (``on_stream``)."""
+    return getattr(operation, "stream", None) is not None
+
+
 @dataclass(frozen=True)
 class Inputs:
     """What to read: files (``-`` is stdin), their dialect (``auto`` detects it), what a
@@ -121,6 +141,8 @@ class Run:
         operation, tallied = self.job.operation, self.tallied(conversations)
         if operation is None:
             changed: Iterator[Conversation] = tallied
+        elif is_stream(operation):
+            changed = operation.stream(tallied)  # type: ignore[attr-defined]
         else:
             changed = (c for c in map(operation, tallied) if c is not None)
         return changed if self.losses is None else self.losses.watch(changed, start)

@@ -123,7 +123,9 @@ class Output:
         self.pieces.append(data)
         self.size += len(data)
 
-    borrowed = raw
+    def borrowed(self, data: Any) -> None:
+        """Bytes valid only until the caller's next step (a worker's shared memory)."""
+        self.raw(bytes(data))
 
     def flush(self) -> None:
         pass

@@ -151,13 +151,16 @@ class ToDialect(Target):
 
 
 class Lines(Target):
-    """One line of bytes per conversation, ``line(conversation)`` (count)."""
+    """One line of bytes per conversation, ``line(conversation)`` (count); with ``many``,
+    ``line`` gives any number of lines for it (grep's hits: none, one or several)."""
 
-    def __init__(self, line: Callable[[Conversation], bytes]) -> None:
-        self.line = line
+    def __init__(self, line: Callable[[Conversation], Any], many: bool = False) -> None:
+        self.line, self.many = line, many
 
     def part_lines(self, run: Run, conversations: Iterable[Conversation]) -> Iterator[bytes]:
-        return map(self.line, conversations)
+        if not self.many:
+            return map(self.line, conversations)
+        return (line for conversation in conversations for line in self.line(conversation))
 
 
 class Stats(Target):

@@ -1,0 +1,137 @@
+"""Issue #42's commands on a conversation-per-line corpus, against the orjson floor
+(floor.py) and against what a user would reach for without chatpipe (jq, head, shuf,
+awk), side by side, with each run's peak memory.
+
+    python bench/corpus.py 1000000 bench/corpus/rows_1m.jsonl --rows
+    python bench/conversations.py bench/corpus/rows_1m.jsonl --rounds 5
+
+Each round runs the floor, then every job, each job right after the floor's run so that
+the machine's drift moves both sides of a ratio alike; a ratio is the median of the
+rounds'. The other tools do a nearby job, not the same one (jq cannot count tokens or
+normalise text): their column says what each does. Targets (issue #42): select, head,
+sample, split <= 1.5x the floor; dedupe, redact <= 3x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PY = sys.executable
+CHATPIPE = [PY, "-m", "chatpipe"]
+
+# name, chatpipe's arguments, target x floor, the nearest other tool (a shell line, with
+# {corpus}; None where there is none) and what that tool does
+JOBS = [
+    (
+        "select --max-tokens 4000",
+        ["select", "--max-tokens", "4000"],
+        1.5,
+        "jq -c 'select(([.messages[] | .content | tostring] | add | length) / 4 <= 4000)' {corpus}",
+        "jq: characters / 4, not tokens",
+    ),
+    (
+        "grep",
+        ["grep", "Paris"],
+        None,
+        "jq -c 'select(any(.messages[]; (.content | tostring) | test(\"Paris\")))' {corpus}",
+        "jq: matching conversations, not messages",
+    ),
+    ("head -n 1000", ["head", "-n", "1000"], 1.5, "head -n 1000 {corpus}", "head: lines"),
+    (
+        "sample -n 1000",
+        ["sample", "-n", "1000", "--seed", "1"],
+        1.5,
+        "shuf -n 1000 --random-source={corpus} {corpus}",
+        "shuf: lines, input order lost",
+    ),
+    (
+        "dedupe",
+        ["dedupe", "-q"],
+        3.0,
+        "awk '!seen[$0]++' {corpus}",
+        "awk: byte-identical lines only",
+    ),
+    ("redact", ["redact", "-q"], 3.0, None, ""),
+]
+
+
+def timed(
+    command: list[str] | str, shell: bool = False, stdin: str | None = None
+) -> tuple[float, int]:
+    """(seconds, peak RSS in MB) of one run, its output thrown away."""
+    source = open(stdin, "rb") if stdin else subprocess.DEVNULL  # noqa: SIM115
+    try:
+        start = time.perf_counter()
+        process = subprocess.Popen(
+            command, shell=shell, stdin=source, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - start
+    finally:
+        if stdin:
+            source.close()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    error = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    if process.returncode not in (0, 1):  # grep's 1: nothing found
+        raise SystemExit(f"{command} failed ({process.returncode}): {error.strip()}")
+    return elapsed, usage.ru_maxrss // 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", action="append", help="run only jobs starting with this")
+    args = parser.parse_args()
+    corpus = args.corpus
+    jobs = [j for j in JOBS if not args.only or any(j[0].startswith(o) for o in args.only)]
+    floor = [PY, os.path.join(HERE, "floor.py")]
+    ratios: dict[str, list[float]] = {j[0]: [] for j in jobs}
+    times: dict[str, list[float]] = {j[0]: [] for j in jobs}
+    floors: list[float] = []
+    rss: dict[str, int] = {}
+    others: dict[str, list[float]] = {j[0]: [] for j in jobs}
+    other_rss: dict[str, int] = {}
+    for _ in range(args.rounds):
+        for name, arguments, _target, other, _what in jobs:
+            base, floor_rss = timed(floor, stdin=corpus)
+            floors.append(base)
+            rss["floor"] = max(rss.get("floor", 0), floor_rss)
+            seconds, peak = timed([*CHATPIPE, *arguments, corpus])
+            times[name].append(seconds)
+            ratios[name].append(seconds / base)
+            rss[name] = max(rss.get(name, 0), peak)
+            tool = other.split()[0] if other else None
+            if other and shutil.which(tool):
+                seconds, peak = timed(other.format(corpus=corpus), shell=True)
+                others[name].append(seconds)
+                other_rss[name] = max(other_rss.get(name, 0), peak)
+    size = os.path.getsize(corpus) / 1e6
+    print(
+        f"corpus: {corpus}, {size:.1f} MB; {args.rounds} rounds; floor median "
+        f"{statistics.median(floors):.2f} s, peak RSS {rss['floor']} MB\n"
+    )
+    print("| job | chatpipe | × floor | target | peak RSS | other tool | its time | its RSS |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, _arguments, target, _other, what in jobs:
+        ratio = statistics.median(ratios[name])
+        mark = "" if target is None else (" ✓" if ratio <= target else " ✗")
+        other_time = f"{statistics.median(others[name]):.2f} s" if others[name] else "–"
+        print(
+            f"| {name} | {statistics.median(times[name]):.2f} s | {ratio:.2f}"
+            f" ({min(ratios[name]):.2f}–{max(ratios[name]):.2f}){mark} | "
+            f"{'–' if target is None else f'≤ {target}'} | {rss[name]} MB | "
+            f"{what or '–'} | {other_time} | {other_rss.get(name, '–')}"
+            f"{' MB' if name in other_rss else ''} |"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,293 @@
+"""What a conversation says about itself, whatever dialect it was read from: its id,
+title, creation time, models, and whether it holds tool calls, images, reasoning, a
+system turn or attachments. ``select``, ``grep``, ``sample`` and ``split`` ask here."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..errors import UsageError
+from ..model import AIMessage, AnyMessage, ChatMessage, Conversation, SystemMessage, ToolMessage
+
+# where the dialects keep a conversation's id (chatgpt/claude exports, OpenAI responses,
+# datasets), its title, and its creation time, in the order they are looked at
+ID_KEYS = ("id", "uuid", "conversation_id", "session_id")
+TITLE_KEYS = ("title", "name", "summary")
+TIME_KEYS = ("create_time", "created_at", "createdAt", "created", "timestamp", "start_time")
+MODEL_KEYS = ("model", "default_model_slug", "model_slug", "model_name", "modelVersion")
+# per message: the exports' own fields, then response metadata and provider fields
+_MESSAGE_TIME_KEYS = ("create_time", "created_at", "timestamp", "created")
+_PROVIDERS = ("chatgpt", "claude")
+
+HAS = ("tool-calls", "images", "reasoning", "system", "attachments")
+_IMAGE_BLOCKS = frozenset(("image", "image_url", "input_image", "image_file"))
+_FILE_BLOCKS = frozenset(
+    ("file", "document", "text-plain", "input_file", "audio", "input_audio", "video")
+)
+_REASONING_BLOCKS = frozenset(("reasoning", "thinking", "redacted_thinking"))
+_CALL_BLOCKS = frozenset(("tool_use", "tool_call", "function_call", "server_tool_use"))
+_REASONING_KWARGS = ("reasoning_content", "reasoning", "reasoning_details")
+_MEDIA_META = ("images", "videos", "audios")  # LLaMA-Factory's multimodal rows
+
+
+def listed(conversation: Conversation) -> tuple[Conversation, list[AnyMessage]]:
+    """The conversation with its messages in a list (a log's one-pass iterator read
+    once), and that list."""
+    messages = conversation.messages
+    if isinstance(messages, list):
+        return conversation, messages
+    messages = list(messages)
+    return conversation.with_messages(messages), messages
+
+
+def conversation_id(conversation: Conversation) -> str | None:
+    """The id the source gives the conversation (``id``, ``uuid``, ``conversation_id``,
+    ``session_id``), as text; None when it gives none."""
+    meta = conversation.meta
+    for key in ID_KEYS:
+        value = meta.get(key)
+        if isinstance(value, str) and value:
+            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+    return None
+
+
+def label(conversation: Conversation, position: int) -> str:
+    """How a report names a conversation: its id, else its place, else its number."""
+    found = conversation_id(conversation)
+    if found is not None:
+        return found
+    if conversation.location is not None:
+        return str(conversation.location)
+    return f"conversation {position + 1}"
+
+
+def title(conversation: Conversation) -> str | None:
+    """The conversation's title (an export's ``title``, Claude's ``name``), if any."""
+    for key in TITLE_KEYS:
+        value = conversation.meta.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+# -- time -----------------------------------------------------------------------------
+
+_EPOCH = re.compile(r"[+-]?\d+(\.\d*)?")
+
+
+def parse_time(value: Any) -> float | None:
+    """Seconds since the epoch (UTC) of a time as sources and users write it: a number
+    (seconds, or milliseconds past the year 5138), an ISO 8601 date or date-time
+    (``2024-05-01``, ``2024-05-01T10:00:00Z``, ``2024-05-01 10:00+02:00``; without an
+    offset, UTC), or such a number as text. None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        seconds = float(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        if _EPOCH.fullmatch(text):
+            seconds = float(text)
+        else:
+            try:
+                parsed = dt.datetime.fromisoformat(
+                    text.replace("Z", "+00:00").replace("z", "+00:00")
+                )
+            except ValueError:
+                return None
+            if parsed.tzinfo is None:
+                parsed = parsed.replace(tzinfo=dt.timezone.utc)
+            return parsed.timestamp()
+    else:
+        return None
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        return None
+    return seconds / 1000 if abs(seconds) >= 1e11 else seconds
+
+
+def user_time(text: str, flag: str) -> float:
+    """A date given on the command line, or a UsageError naming the flag."""
+    seconds = parse_time(text)
+    if seconds is None:
+        raise UsageError(
+            f"{flag} {text!r} is not a date",
+            hint="give an ISO date or date-time (2024-05-01, 2024-05-01T10:00:00Z) "
+            "or seconds since 1970",
+        )
+    return seconds
+
+
+def created(conversation: Conversation, messages: list[AnyMessage]) -> float | None:
+    """When the conversation was created (its record's time), or its first message was
+    written (an export's message time, a log line's ``timestamp``); None when the source
+    says neither."""
+    meta = conversation.meta
+    for key in TIME_KEYS:
+        if key in meta:
+            seconds = parse_time(meta[key])
+            if seconds is not None:
+                return seconds
+    for message in messages[:1]:
+        for where in _message_places(message):
+            for key in _MESSAGE_TIME_KEYS:
+                if key in where:
+                    seconds = parse_time(where[key])
+                    if seconds is not None:
+                        return seconds
+    return None
+
+
+def _message_places(message: AnyMessage) -> Iterator[dict[str, Any]]:
+    kwargs = message.additional_kwargs
+    for provider in _PROVIDERS:
+        if isinstance(kwargs.get(provider), dict):
+            yield kwargs[provider]
+    yield kwargs
+    yield message.response_metadata
+    yield message.extra
+
+
+# -- models ---------------------------------------------------------------------------
+
+
+def models(conversation: Conversation, messages: list[AnyMessage]) -> Iterator[str]:
+    """Every model name the conversation mentions: its record's (``model``, ChatGPT's
+    ``default_model_slug``), then each message's (response metadata, an export's slug)."""
+    for key in MODEL_KEYS:
+        value = conversation.meta.get(key)
+        if isinstance(value, str) and value:
+            yield value
+    for message in messages:
+        metadata = message.response_metadata
+        for key in ("model_name", "model"):
+            if isinstance(metadata.get(key), str):
+                yield metadata[key]
+        chatgpt = message.additional_kwargs.get("chatgpt")
+        if isinstance(chatgpt, dict) and isinstance(chatgpt.get("metadata"), dict):
+            slug = chatgpt["metadata"].get("model_slug")
+            if isinstance(slug, str):
+                yield slug
+
+
+# -- what a conversation holds ------------------------------------------------------
+
+
+def role(message: AnyMessage) -> str:
+    """A message's role as OpenAI names it: user, assistant, system, tool, function, or
+    a chat message's own role (developer stays developer)."""
+    if isinstance(message, ChatMessage):
+        return message.role
+    openai = message.additional_kwargs.get("__openai_role__")
+    if isinstance(openai, str):
+        return openai
+    return _ROLES.get(message.type, message.type)
+
+
+_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
+ROLE_NAMES = ("user", "assistant", "system", "developer", "tool", "function")
+_ROLE_ALIASES = {"human": "user", "ai": "assistant"}
+
+
+def user_role(name: str) -> str:
+    """A role given on the command line (langchain's type names taken too)."""
+    name = _ROLE_ALIASES.get(name, name)
+    if not name or not re.fullmatch(r"[A-Za-z_][\w-]*", name):
+        raise UsageError(f"{name!r} is not a role", hint="roles: " + ", ".join(ROLE_NAMES))
+    return name
+
+
+def has_role(message: AnyMessage, wanted: str) -> bool:
+    return role(message) == wanted or (wanted == "system" and role(message) == "developer")
+
+
+def _blocks(message: AnyMessage) -> Iterator[dict[str, Any]]:
+    content = message.content
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict):
+                yield block
+
+
+def _block_type(block: dict[str, Any]) -> str:
+    kind = block.get("type")
+    return kind if isinstance(kind, str) else ""
+
+
+def has_tool_calls(message: AnyMessage) -> bool:
+    if isinstance(message, ToolMessage):
+        return True
+    if isinstance(message, AIMessage) and (message.tool_calls or message.invalid_tool_calls):
+        return True
+    if message.type == "function" or "function_call" in message.additional_kwargs:
+        return True
+    return any(_block_type(b) in _CALL_BLOCKS for b in _blocks(message))
+
+
+def _is_image(block: dict[str, Any]) -> bool:
+    kind = _block_type(block)
+    if kind in _IMAGE_BLOCKS:
+        return True
+    mime = block.get("mime_type")
+    return kind == "file" and isinstance(mime, str) and mime.startswith("image/")
+
+
+def has_images(message: AnyMessage) -> bool:
+    return any(_is_image(block) for block in _blocks(message))
+
+
+def has_reasoning(message: AnyMessage) -> bool:
+    if any(_block_type(b) in _REASONING_BLOCKS for b in _blocks(message)):
+        return True
+    return any(message.additional_kwargs.get(key) for key in _REASONING_KWARGS)
+
+
+def has_system(message: AnyMessage) -> bool:
+    return isinstance(message, SystemMessage) or role(message) in ("system", "developer")
+
+
+def has_attachments(message: AnyMessage) -> bool:
+    for block in _blocks(message):
+        if _block_type(block) in _FILE_BLOCKS and not _is_image(block):
+            return True
+    claude = message.additional_kwargs.get("claude")
+    if isinstance(claude, dict) and any(claude.get(k) for k in ("attachments", "files")):
+        return True
+    chatgpt = message.additional_kwargs.get("chatgpt")
+    metadata = chatgpt.get("metadata") if isinstance(chatgpt, dict) else None
+    return isinstance(metadata, dict) and bool(metadata.get("attachments"))
+
+
+_HAS_MESSAGE = {
+    "tool-calls": has_tool_calls,
+    "images": has_images,
+    "reasoning": has_reasoning,
+    "system": has_system,
+    "attachments": has_attachments,
+}
+
+
+def holds(conversation: Conversation, messages: list[AnyMessage], what: str) -> bool:
+    """Whether the conversation holds ``what`` (one of ``HAS``): in a message, or (a
+    system prompt, a dataset's images) in its record."""
+    meta = conversation.meta
+    if what == "system" and isinstance(meta.get("system"), (str, list)) and meta["system"]:
+        return True
+    if what == "images" and any(meta.get(key) for key in _MEDIA_META[:1]):
+        return True
+    if what == "attachments" and any(meta.get(key) for key in _MEDIA_META[1:]):
+        return True
+    test = _HAS_MESSAGE[what]
+    return any(test(message) for message in messages)
+
+
+def user_has(value: str) -> str:
+    if value not in HAS:
+        raise UsageError(
+            f"--has {value!r} is not something to look for", hint="one of " + ", ".join(HAS)
+        )
+    return value

@@ -1,0 +1,270 @@
+"""``redact``: secrets and personal data replaced wherever a conversation holds text.
+
+Every string a conversation carries is scanned (ops/redact_patterns.py): message
+contents and their blocks, tool-call arguments (each string in them, so that they stay
+the same JSON), invalid calls' argument texts, tool results, provider fields (an
+export's copy of a message's text, its attachments' extracted text), and the record's
+own fields (a title, a system prompt, tool descriptions). Ids, types, MIME types and
+inline binary data (``data``, ``data:`` URLs) are left as they are.
+
+A value becomes ``[KIND]``, or with ``mask="hash"`` ``[KIND:1a2b3c4d]``: a keyed hash of
+the value, the same for every mention of it in a run (given one ``key``, in every run),
+so that mentions stay linked, and which a guess of the value cannot be checked against
+without the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import UsageError
+from ..model import AIMessage, AnyMessage, Conversation
+from . import facts
+from .redact_patterns import KINDS, Match, Scanner
+
+MASKS = ("kind", "hash")
+# keys whose strings are names of things, not text: never scanned
+_SKIP = frozenset(
+    (
+        "type",
+        "id",
+        "uuid",
+        "tool_call_id",
+        "mime_type",
+        "source_type",
+        "data",
+        "signature",
+        "thought_signatures",
+        "parent",
+        "parent_id",
+        "parent_message_uuid",
+        "current_node",
+        "model",
+        "model_name",
+        "model_slug",
+        "default_model_slug",
+        "model_provider",
+        "finish_reason",
+        "stop_reason",
+        "status",
+        "role",
+        "__openai_role__",
+        "content_type",
+        "recipient",
+        "object",
+    )
+)
+
+
+def check_kinds(names: Iterable[str]) -> tuple[str, ...]:
+    """Kinds named by a user (any case, ``-`` for ``_``), checked."""
+    kinds = []
+    for name in names:
+        kind = name.upper().replace("-", "_")
+        if kind not in KINDS:
+            raise UsageError(
+                f"{name!r} is not a kind redact finds", hint="kinds: " + ", ".join(KINDS)
+            )
+        kinds.append(kind)
+    return tuple(kinds)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One value found: the conversation's label, where in it (``messages[3].content``,
+    ``messages[2].tool_calls[0].args.query``, ``meta.title``), its kind, the value and
+    its span in that string."""
+
+    conversation: str
+    place: str
+    kind: str
+    value: str
+    start: int
+    end: int
+
+
+class Redactor:
+    """Replaces what ``kinds`` name (every kind by default; ``skip`` leaves some out) in
+    conversations, counting each kind (``counts``). Called on a conversation it gives the
+    conversation redacted: a job's operation."""
+
+    def __init__(
+        self,
+        kinds: Iterable[str] | None = None,
+        *,
+        skip: Iterable[str] = (),
+        mask: str = "kind",
+        key: str | bytes | None = None,
+    ) -> None:
+        if mask not in MASKS:
+            raise UsageError(f"--mask must be kind or hash, got {mask!r}")
+        chosen = KINDS if kinds is None else check_kinds(kinds)
+        left_out = set(check_kinds(skip))
+        self.scanner = Scanner(tuple(k for k in chosen if k not in left_out))
+        self.mask = mask
+        if isinstance(key, str):
+            key = key.encode()
+        self.key = key if key is not None else os.urandom(16)
+        self.counts: Counter[str] = Counter()
+        self.conversations = 0  # conversations with something replaced
+        self._changed = False
+
+    # -- texts ------------------------------------------------------------------------
+
+    def placeholder(self, kind: str, value: str) -> str:
+        if self.mask == "kind":
+            return f"[{kind}]"
+        tag = hashlib.blake2b(
+            f"{kind}\x00{value}".encode("utf-8", "surrogatepass"), key=self.key[:64], digest_size=4
+        ).hexdigest()
+        return f"[{kind}:{tag}]"
+
+    def text(self, text: str) -> str:
+        """The text with every value found replaced."""
+        matches = list(self.scanner.scan(text))
+        if not matches:
+            return text
+        self._changed = True
+        pieces, at = [], 0
+        for match in matches:
+            pieces.append(text[at : match.start])
+            pieces.append(self.placeholder(match.kind, text[match.start : match.end]))
+            self.counts[match.kind] += 1
+            at = match.end
+        pieces.append(text[at:])
+        return "".join(pieces)
+
+    def value(self, value: Any, skip: frozenset[str] = _SKIP) -> Any:
+        """A JSON-like value with its strings redacted (the keys in ``skip`` left alone);
+        the value itself when nothing changed."""
+        if isinstance(value, str):
+            if value.startswith("data:"):
+                return value
+            return self.text(value)
+        if isinstance(value, dict):
+            out, changed = {}, False
+            for key, item in value.items():
+                new = item if key in skip else self.value(item, skip)
+                changed = changed or new is not item
+                out[key] = new
+            return out if changed else value
+        if isinstance(value, list):
+            items = [self.value(item, skip) for item in value]
+            return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+        return value
+
+    # -- conversations ----------------------------------------------------------------
+
+    def message(self, message: AnyMessage) -> AnyMessage:
+        """The message redacted (the same object when nothing was found)."""
+        fields: dict[str, Any] = {}
+        content = self.value(message.content)
+        if content is not message.content:
+            fields["content"] = content
+        for name in ("additional_kwargs", "response_metadata"):
+            old = getattr(message, name)
+            new = self.value(old) if old else old
+            if new is not old:
+                fields[name] = new
+        if message.name:
+            name = self.text(message.name)
+            if name is not message.name:
+                fields["name"] = name
+        if isinstance(message, AIMessage):
+            calls = [self._call(call) for call in message.tool_calls]
+            if any(a is not b for a, b in zip(calls, message.tool_calls, strict=True)):
+                fields["tool_calls"] = calls
+            invalid = [self._call(call) for call in message.invalid_tool_calls]
+            if any(a is not b for a, b in zip(invalid, message.invalid_tool_calls, strict=True)):
+                fields["invalid_tool_calls"] = invalid
+        if message.type == "tool" and message.artifact is not None:
+            artifact = self.value(message.artifact, frozenset())
+            if artifact is not message.artifact:
+                fields["artifact"] = artifact
+        return _replace(message, fields) if fields else message
+
+    def _call(self, call: Any) -> Any:
+        args = call.get("args")
+        new = self.value(args, frozenset()) if args is not None else args
+        return call if new is args else {**call, "args": new}
+
+    def __call__(self, conversation: Conversation) -> Conversation:
+        self._changed = False
+        meta = self.value(conversation.meta)
+        messages = conversation.messages
+        if isinstance(messages, list):
+            messages = [self.message(m) for m in messages]
+        else:  # a log's messages, redacted as they are read
+            messages = map(self.message, messages)
+        redacted = Conversation(
+            messages, meta, conversation.location, conversation.messages_key, conversation.start
+        )
+        if self._changed:
+            self.conversations += 1
+        return redacted
+
+    # -- a dry run --------------------------------------------------------------------
+
+    def hits(self, conversation: Conversation, position: int = 0) -> Iterator[Hit]:
+        """What would be replaced in the conversation, with its place; nothing changed."""
+        conversation, messages = facts.listed(conversation)
+        name = facts.label(conversation, position)
+        yield from self._found(name, "meta", conversation.meta, _SKIP)
+        for index, message in enumerate(messages):
+            where = f"messages[{index}]"
+            yield from self._found(name, f"{where}.content", message.content, _SKIP)
+            if message.name:
+                yield from self._found(name, f"{where}.name", message.name, _SKIP)
+            for field in ("additional_kwargs", "response_metadata"):
+                yield from self._found(name, f"{where}.{field}", getattr(message, field), _SKIP)
+            if isinstance(message, AIMessage):
+                for kind in ("tool_calls", "invalid_tool_calls"):
+                    for number, call in enumerate(getattr(message, kind)):
+                        place = f"{where}.{kind}[{number}].args"
+                        yield from self._found(name, place, call.get("args"), frozenset())
+            if message.type == "tool" and message.artifact is not None:
+                yield from self._found(name, f"{where}.artifact", message.artifact, frozenset())
+
+    def _found(self, name: str, place: str, value: Any, skip: frozenset[str]) -> Iterator[Hit]:
+        if isinstance(value, str):
+            if not value.startswith("data:"):
+                for match in self.scanner.scan(value):
+                    yield _hit(name, place, value, match)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key not in skip:
+                    yield from self._found(name, f"{place}.{key}", item, skip)
+        elif isinstance(value, list):
+            for number, item in enumerate(value):
+                yield from self._found(name, f"{place}[{number}]", item, skip)
+
+
+def _hit(name: str, place: str, text: str, match: Match) -> Hit:
+    return Hit(name, place, match.kind, text[match.start : match.end], match.start, match.end)
+
+
+def _replace(message: AnyMessage, fields: dict[str, Any]) -> AnyMessage:
+    """A shallow copy of the message with some fields set."""
+    clone = object.__new__(type(message))
+    for slot in type(message)._all_slots():
+        setattr(clone, slot, getattr(message, slot))
+    for key, value in fields.items():
+        setattr(clone, key, value)
+    return clone
+
+
+def redact(conversations: Iterable[Conversation], **options: Any) -> Iterator[Conversation]:
+    """The conversations redacted (``Redactor``'s options as keywords)."""
+    return map(Redactor(**options), conversations)
+
+
+def find(conversations: Iterable[Conversation], **options: Any) -> Iterator[Hit]:
+    """What ``redact`` would replace, each with its place (a dry run)."""
+    redactor = Redactor(**options)
+    for position, conversation in enumerate(conversations):
+        yield from redactor.hits(conversation, position)

@@ -1,0 +1,150 @@
+"""``chatpipe select`` and ``chatpipe.ops.select``: each criterion on an export, a
+dataset and a log, whole outputs compared."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from chatpipe.cli import app
+from chatpipe.errors import UsageError
+from chatpipe.model import AIMessage, Conversation, HumanMessage, SystemMessage
+from chatpipe.ops import facts
+from chatpipe.ops.select import select, selector
+from conftest import FIXTURES
+
+runner = CliRunner()
+EXPORT = str(FIXTURES / "chatgpt_export__pkuppens_2023_conversations_subset.json")
+CLAUDE = str(FIXTURES / "claude_export__yaleman_2025_thinking.json")
+TOY = FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"
+LOG = str(FIXTURES / "agent_session.jsonl")
+TOOLS = str(FIXTURES / "hf_messages__llamafactory_v1_reason_tool_use_first8.jsonl")
+
+OFFERTE = "afc2ca17-1d04-40bd-a700-3f321a25f49b"  # 2023-06-09, gpt-4, 2 messages
+LOGO = "e96087ed-b714-4a54-a06a-e425db1680bd"  # 2023-03-29, text-davinci-002, 14 messages
+WEBSITE = "902d8aca-bcd3-477a-a348-d46448b6cd06"  # 2023-05-25, gpt-4-browsing, tools
+WIKIS = "c21a4db5-68eb-471a-b590-bb6ef7b81b42"  # 2023-05-30, gpt-4-plugins, tools
+
+
+def ids(*args: str) -> list[str]:
+    result = runner.invoke(app, ["select", "--ids", *args])
+    assert result.exit_code == 0, result.stderr
+    return result.stdout.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ([], [OFFERTE, LOGO, WEBSITE, WIKIS]),
+        (["--id", LOGO, "--id", WIKIS], [LOGO, WIKIS]),
+        (["--title", "^(Logo|GitHub)"], [LOGO, WIKIS]),
+        (["--title", "website", "-i"], [WEBSITE]),
+        (["--after", "2023-05-25"], [OFFERTE, WEBSITE, WIKIS]),
+        (["--after", "2023-05-26", "--before", "2023-06-09"], [WIKIS]),
+        (["--before", "1685016050.164553"], [LOGO]),  # seconds since 1970, as given
+        (["--after", "2023-06-09T10:10:04+02:00"], [OFFERTE]),  # 08:10:04 UTC
+        (["--after", "2023-06-09T08:10:05Z"], []),
+        (["--model", "^gpt-4$"], [OFFERTE]),
+        (["--model", "gpt-4"], [OFFERTE, WEBSITE, WIKIS]),
+        (["--model", "davinci", "--invert"], [OFFERTE, WEBSITE, WIKIS]),
+        (["--min-messages", "12"], [LOGO, WEBSITE]),
+        (["--max-messages", "6"], [OFFERTE, WIKIS]),
+        (["--has", "tool-calls"], [WEBSITE, WIKIS]),
+        (["--has", "tool-calls", "--max-messages", "6"], [WIKIS]),
+        (["--role", "tool"], [WEBSITE, WIKIS]),
+        (["--role", "system"], []),
+        (["--max-tokens", "1000"], [OFFERTE, WIKIS]),
+        (["--min-tokens", "1649", "--max-tokens", "1649"], [LOGO]),
+        (["--max-tokens", "3", "--token-counter", "messages"], [OFFERTE]),
+        (["--grep", "OFFERTE"], []),
+        (["--grep", "OFFERTE", "-i"], [OFFERTE]),
+        (["--grep", "(?i)wiki", "--grep-role", "user"], [WIKIS]),
+        (["--grep", "(?i)wiki", "--grep-role", "assistant", "--invert"], [OFFERTE, LOGO, WEBSITE]),
+    ],
+)
+def test_each_criterion_on_an_export(args, expected):
+    assert ids(*args, EXPORT) == expected
+
+
+def test_an_export_a_dataset_and_a_log_together():
+    files = [CLAUDE, str(TOY), LOG, TOOLS]
+    assert ids("--has", "reasoning", *files) == [
+        "b49c0fc0-85d8-475c-bd2d-ee89f31f592c",
+        *(f"{TOOLS}:{n}:1" for n in range(1, 9)),
+    ]
+    assert ids("--has", "tool-calls", "--has", "system", *files) == [
+        f"{LOG}:1:1",
+        *(f"{TOOLS}:{n}:1" for n in (2, 3, 5, 7, 8)),
+    ]
+    # a time from the record (the Claude export's created_at); rows without one: none
+    assert ids("--after", "2025-07-06", *files) == ["b49c0fc0-85d8-475c-bd2d-ee89f31f592c"]
+    assert ids("--grep", "tennis", *files) == [f"{TOY}:2:1"]
+
+
+def test_the_output_is_the_input_dialect_or_to():
+    result = runner.invoke(app, ["select", "--grep", "bike", str(TOY)])
+    first = TOY.read_text(encoding="utf-8").splitlines()[0]
+    assert result.stdout == orjson.dumps(json.loads(first)).decode() + "\n"
+    canonical = runner.invoke(app, ["select", "--grep", "bike", "--to", "canonical", str(TOY)])
+    assert canonical.stdout == (
+        '{"messages":[{"type":"system","content":"You are a happy assistant that puts a '
+        'positive spin on everything."},{"type":"human","content":"I fell off my bike today."},'
+        '{"type":"ai","content":"It\'s great that you\'re getting exercise outdoors!"}]}\n'
+    )
+
+
+def test_a_log_is_one_conversation_kept_whole_message_per_line():
+    kept = runner.invoke(app, ["select", "--role", "tool", LOG])
+    assert kept.stdout == runner.invoke(app, ["convert", "--to", "openai", LOG]).stdout
+    assert len(kept.stdout.splitlines()) == 26
+    assert runner.invoke(app, ["select", "--role", "function", LOG]).stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--after", "last week"], "--after 'last week' is not a date"),
+        (["--title", "("], "--title '(' is not a regular expression"),
+        (["--has", "pictures"], "--has 'pictures' is not something to look for"),
+        (["--grep-role", "user"], "--grep-role narrows --grep"),
+        (["--min-messages", "-1"], "--min-messages must be 0 or more"),
+        (["--chat-template", "x.jinja"], "--chat-template counts tokens for --min-tokens"),
+        (["--role", "a b"], "'a b' is not a role"),
+    ],
+)
+def test_bad_options_say_what_and_how(args, said):
+    result = runner.invoke(app, ["select", *args, EXPORT])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"chatpipe: error: {said}")
+    assert "Traceback" not in result.stderr
+
+
+def test_the_library_function():
+    rows = [
+        Conversation([HumanMessage("hi"), AIMessage("hello")], {"id": "a", "model": "m-1"}),
+        Conversation(iter([SystemMessage("s"), HumanMessage("x")]), {"created_at": "2024-05-02"}),
+        Conversation([HumanMessage("bye")], {"id": 7, "create_time": 1714521600}),
+    ]
+    kept = list(select(rows, after="2024-05-01"))
+    assert [facts.label(c, 0) for c in kept] == ["conversation 1", "7"]
+    assert kept[0].messages == [SystemMessage("s"), HumanMessage("x")]  # a log's, listed
+    assert [c.meta for c in select(rows, model="^m-", ids=["a"])] == [{"id": "a", "model": "m-1"}]
+    assert [c.meta.get("id") for c in select(rows, ids=["7"], invert=True)] == ["a", None]
+    keep = selector(roles=["human"], min_messages=2)
+    assert [keep(c) is not None for c in rows] == [True, False, False]
+    with pytest.raises(UsageError, match="--before 'soon' is not a date"):
+        selector(before="soon")
+
+
+def test_times_as_sources_and_users_write_them():
+    parse = facts.parse_time
+    assert parse("2024-05-01") == 1714521600.0
+    assert parse("2024-05-01T02:00:00+02:00") == 1714521600.0
+    assert parse("2024-05-01 00:00:00z") == 1714521600.0
+    assert parse(1714521600000) == 1714521600.0  # milliseconds
+    assert parse("1714521600") == 1714521600.0
+    assert [parse(v) for v in ("", "May 1", None, True, float("nan"), [1])] == [None] * 6
