@@ -84,6 +84,7 @@ def test_transcript_markup_is_text_and_links_are_limited(tmp_path):
         "a",
         "details",
         "summary",
+        "button",  # the header's "Expand all tool calls"
     }, tags
     assert not re.search(r"<[^>]*\son[a-z]+=", shown)  # no event handler attribute
     hrefs = re.findall(r'href="([^"]*)"', shown)
@@ -242,7 +243,7 @@ def test_output_dir_without_html_writes_records_and_not_with_o(tmp_path):
     result = runner.invoke(app, ["convert", "--output-dir", str(tmp_path / "r"), log])
     assert result.exit_code == 0, result.output
     assert [p.name for p in (tmp_path / "r").iterdir()] == ["agent_session.jsonl"]
-    result = runner.invoke(app, ["convert", "--to", "markdown", "--output-dir", "y", log])
+    result = runner.invoke(app, ["convert", "--to", "yaml", "--output-dir", "y", log])
     assert result.exit_code == 2 and "written by one process" in result.output
     result = runner.invoke(
         app, ["convert", "--to", "html", "--output-dir", str(tmp_path / "x"), "-o", "f.html", log]
