@@ -367,7 +367,7 @@ def entry(group: list[Conversation], number: int) -> dict[str, Any]:
     copied whole."""
     branches = [list(c.messages) for c in group]
     first = group[0]
-    title = marked(conversation_title(first, number))
+    title = marked(conversation_title(first.with_messages(branches[0]), number))
     html = []
     tools = False
     for index, messages in enumerate(branches):
