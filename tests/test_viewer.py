@@ -519,3 +519,31 @@ def test_a_huge_message_is_rendered_in_bounded_memory_and_time():
     assert written > size
     assert peak < 8 * size, (peak, size)
     assert took < 20
+
+
+def test_a_folder_of_pages_shares_one_style_sheet_and_one_script(tmp_path):
+    """A page per conversation carried the 20 kB of CSS and script (100,000 pages: 2 GB):
+    now the folder holds them once, in assets/, and its pages load them (#44)."""
+    out = tmp_path / "site"
+    log = FIXTURES / "chatgpt_export__pkuppens_2023_conversations_subset.json"
+    result = runner.invoke(app, ["convert", "--to", "html", "--output-dir", str(out), str(log)])
+    assert result.exit_code == 0, result.output
+    single = page_of(log)
+    [css] = re.findall(r"<style>(.*?)</style>", single, re.S)
+    [script] = re.findall(r"<script>(.*?)</script>", single, re.S)
+    assert (out / "assets" / "viewer.css").read_text() == css
+    assert (out / "assets" / "viewer.js").read_text() == script
+    shared = (
+        "default-src 'none'; style-src 'self'; script-src 'self'; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+    for page, assets in [(out / "index.html", "assets/"), (out / "c" / "00002.html", "../assets/")]:
+        text = page.read_text()
+        assert f'<meta http-equiv="Content-Security-Policy" content="{shared}">' in text
+        assert f'<link rel=stylesheet href="{assets}viewer.css">' in text
+        assert f'<script src="{assets}viewer.js"></script>' in text
+        assert "<style>" not in text and "<script>" not in text  # nothing inline runs
+        assert text.count("<script") == 2  # the data block and the shared script
+    page = (out / "c" / "00002.html").read_text()
+    data = re.search(r"<script type=application/json id=data>(.*?)</script>", page, re.S)
+    assert len(page) - len(data.group(1)) < 1_500  # the page is its conversation

@@ -41,15 +41,16 @@ def _digest(text: str) -> str:
     return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
 
 
-def policy(css: str | None, script: str | None) -> str:
-    """What the page may load and run: its own style and script (by hash; None: the
-    shared files of its folder), data images, no more."""
-    style = f"'sha256-{_digest(css)}'" if css is not None else "'self'"
-    scripts = f"'sha256-{_digest(script)}'" if script is not None else "'self'"
-    return (
-        f"default-src 'none'; style-src {style}; script-src {scripts}; "
-        "img-src data:; base-uri 'none'; form-action 'none'"
-    )
+def policy(css: str, script: str | None, shared: bool = False) -> str:
+    """What the page may load and run: its own style and script (by hash; ``script``
+    None: no script), data images, no more; ``shared``: the style sheet and script of its
+    folder, not inline ones."""
+    if shared:
+        style, scripts = "style-src 'self'; ", "script-src 'self'; "
+    else:
+        style = f"style-src 'sha256-{_digest(css)}'; "
+        scripts = f"script-src 'sha256-{_digest(script)}'; " if script is not None else ""
+    return f"default-src 'none'; {style}{scripts}img-src data:; base-uri 'none'; form-action 'none'"
 
 
 _SURROGATE = re.compile("[\\ud800-\\udfff]")
@@ -89,7 +90,8 @@ def page_head(title: str, css: str, script: str | None, assets: str | None = Non
     if assets is None:
         style, shown = f"<style>{css}</style>", policy(css, script)
     else:
-        style, shown = f'<link rel=stylesheet href="{assets}viewer.css">', policy(None, None)
+        style = f'<link rel=stylesheet href="{assets}viewer.css">'
+        shown = policy(css, script, shared=True)
     return (
         "<!doctype html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
         f'<meta http-equiv="Content-Security-Policy" content="{shown}">\n'
