@@ -547,3 +547,36 @@ def test_a_folder_of_pages_shares_one_style_sheet_and_one_script(tmp_path):
     page = (out / "c" / "00002.html").read_text()
     data = re.search(r"<script type=application/json id=data>(.*?)</script>", page, re.S)
     assert len(page) - len(data.group(1)) < 1_500  # the page is its conversation
+
+
+def test_terminating_a_long_render_stops_it_at_once(tmp_path):
+    """SIGTERM while a huge message is being made into HTML (-o): the run ends within a
+    second, says so, exits 143 and leaves no file (#44)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    block = "".join(
+        f"- **item {i}** with `code` and [a link](https://e.x/{i})\n" for i in range(10)
+    )
+    log = tmp_path / "huge.jsonl"
+    text = (block + "\n") * 20_000  # 12 MB of Markdown: seconds of work
+    log.write_text(json.dumps({"role": "assistant", "content": text}) + "\n")
+    out = tmp_path / "page.html"
+    env = {**os.environ, "PYTHONPATH": os.path.join(os.path.dirname(FIXTURES), "src")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "chatpipe", "convert", "--to", "html", str(log), "-o", str(out)],
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    time.sleep(1.5)
+    assert process.poll() is None, "the run ended before it could be stopped"
+    process.send_signal(signal.SIGTERM)
+    started = time.monotonic()
+    _, err = process.communicate(timeout=10)
+    assert time.monotonic() - started < 1.0
+    assert process.returncode == 143
+    assert err.decode().endswith("chatpipe: terminated\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["huge.jsonl"]
