@@ -160,3 +160,21 @@ def test_one_transcript_names_attachments_and_missing_images_and_dates_iso():
         "the export)]*\n\nActually, can you help me with Python instead?"
     ) in out
     assert "](file-service://" not in out
+
+
+def test_a_log_read_as_a_stream_is_named_by_its_first_question():
+    """A message-per-line log is read once: the messages up to its first question name it
+    and are written all the same, in order."""
+    log = FIXTURES / "agent_session.jsonl"
+    code, out, _ = run("convert", "--to", "markdown", log)
+    assert code == 0
+    assert out.startswith(
+        "# Why does test_line_3 fail on CI but not locally?\n\n### System\n\n"
+        "You are a coding assistant working in a Python repository. Use the tools to read "
+        "and run code; keep answers short.\n\n### User\n\n"
+        "Why does test_line_3 fail on CI but not locally?\n\n### Assistant\n\n"
+        "Tool call `read_file` (`call_001`):\n\n"
+        '```json\n{\n  "path": "src/billing/invoice.py"\n}\n```\n\n'
+    )
+    lines = log.read_text().splitlines()
+    assert out.count("\n### ") == len(lines)

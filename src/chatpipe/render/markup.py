@@ -212,7 +212,7 @@ def _piece_html(piece: str) -> str:
 
 
 # a blank line, or a line that opens or closes a code fence
-_CUTS = re.compile(r"\n[ \t]*\n|^ {0,3}(`{3,}|~{3,})[^\n]*$", re.M)
+_CUTS = re.compile(r"\n[ \t\r]*\n|^ {0,3}(`{3,}|~{3,})[^\n]*$", re.M)
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
