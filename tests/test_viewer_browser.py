@@ -64,7 +64,7 @@ class Page:
         self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
         self.page.on("pageerror", lambda e: self.console.append(f"pageerror: {e}"))
         self.page.goto(path.as_uri())
-        if "<script>" in path.read_text():
+        if "<script" in path.read_text():  # its own, inline or shared
             self.page.wait_for_selector("body[data-ready]")
 
     def shot(self, name: str) -> Path:
