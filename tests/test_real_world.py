@@ -456,7 +456,7 @@ def test_markdown_shows_every_kind_of_block(tmp_path):
     code, out, err = run("convert", "--to", "markdown", path)
     assert code == 0
     assert out == (
-        "# Conversation 1\n\n### User\n\nplain string part\n\na text block\n\n"
+        "# plain string part a text block\n\n### User\n\nplain string part\n\na text block\n\n"
         "![image](https://e.x/cat.png)\n\n*[image]*\n\n*[image]*\n\n"
         "![image](https://e.x/dog.png)\n\n*[audio: https://e.x/a.wav]*\n\n"
         "*[file: report.pdf]*\n\n### Assistant\n\n> step one\n> step two\n\n"

@@ -84,6 +84,7 @@ def test_transcript_markup_is_text_and_links_are_limited(tmp_path):
         "a",
         "details",
         "summary",
+        "button",  # the header's "Expand all tool calls"
     }, tags
     assert not re.search(r"<[^>]*\son[a-z]+=", shown)  # no event handler attribute
     hrefs = re.findall(r'href="([^"]*)"', shown)
@@ -112,7 +113,8 @@ def test_embedded_json_cannot_end_its_script_element(tmp_path):
     end = page.index("</script>", start)
     block = page[start:end]
     assert "<" not in block[len("<script type=application/json id=data>") :]
-    assert embedded(page)[0]["t"] == "Conversation 1"
+    # an untitled conversation is called by the start of its first question
+    assert embedded(page)[0]["t"] == "<img src=x onerror=\"window.pwned = 'img'\"> [click…"
 
 
 def test_policy_allows_exactly_the_page_own_script_and_style(tmp_path):
@@ -242,7 +244,7 @@ def test_output_dir_without_html_writes_records_and_not_with_o(tmp_path):
     result = runner.invoke(app, ["convert", "--output-dir", str(tmp_path / "r"), log])
     assert result.exit_code == 0, result.output
     assert [p.name for p in (tmp_path / "r").iterdir()] == ["agent_session.jsonl"]
-    result = runner.invoke(app, ["convert", "--to", "markdown", "--output-dir", "y", log])
+    result = runner.invoke(app, ["convert", "--to", "yaml", "--output-dir", "y", log])
     assert result.exit_code == 2 and "written by one process" in result.output
     result = runner.invoke(
         app, ["convert", "--to", "html", "--output-dir", str(tmp_path / "x"), "-o", "f.html", log]
@@ -308,3 +310,273 @@ def test_the_page_shows_each_kind_of_block_safely():
         message_html(message, {})
         == '<article class="msg ai"><header><span class="role">Assistant</span><span class="info">1,200 in / 30 out tokens</span></header><div class="body"><p>See <strong>this</strong></p>\n<ol class="sources"><li><a href="https://e.x/a" rel="noopener noreferrer nofollow" target="_blank">A page</a></li></ol><details class="tool"><summary>Result of t1</summary><pre class=code data-lang="json"><code>{\n  <span class="hl-nt">&quot;ok&quot;</span>: <span class="hl-kc">true</span>\n}</code></pre></details><details class="tool"><summary>Result of a tool</summary><p>listed</p></details><details class="tool"><summary>Result of a tool</summary><pre class=code data-lang="json"><code>{\n  <span class="hl-nt">&quot;n&quot;</span>: <span class="hl-mi">1</span>\n}</code></pre></details><details class="tool"><summary>Result of a tool</summary><pre class=code><code>[not json</code></pre></details><details class="raw"><summary>mystery</summary><pre class=code data-lang="json"><code>{\n  <span class="hl-nt">&quot;x&quot;</span>: <span class="hl-mi">1</span>\n}</code></pre></details><figure class="media"><img src="data:image/png;base64,iVBORw0KGgo=" alt="image"></figure><a class="media" href="https://e.x/i.png" rel="noopener noreferrer nofollow" target="_blank">image: https://e.x/i.png</a><a class="media" href="https://e.x/f.pdf" rel="noopener noreferrer nofollow" target="_blank">file: https://e.x/f.pdf <span class="size">(2.0 MB)</span></a><span class="media">audio: audio <span class="size">(6 B)</span></span></div></article>'
     )
+
+
+def html_of(entry: dict) -> str:
+    return entry["h"]
+
+
+def test_tex_keeps_its_backslashes_and_delimiters():
+    """ChatGPT's math as it was written: ``\\(`` is not an escaped ``(``, ``_`` and ``*``
+    inside a formula are not emphasis (#41)."""
+    page = page_of(FIXTURES / "chatgpt_export__realazthat_2024_code_interpreter.json")
+    shown = html_of(embedded(page)[0])
+    formulas = re.findall(r'<span class="math( display)?">(.*?)</span>', shown, re.S)
+    assert formulas[:6] == [
+        ("", "\\( x \\)"),
+        ("", "\\( y \\)"),
+        ("", "\\( U(0,1) \\)"),
+        ("", "\\( |x-y| \\)"),
+        ("", "\\( E[|x-y|] \\)"),
+        (" display", "\\[\nE[|x-y|] = \\int_0^1 \\int_0^1 |x-y| \\, dx \\, dy\n\\]"),
+    ]
+    assert "( x )" not in shown and "int_0^1 int_0^1" not in shown
+
+
+def test_tex_delimiters_and_prose_with_dollars():
+    from chatpipe.render.markup import markdown
+
+    text = (
+        "Costs $5 and $10; inline $x_1^2$ and $$\\sum_i a_i$$, "
+        "escaped \\$x\\$, code `$x$`, a literal \\\\(not math), $ spaced $ and a\n"
+        "\\[\n\\frac{a*b}{c*d}\n\\]"
+    )
+    assert markdown(text) == (
+        '<p>Costs $5 and $10; inline <span class="math">$x_1^2$</span> and '
+        '<span class="math display">$$\\sum_i a_i$$</span>, escaped $x$, code '
+        "<code>$x$</code>, a literal \\(not math), $ spaced $ and a\n"
+        '<span class="math display">\\[\n\\frac{a*b}{c*d}\n\\]</span></p>\n'
+    )
+    assert markdown("<b>$x$</b>") == '<p>&lt;b&gt;<span class="math">$x$</span>&lt;/b&gt;</p>\n'
+
+
+def test_claude_artifacts_are_titled_code_and_thinking_is_reasoning():
+    page = page_of(FIXTURES / "claude_export__documented_artifact_and_thinking.json")
+    [entry] = embedded(page)
+    shown = html_of(entry)
+    assert "&lt;antArtifact" not in shown and "&lt;antThinking" not in shown
+    titles = re.findall(
+        r'<figcaption><span class="artifact-title">([^<]+)</span> '
+        r'<span class="artifact-kind">([^<]+)</span></figcaption><pre class=code data-lang="(\w+)">',
+        shown,
+    )
+    assert titles == [
+        ("Convert 5th Degree Polynomial to LFSR", "python · polynomial-to-lfsr", "python"),
+        ("LFSR key points", "markdown · lfsr-key-points", "markdown"),
+    ]
+    # the code as written: its indentation and blank lines kept, highlighted
+    code = re.search(r'data-lang="python"><code>(.*?)</code>', shown, re.S).group(1)
+    text = html.unescape(re.sub(r"<[^>]+>", "", code))
+    source = json.loads(
+        (FIXTURES / "claude_export__documented_artifact_and_thinking.json").read_text()
+    )[0]["chat_messages"][1]["text"]
+    assert (
+        text.rstrip("\n")
+        == source.split('title="Convert 5th Degree Polynomial to LFSR">\n')[1].split(
+            "\n</antArtifact>"
+        )[0]
+    )
+    assert shown.count('<details class="reasoning">') == 1
+    assert (
+        '<details class="reasoning"><summary>Reasoning</summary><p>A short reusable note is a '
+        "good artifact: a self-contained Markdown document the user will keep. It is new, so it "
+        'gets a new identifier.</p>\n</details><figure class="artifact">'
+    ) in shown
+    assert "<p>Here is the note.</p>" in shown
+    # untitled (an empty name): called by its first question
+    assert entry["t"] == "Yes, please show it in Python: turn an arbitrary 5th degree…"
+
+
+def test_artifact_tags_inside_a_code_fence_are_text():
+    from chatpipe.render.artifacts import segments
+
+    text = (
+        'Write it like this:\n```xml\n<antArtifact identifier="x" type="text/html">\n```\n'
+        '<antThinking>real</antThinking>done <antArtifact type="image/svg+xml">\n<svg/>'
+    )
+    found = [(s.kind, s.text, s.language, s.title) for s in segments(text)]
+    assert found == [
+        (
+            "text",
+            'Write it like this:\n```xml\n<antArtifact identifier="x" type="text/html">\n```\n',
+            "",
+            "Artifact",
+        ),
+        ("thinking", "real", "", "Artifact"),
+        ("text", "done ", "", "Artifact"),
+        ("artifact", "<svg/>", "xml", "Artifact"),  # unclosed: to the end of the text
+    ]
+
+
+def test_reasoning_recap_is_a_small_note():
+    page = page_of(FIXTURES / "chatgpt_export__documented_o3_thoughts_reasoning_recap.json")
+    shown = html_of(embedded(page)[0])
+    assert re.findall(r'<article class="msg ai">.*?</article>', shown, re.S)[1] == (
+        '<article class="msg ai"><header><span class="role">Assistant</span><span class="info">'
+        'o3 · 2025-05-11 21:46</span></header><div class="body"><p class="note">Thought for 4 '
+        "seconds</p></div></article>"
+    )
+    assert "non_standard" not in shown and 'class="raw"' not in shown
+
+
+def test_untitled_rows_are_called_by_their_first_question():
+    page = page_of(FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl")
+    rows = [
+        json.loads(line)
+        for line in (FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl")
+        .read_text()
+        .splitlines()
+    ]
+    expected = []
+    for number, row in enumerate(rows):
+        asked = [m["content"] for m in row["messages"] if m["role"] == "user"]
+        expected.append(asked[0] if asked else f"Conversation {number + 1}")
+    assert [e["t"] for e in embedded(page)] == expected
+    assert expected[:3] == [
+        "I fell off my bike today.",
+        "I lost my tennis match today.",
+        "I lost my book today.",
+    ]
+
+
+def test_bidi_controls_in_titles_and_names_are_shown(tmp_path):
+    log = tmp_path / "bidi.json"
+    log.write_text(
+        json.dumps(
+            {
+                "title": "invoice\u202egpj.exe",
+                "messages": [
+                    {"role": "user", "name": "ad\u2066min\u2069", "content": "hi"},
+                    {"role": "assistant", "content": "ok"},
+                ],
+            }
+        )
+    )
+    page = page_of(log)
+    [entry] = embedded(page)
+    assert entry["t"] == "invoice[U+202E]gpj.exe"
+    assert "<title>" in page and "\u202e" not in page and "\u2066" not in page
+    assert '<span class="name">ad[U+2066]min[U+2069]</span>' in html_of(entry)
+    assert "<h1>invoice[U+202E]gpj.exe</h1>" in html_of(entry)
+
+
+def test_expand_all_is_offered_where_there_are_tool_calls():
+    agent = html_of(embedded(page_of(FIXTURES / "agent_session.jsonl"))[0])
+    button = (
+        '<button type="button" class="expand" data-expand="tool">Expand all tool calls</button>'
+    )
+    assert agent.count(button) == 1
+    plain = html_of(
+        embedded(page_of(FIXTURES / "chatgpt_export__d4nshields_2024_minified.json"))[0]
+    )
+    assert button not in plain
+
+
+def test_a_long_text_is_read_in_pieces_cut_outside_fences(monkeypatch):
+    from chatpipe.render import markup
+
+    monkeypatch.setattr(markup, "_PIECE", 10)
+    text = "para one is long\n\n```\ncode\n\nstill code\n```\n\nlast para here\n\n- item"
+    assert list(markup.pieces(text)) == [
+        "para one is long\n\n",
+        "```\ncode\n\nstill code\n```\n\n",
+        "last para here\n\n",
+        "- item",
+    ]
+    assert markup.markdown(text) == (
+        "<p>para one is long</p>\n<pre class=code><code>code\n\nstill code\n</code></pre>\n"
+        "<p>last para here</p>\n<ul>\n<li>item</li>\n</ul>\n"
+    )
+
+
+def test_a_huge_message_is_rendered_in_bounded_memory_and_time():
+    """A message of a 2 MB Markdown table (no blank line to cut it at) and a 2 MB JSON
+    tool result: before, markdown-it's tokens took about 170 times the text (11 MB: 1.9 GB,
+    39 s); now the page costs a small multiple of its size (#44)."""
+    import time
+    import tracemalloc
+
+    import chatpipe as cp
+    from chatpipe.model import Conversation
+    from chatpipe.render.viewer import document
+
+    rows = "\n".join(f"| {i} | **b{i}** | [l](https://e.x/{i}) | `c` |" for i in range(45_000))
+    table = "| a | b | c | d |\n|---|---|---|---|\n" + rows
+    result = json.dumps([{"id": i, "name": f"item {i}", "ok": True} for i in range(50_000)])
+    messages = [
+        cp.HumanMessage("show the table"),
+        cp.AIMessage(table, tool_calls=[{"name": "q", "args": {}, "id": "c1"}]),
+        cp.ToolMessage(result, tool_call_id="c1"),
+    ]
+    size = len(table) + len(result)
+    assert size > 3_500_000
+    tracemalloc.start()
+    started = time.perf_counter()
+    written = sum(len(piece) for piece in document([Conversation(messages, {})]))
+    took = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert written > size
+    assert peak < 8 * size, (peak, size)
+    assert took < 20
+
+
+def test_a_folder_of_pages_shares_one_style_sheet_and_one_script(tmp_path):
+    """A page per conversation carried the 20 kB of CSS and script (100,000 pages: 2 GB):
+    now the folder holds them once, in assets/, and its pages load them (#44)."""
+    out = tmp_path / "site"
+    log = FIXTURES / "chatgpt_export__pkuppens_2023_conversations_subset.json"
+    result = runner.invoke(app, ["convert", "--to", "html", "--output-dir", str(out), str(log)])
+    assert result.exit_code == 0, result.output
+    single = page_of(log)
+    [css] = re.findall(r"<style>(.*?)</style>", single, re.S)
+    [script] = re.findall(r"<script>(.*?)</script>", single, re.S)
+    assert (out / "assets" / "viewer.css").read_text() == css
+    assert (out / "assets" / "viewer.js").read_text() == script
+    shared = (
+        "default-src 'none'; style-src 'self'; script-src 'self'; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+    for page, assets in [(out / "index.html", "assets/"), (out / "c" / "00002.html", "../assets/")]:
+        text = page.read_text()
+        assert f'<meta http-equiv="Content-Security-Policy" content="{shared}">' in text
+        assert f'<link rel=stylesheet href="{assets}viewer.css">' in text
+        assert f'<script src="{assets}viewer.js"></script>' in text
+        assert "<style>" not in text and "<script>" not in text  # nothing inline runs
+        assert text.count("<script") == 2  # the data block and the shared script
+    page = (out / "c" / "00002.html").read_text()
+    data = re.search(r"<script type=application/json id=data>(.*?)</script>", page, re.S)
+    assert len(page) - len(data.group(1)) < 1_500  # the page is its conversation
+
+
+def test_terminating_a_long_render_stops_it_at_once(tmp_path):
+    """SIGTERM while a huge message is being made into HTML (-o): the run ends within a
+    second, says so, exits 143 and leaves no file (#44)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    block = "".join(
+        f"- **item {i}** with `code` and [a link](https://e.x/{i})\n" for i in range(10)
+    )
+    log = tmp_path / "huge.jsonl"
+    text = (block + "\n") * 20_000  # 12 MB of Markdown: seconds of work
+    log.write_text(json.dumps({"role": "assistant", "content": text}) + "\n")
+    out = tmp_path / "page.html"
+    env = {**os.environ, "PYTHONPATH": os.path.join(os.path.dirname(FIXTURES), "src")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "chatpipe", "convert", "--to", "html", str(log), "-o", str(out)],
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    time.sleep(1.5)
+    assert process.poll() is None, "the run ended before it could be stopped"
+    process.send_signal(signal.SIGTERM)
+    started = time.monotonic()
+    _, err = process.communicate(timeout=10)
+    assert time.monotonic() - started < 1.0
+    assert process.returncode == 143
+    assert err.decode().endswith("chatpipe: terminated\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["huge.jsonl"]

@@ -64,7 +64,7 @@ class Page:
         self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
         self.page.on("pageerror", lambda e: self.console.append(f"pageerror: {e}"))
         self.page.goto(path.as_uri())
-        if "<script>" in path.read_text():
+        if "<script" in path.read_text():  # its own, inline or shared
             self.page.wait_for_selector("body[data-ready]")
 
     def shot(self, name: str) -> Path:
@@ -223,7 +223,8 @@ def test_no_script_of_a_transcript_runs(browser, tmp_path):
         target.click()
     page.locator("#view").hover()
     assert page.evaluate("typeof window.pwned") == "undefined"
-    assert page.locator("#view").text_content().count("window.pwned") == 3
+    # the three messages, and the title (made of the first question), as text
+    assert page.locator("#view").text_content().count("window.pwned") == 4
     view.shot("hostile")
     # had escaping failed, the policy would still stop it: markup put in by hand
     # does not run either
@@ -263,12 +264,13 @@ def test_a_folder_of_pages_links_both_ways(browser, tmp_path):
     titles = visible_titles(page)
     assert len(titles) == 4
     assert page.locator("#view .empty").is_visible()  # the index shows no conversation
-    page.fill("#q", titles[2].split()[0].lower())
+    word = titles[2].split()[0].lower()
+    page.fill("#q", word)
     assert titles[2] in visible_titles(page)
     view.shot("folder-index")
     page.locator("#list li:not([hidden]) a", has_text=titles[2]).first.click()
     page.wait_for_selector("body[data-ready]")
-    assert page.url.endswith("/c/00003.html")
+    assert page.url.endswith(f"/c/00003.html#q={word}")  # the page marks the words
     assert page.locator("#view h1").text_content() == titles[2]
     view.shot("folder-page")
     page.locator("#home").click()
@@ -348,3 +350,188 @@ def test_stats_on_a_terminal_screenshot(browser, tmp_path):
     assert sum(line.count("█") for line in drawn) > 20  # the histograms' bars
     assert view.page.locator("svg").bounding_box()["height"] > 600  # the table and both
     view.shot("stats-terminal")
+
+
+def test_math_artifacts_thinking_and_the_reasoning_recap(browser, tmp_path):
+    """What people paste most, as written (#41): ChatGPT's TeX with its backslashes and
+    delimiters, Claude's artifacts as titled code, its thinking collapsed, ChatGPT's
+    "Thought for 4 seconds" a small note."""
+    exports = [
+        FIXTURES / "chatgpt_export__realazthat_2024_code_interpreter.json",
+        FIXTURES / "claude_export__osteele_web_api_single_conversation_image_file.json",
+        FIXTURES / "claude_export__documented_artifact_and_thinking.json",
+        FIXTURES / "chatgpt_export__documented_o3_thoughts_reasoning_recap.json",
+    ]
+    view = Page(browser, write_page(tmp_path, *map(str, exports)))
+    page = view.page
+    formulas = page.locator("#view .math")
+    assert formulas.nth(0).text_content() == "\\( x \\)"
+    assert formulas.nth(2).text_content() == "\\( U(0,1) \\)"
+    display = page.locator("#view .math.display").first
+    assert display.text_content() == "\\[\nE[|x-y|] = \\int_0^1 \\int_0^1 |x-y| \\, dx \\, dy\n\\]"
+    box = display.bounding_box()
+    assert box["height"] > 40  # its own block, its lines kept
+    display.scroll_into_view_if_needed()
+    view.shot("math")
+    # a real claude.ai conversation: its artifact (a React component) and its thinking
+    page.locator("#list li a").nth(1).click()
+    artifact = page.locator("#view figure.artifact").first
+    assert artifact.locator(".artifact-title").text_content() == "Interactive Bakery Comparison"
+    assert artifact.locator(".artifact-kind").text_content() == "jsx · bakery-comparison"
+    code = artifact.locator("pre.code code").text_content()
+    assert code.startswith("import React, { useState } from 'react';\n")
+    assert artifact.locator("pre.code span").count() > 20  # highlighted
+    thinking = page.locator("#view details.reasoning").first
+    assert thinking.get_attribute("open") is None
+    assert not thinking.locator("p").first.is_visible()
+    thinking.locator("summary").click()
+    assert thinking.locator("p").first.text_content().startswith("This mind map-style comparison")
+    assert "antArtifact" not in page.locator("#view").text_content()
+    thinking.scroll_into_view_if_needed()
+    view.shot("claude-artifact")
+    page.locator("#list li a").nth(2).click()
+    titles = page.locator("#view figure.artifact .artifact-title").all_text_contents()
+    assert titles == ["Convert 5th Degree Polynomial to LFSR", "LFSR key points"]
+    view.shot("claude-code-artifact")
+    page.locator("#list li a").nth(3).click()
+    note = page.locator("#view p.note")
+    assert note.count() == 1 and note.text_content() == "Thought for 4 seconds"
+    assert page.locator("#view details.raw").count() == 0
+    view.shot("reasoning-recap")
+    assert view.errors() == []
+
+
+def test_search_marks_the_words_and_jumps_between_them(browser, tmp_path):
+    path = write_page(
+        tmp_path,
+        str(FIXTURES / "chatgpt_export__pkuppens_2023_conversations_subset.json"),
+        str(FIXTURES / "chatgpt_export__realazthat_2024_code_interpreter.json"),
+    )
+    view = Page(browser, path)
+    page = view.page
+    page.keyboard.press("/")
+    page.keyboard.type("frequency")
+    assert visible_titles(page) == ["Average Distance in U(0,1)"]
+    page.keyboard.press("Enter")  # opens the conversation that matches, at its first match
+    assert page.locator("#view h1").text_content() == "Average Distance in U(0,1)"
+    marks = page.locator("#view mark.hit")
+    every = page.evaluate(
+        "document.getElementById('view').textContent.toLowerCase().split('frequency').length - 1"
+    )
+    assert every > 3 and marks.count() == every
+    assert {m.lower() for m in marks.all_text_contents()} == {"frequency"}
+    assert page.locator("#hit-count").text_content() == f"1 of {every} matches"
+    first = page.locator("#view mark.hit.current")
+    assert first.count() == 1 and first.is_visible()
+    page.keyboard.press("Enter")  # the next match
+    assert page.locator("#hit-count").text_content() == f"2 of {every} matches"
+    page.keyboard.press("Shift+Enter")
+    assert page.locator("#hit-count").text_content() == f"1 of {every} matches"
+    # a match inside a collapsed tool call: its panel opens when it is reached
+    hidden = page.evaluate(
+        """() => [...document.querySelectorAll('#view mark.hit')]
+            .findIndex((m) => m.closest('details') && !m.closest('details').open)"""
+    )
+    assert hidden >= 0
+    for _ in range(hidden - 0):
+        page.locator("#hit-next").click()
+    current = page.locator("#view mark.hit.current")
+    assert current.evaluate("(m) => m.closest('details').open")
+    viewport = page.locator("#view").bounding_box()
+    spot = current.bounding_box()
+    assert viewport["y"] <= spot["y"] <= viewport["y"] + viewport["height"]
+    view.shot("search-hits")
+    # a new search marks the new words and nothing of the old
+    page.fill("#q", "sympy")
+    assert {m.lower() for m in page.locator("#view mark.hit").all_text_contents()} == {"sympy"}
+    page.keyboard.press("Escape")
+    assert page.locator("#view mark.hit").count() == 0 and page.locator("#hits").is_hidden()
+    assert view.errors() == []
+
+
+def test_expand_all_tool_calls(browser, tmp_path):
+    view = Page(browser, write_page(tmp_path, str(FIXTURES / "agent_session.jsonl")))
+    page = view.page
+    panels = page.locator("#view details.tool")
+    total = panels.count()
+    assert total > 5
+    opened = "() => document.querySelectorAll('#view details.tool[open]').length"
+    assert page.evaluate(opened) == 0
+    button = page.locator("#view button.expand")
+    assert button.text_content() == "Expand all tool calls"
+    button.click()
+    assert page.evaluate(opened) == total
+    assert button.text_content() == "Collapse all tool calls"
+    assert panels.last.locator(".tool-result").is_visible()
+    view.shot("expand-all")
+    button.click()
+    assert page.evaluate(opened) == 0
+    assert button.text_content() == "Expand all tool calls"
+    assert view.errors() == []
+
+
+def test_a_folder_shares_its_style_and_script_and_keeps_the_search(browser, tmp_path):
+    """The folder's pages load the one style sheet and script of assets/ (#44); the
+    policy lets them in and nothing else; words searched for in the index are marked in
+    the page it opens."""
+    out = tmp_path / "site"
+    result = runner.invoke(
+        app,
+        [
+            "convert",
+            "--to",
+            "html",
+            "--output-dir",
+            str(out),
+            str(FIXTURES / "chatgpt_export__realazthat_2024_code_interpreter.json"),
+            str(FIXTURES / "chatgpt_export__pkuppens_2023_conversations_subset.json"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    view = Page(browser, out / "index.html")
+    page = view.page
+    assert page.evaluate("getComputedStyle(document.getElementById('app')).display") == "grid"
+    page.fill("#q", "sympy")
+    assert visible_titles(page) == ["Average Distance in U(0,1)"]
+    page.locator("#list li:not([hidden]) a").first.click()
+    page.wait_for_selector("body[data-ready]")
+    assert page.url.endswith("/c/00001.html#q=sympy")
+    assert page.evaluate("getComputedStyle(document.getElementById('app')).display") == "grid"
+    assert page.input_value("#q") == "sympy"
+    assert page.locator("#view mark.hit.current").text_content() == "sympy"
+    view.shot("folder-page-search")
+    # what the policy refuses: an inline script, a remote script or style
+    page.evaluate(
+        """() => {
+        const inline = document.createElement("script");
+        inline.textContent = "window.pwned = 1";
+        document.body.appendChild(inline);
+        const remote = document.createElement("script");
+        remote.src = "https://example.com/x.js";
+        document.body.appendChild(remote);
+        const style = document.createElement("style");
+        style.textContent = "body { display: none }";
+        document.head.appendChild(style);
+    }"""
+    )
+    page.wait_for_timeout(200)
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    assert page.locator("#view").is_visible()
+    refused = [line for line in view.console if "Content Security Policy" in line]
+    assert len(refused) >= 3, view.console
+    assert view.errors() == refused
+
+
+def test_bidi_controls_show_in_the_list(browser, tmp_path):
+    log = tmp_path / "bidi.json"
+    log.write_text(
+        json.dumps(
+            {
+                "title": "invoice\u202egpj.exe",
+                "messages": [{"role": "user", "content": "hi"}],
+            }
+        )
+    )
+    view = Page(browser, write_page(tmp_path, str(log)))
+    assert visible_titles(view.page) == ["invoice[U+202E]gpj.exe"]
+    assert view.page.title() == "invoice[U+202E]gpj.exe — chatpipe"

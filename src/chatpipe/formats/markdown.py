@@ -14,7 +14,11 @@ class MarkdownDialect(Dialect):
     writable = True
     document = True
     readable = False
-    description = "a Markdown transcript for people (write only)"
+    pages = True  # with --output-dir, a note per conversation (``render_pages``)
+    description = (
+        "a Markdown transcript for people (write only); with --output-dir, a note per "
+        "conversation with YAML front matter"
+    )
 
     def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
         from ..render.markdown import message_markdown
@@ -29,6 +33,11 @@ class MarkdownDialect(Dialect):
             if index:
                 yield "\n---\n\n"
             yield from conversation_markdown_parts(conversation, index)
+
+    def render_pages(self, conversations: Iterable[Conversation]) -> Iterator[tuple[str, str]]:
+        from ..render.notes import notes
+
+        return notes(conversations)
 
 
 # messages given to the YAML emitter at once: few enough to hold, many enough that the

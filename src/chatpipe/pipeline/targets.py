@@ -48,8 +48,8 @@ class ToDialect(Target):
             )
         if output_dir is not None and (self.dialect is None or not self.dialect.pages):
             raise UsageError(
-                "--output-dir writes a folder of pages, which only --to html makes",
-                hint="add --to html, or write one file with -o",
+                "--output-dir writes a folder of pages, which --to html and --to markdown make",
+                hint="add --to html or --to markdown, or write one file with -o",
             )
         self.as_json, self.writer, self.report_losses = as_json, writer, losses
         self.output_dir = output_dir

@@ -10,86 +10,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from datetime import datetime, timezone
 from typing import Any
 
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
+from .artifacts import segments
+from .facts import (
+    attachments,
+    conversation_date,
+    conversation_model,
+    conversation_title,
+    message_model,
+    message_time,
+    recap_text,
+    size_text,
+    when,
+)
 from .markdown import LABELS
-from .markup import code_block, escape, markdown, safe_image, safe_link
-
-# -- what the list shows -------------------------------------------------------------
-
-
-def when(value: Any) -> str:
-    """A time as ``YYYY-MM-DD HH:MM`` (UTC): epoch seconds or an ISO 8601 string."""
-    try:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            moment = datetime.fromtimestamp(float(value), tz=timezone.utc)
-        elif isinstance(value, str) and value:
-            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-            if moment.tzinfo is not None:
-                moment = moment.astimezone(timezone.utc)
-        else:
-            return ""
-    except (ValueError, OverflowError, OSError):
-        return str(value) if isinstance(value, str) else ""
-    return moment.strftime("%Y-%m-%d %H:%M")
-
-
-def _source(message: AnyMessage) -> dict[str, Any]:
-    """The export's own fields of a message (ChatGPT's or Claude's), or {}."""
-    extra = message.additional_kwargs
-    found = extra.get("chatgpt") or extra.get("claude") if extra else None
-    return found if isinstance(found, dict) else {}
-
-
-def message_model(message: AnyMessage) -> str:
-    model = message.response_metadata.get("model_name") or message.response_metadata.get("model")
-    if not model:
-        metadata = _source(message).get("metadata")
-        model = metadata.get("model_slug") if isinstance(metadata, dict) else None
-    return str(model) if model else ""
-
-
-def conversation_title(conversation: Conversation, number: int) -> str:
-    meta = conversation.meta
-    title = meta.get("title") or meta.get("name") or meta.get("summary")
-    return str(title) if title else f"Conversation {number + 1}"
-
-
-def conversation_model(conversation: Conversation, messages: list[AnyMessage]) -> str:
-    meta = conversation.meta
-    model = meta.get("model") or meta.get("default_model_slug")
-    if model:
-        return str(model)
-    return next((m for m in map(message_model, messages) if m), "")
-
-
-def conversation_date(conversation: Conversation, messages: list[AnyMessage]) -> str:
-    meta = conversation.meta
-    for key in ("create_time", "created_at", "created", "timestamp", "update_time"):
-        shown = when(meta.get(key))
-        if shown:
-            return shown
-    return next((t for t in map(_message_time, messages) if t), "")
-
-
-def _message_time(message: AnyMessage) -> str:
-    source = _source(message)
-    return when(source.get("create_time") or source.get("created_at"))
-
+from .markup import LONG, code_block, escape, markdown, marked, safe_image, safe_link
 
 # -- content ---------------------------------------------------------------------------
-
-
-def size_text(size: Any) -> str:
-    if not isinstance(size, (int, float)) or isinstance(size, bool) or size < 0:
-        return ""
-    for unit in ("B", "kB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    return ""
 
 
 def _media_size(block: dict[str, Any]) -> str:
@@ -194,7 +133,9 @@ def _text_output(value: Any) -> str:
     """A tool's output: JSON pretty-printed, other text as it is, lists as blocks."""
     if isinstance(value, str):
         stripped = value.strip()
-        if stripped[:1] in ("{", "["):
+        # (a long output is shown as it is: parsed and indented, it would cost many
+        # times its size)
+        if stripped[:1] in ("{", "[") and len(stripped) <= LONG:
             try:
                 return _json_block(json.loads(stripped))
             except ValueError:
@@ -205,18 +146,47 @@ def _text_output(value: Any) -> str:
     return _json_block(value)
 
 
-def _block(block: Any, skip_ids: dict[str, Any]) -> str:
+def _reasoning(text: str) -> str:
+    body = markdown(text) if text else "<p><em>(redacted)</em></p>"
+    return f'<details class="reasoning"><summary>Reasoning</summary>{body}</details>'
+
+
+def _text(text: str, ai: bool) -> str:
+    """A text as Markdown; an answer's Claude artifacts as titled code blocks and its
+    ``<antThinking>`` as reasoning."""
+    if not ai:
+        return markdown(text)
+    shown = []
+    for segment in segments(text):
+        if segment.kind == "text":
+            shown.append(markdown(segment.text))
+        elif segment.kind == "thinking":
+            shown.append(_reasoning(segment.text))
+        else:
+            language = segment.language
+            kind = " · ".join(x for x in (language, segment.attributes.get("identifier")) if x)
+            shown.append(
+                f'<figure class="artifact"><figcaption><span class="artifact-title">'
+                f"{escape(marked(segment.title))}</span>"
+                + (f' <span class="artifact-kind">{escape(kind)}</span>' if kind else "")
+                + f"</figcaption>{code_block(segment.text, language)}</figure>"
+            )
+    return "".join(shown)
+
+
+def _block(block: Any, skip_ids: dict[str, Any], ai: bool = False) -> str:
     if isinstance(block, str):
-        return markdown(block)
+        return _text(block, ai)
     if not isinstance(block, dict):
         return _json_block(block)
     kind = block.get("type")
     if kind == "text":
-        return markdown(str(block.get("text") or "")) + _sources(_citations(block))
+        return _text(str(block.get("text") or ""), ai) + _sources(_citations(block))
     if kind in ("reasoning", "thinking", "redacted_thinking"):
-        text = block.get("reasoning") or block.get("thinking") or ""
-        body = markdown(str(text)) if text else "<p><em>(redacted)</em></p>"
-        return f'<details class="reasoning"><summary>Reasoning</summary>{body}</details>'
+        return _reasoning(str(block.get("reasoning") or block.get("thinking") or ""))
+    recap = recap_text(block)
+    if recap is not None:  # ChatGPT's "Thought for 4 seconds"
+        return f'<p class="note">{escape(recap)}</p>'
     if kind in (
         "image",
         "image_url",
@@ -265,7 +235,7 @@ def _tool_panel(name: str, call_id: Any, args: Any, result: ToolMessage | None) 
         output = _text_output(result.content)
     ident = f' <code class="call-id">{escape(str(call_id))}</code>' if call_id else ""
     return (
-        f'<details class="tool"><summary><span class="tool-name">{escape(name)}</span>'
+        f'<details class="tool"><summary><span class="tool-name">{escape(marked(name))}</span>'
         f"{ident} {status}</summary>"
         f'<div class="tool-grid"><div class="tool-call"><h4>Call</h4>{shown}</div>'
         f'<div class="tool-result"><h4>Result</h4>{output}</div></div></details>'
@@ -273,24 +243,12 @@ def _tool_panel(name: str, call_id: Any, args: Any, result: ToolMessage | None) 
 
 
 def _attachments(message: AnyMessage) -> str:
-    source = _source(message)
-    metadata = source.get("metadata") if isinstance(source.get("metadata"), dict) else {}
     chips = []
-    for items in (source.get("attachments"), source.get("files"), metadata.get("attachments")):
-        for item in items if isinstance(items, list) else ():
-            if not isinstance(item, dict):
-                continue
-            name = item.get("file_name") or item.get("name") or item.get("file_uuid") or "file"
-            size = size_text(item.get("file_size", item.get("size")))
-            kind = item.get("file_kind") or item.get("file_type") or item.get("mime_type") or ""
-            preview = item.get("preview_asset")
-            if isinstance(preview, dict) and preview.get("image_width"):
-                size = size or f"{preview['image_width']}×{preview.get('image_height')}"
-            detail = ", ".join(x for x in (str(kind), size) if x)
-            chip = f"attached: {escape(str(name))}"
-            if detail:
-                chip += f' <span class="size">({escape(detail)})</span>'
-            chips.append(f'<span class="media">{chip}</span>')
+    for name, detail, _ in attachments(message):
+        chip = f"attached: {escape(marked(name))}"
+        if detail:
+            chip += f' <span class="size">({escape(detail)})</span>'
+        chips.append(f'<span class="media">{chip}</span>')
     return f'<div class="attachments">{"".join(chips)}</div>' if chips else ""
 
 
@@ -312,18 +270,19 @@ def message_html(message: AnyMessage, results: dict[str, ToolMessage]) -> str:
     label = LABELS.get(message.type) or str(getattr(message, "role", message.type))
     head = [f'<span class="role">{escape(label)}</span>']
     if message.name:
-        head.append(f'<span class="name">{escape(str(message.name))}</span>')
-    details = [message_model(message), _usage(message), _message_time(message)]
+        head.append(f'<span class="name">{escape(marked(str(message.name)))}</span>')
+    details = [message_model(message), _usage(message), when(message_time(message))]
     shown = " · ".join(escape(d) for d in details if d)
     if shown:
         head.append(f'<span class="info">{shown}</span>')
     calls = message.tool_calls if isinstance(message, AIMessage) else []
     call_ids = {call.get("id"): call for call in calls if call.get("id")}
     content = message.content
+    ai = isinstance(message, AIMessage)
     if isinstance(content, str):
-        body = markdown(content)
+        body = _text(content, ai)
     else:
-        body = "".join(_block(block, call_ids) for block in content)
+        body = "".join(_block(block, call_ids, ai) for block in content)
     if isinstance(message, ToolMessage):
         body = _text_output(content) if isinstance(content, str) else body
         head.append(f'<code class="call-id">{escape(str(message.tool_call_id))}</code>')
@@ -403,13 +362,17 @@ def _fork(branch: list[AnyMessage], others: list[list[AnyMessage]]) -> int:
 
 def entry(group: list[Conversation], number: int) -> dict[str, Any]:
     """What the viewer knows of a conversation (or of a tree's branches, ``group``): its
-    list fields, search text and HTML."""
+    list fields, search text and HTML. The search text (``s``) and the HTML (``h``) are
+    lists of pieces, each one JSON string when written: a long conversation is never
+    copied whole."""
     branches = [list(c.messages) for c in group]
     first = group[0]
-    title = conversation_title(first, number)
-    sections = []
+    title = marked(conversation_title(first.with_messages(branches[0]), number))
+    html = []
+    tools = False
     for index, messages in enumerate(branches):
         parts = messages_html(messages)
+        tools = tools or any('<details class="tool">' in part for part in parts)
         if len(branches) > 1:
             others = branches[:index] + branches[index + 1 :]
             at = min(_fork(messages, others), len(parts))
@@ -424,12 +387,12 @@ def entry(group: list[Conversation], number: int) -> dict[str, Any]:
             )
             parts.insert(at, switch)
         hidden = " hidden" if index else ""
-        sections.append(
-            f'<section class="branch" data-index="{index}"{hidden}>{"".join(parts)}</section>'
-        )
+        html.append(f'<section class="branch" data-index="{index}"{hidden}>')
+        html.extend(part for part in parts if part)
+        html.append("</section>")
     everything = [m for messages in branches for m in messages]
     date = conversation_date(first, everything)
-    model = conversation_model(first, everything)
+    model = marked(conversation_model(first, everything))
     most = max(map(len, branches), default=0)
     facts = [f"{most} message" if most == 1 else f"{most} messages"]
     if len(branches) > 1:
@@ -440,23 +403,21 @@ def entry(group: list[Conversation], number: int) -> dict[str, Any]:
         facts.append(f"id {ident}")
     if first.location is not None:
         facts.append(str(first.location))
-    header = (
+    expand = (
+        '<button type="button" class="expand" data-expand="tool">Expand all tool calls</button>'
+        if tools
+        else ""
+    )
+    html.insert(
+        0,
         f"<header class=conv-head><h1>{escape(title)}</h1>"
-        f'<p class="facts">{" · ".join(escape(str(f)) for f in facts)}</p></header>'
+        f'<p class="facts">{" · ".join(escape(str(f)) for f in facts)}</p>{expand}</header>',
     )
     seen: set[Any] = set()
-    texts = [title]
+    texts = [title.lower()]
     for message in everything:
         key = _key(message)
         if key not in seen:
             seen.add(key)
-            texts.extend(_text_of(message))
-    return {
-        "t": title,
-        "d": date,
-        "m": model,
-        "n": max(map(len, branches), default=0),
-        "b": len(branches),
-        "s": "\n".join(texts).lower(),
-        "h": header + "".join(sections),
-    }
+            texts.extend(text.lower() for text in _text_of(message))
+    return {"t": title, "d": date, "m": model, "n": most, "b": len(branches), "s": texts, "h": html}

@@ -1,13 +1,25 @@
 """A conversation as a Markdown transcript for people: a heading per turn, tool calls as
-fenced JSON, images as links, reasoning as quotes."""
+fenced JSON, reasoning as quotes, Claude's artifacts as titled code blocks, images as
+links (or, when the export does not hold them, named), attachments named, dates ISO."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from typing import Any
 
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
+from .artifacts import segments
+from .facts import (
+    attachments,
+    conversation_model,
+    conversation_times,
+    conversation_title,
+    iso,
+    recap_text,
+    size_text,
+)
 
 # what a person calls each message type (the Markdown and HTML transcripts)
 LABELS = {
@@ -17,6 +29,8 @@ LABELS = {
     "tool": "Tool",
     "function": "Function",
 }
+_TITLES = ("title", "name", "summary")
+_MEDIA = ("audio", "video", "file", "text-plain", "input_audio", "document")
 
 
 def _fence(text: str, language: str = "") -> str:
@@ -26,26 +40,71 @@ def _fence(text: str, language: str = "") -> str:
     return f"{ticks}{language}\n{text}\n{ticks}"
 
 
-def _block(block: Any) -> str:
+def _quote(text: str) -> str:
+    return "\n".join(">" if not line.strip() else "> " + line for line in text.splitlines())
+
+
+def _text(text: str, ai: bool) -> str:
+    """A text as written; an answer's Claude artifacts fenced under their titles and its
+    ``<antThinking>`` quoted as reasoning."""
+    if not ai or "<ant" not in text:
+        return text
+    parts = []
+    for segment in segments(text):
+        if segment.kind == "text":
+            parts.append(segment.text.strip("\n"))
+        elif segment.kind == "thinking":
+            parts.append(_quote(f"*Reasoning:* {segment.text}"))
+        else:
+            ident = segment.attributes.get("identifier")
+            head = f"**{segment.title}**" + (f" (artifact `{ident}`)" if ident else "")
+            parts.append(f"{head}\n\n{_fence(segment.text, segment.language)}")
+    return "\n\n".join(p for p in parts if p)
+
+
+def _media(block: dict[str, Any], kind: str, names: dict[str, str]) -> str:
+    """An image or file: a web image as an image link; one the export does not hold
+    (ChatGPT's ``file-service://``, a data URL, a path) named in a note."""
+    extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
+    url = block.get("url")
+    if kind == "image_url":
+        image = block.get("image_url")
+        url = image.get("url") if isinstance(image, dict) else image
+        kind = "image"
+    if kind == "image" and isinstance(url, str) and url.startswith(("http://", "https://")):
+        return f"![image]({url})"
+    pointer = url if isinstance(url, str) and not url.startswith("data:") else ""
+    name = (
+        names.get(pointer.rsplit("/", 1)[-1] if pointer else "")
+        or extras.get("file_name")
+        or extras.get("filename")
+        or block.get("filename")
+        or block.get("name")
+        or pointer
+        or block.get("file_id")
+        or ""
+    )
+    size = size_text(extras.get("size_bytes", block.get("size")))
+    missing = pointer and not pointer.startswith(("http://", "https://"))
+    detail = ", ".join(x for x in (size, "not in the export" if missing else "") if x)
+    label = f"{kind}: {name}" if name else kind
+    return f"*[{label}{f' ({detail})' if detail else ''}]*"
+
+
+def _block(block: Any, names: dict[str, str], ai: bool) -> str:
     if isinstance(block, str):
-        return block
+        return _text(block, ai)
     kind = block.get("type")
     if kind == "text":
-        return str(block.get("text") or "")
+        return _text(str(block.get("text") or ""), ai)
     if kind in ("reasoning", "thinking"):
         text = str(block.get("reasoning") or block.get("thinking") or "")
-        return "\n".join("> " + line for line in text.splitlines()) if text else ""
-    if kind in ("image", "image_url"):
-        url = block.get("url")
-        if kind == "image_url":
-            image = block.get("image_url")
-            url = image.get("url") if isinstance(image, dict) else image
-        if isinstance(url, str) and not url.startswith("data:"):
-            return f"![image]({url})"
-        return "*[image]*"
-    if kind in ("audio", "video", "file", "text-plain", "input_audio"):
-        name = (block.get("extras") or {}).get("file_name") or block.get("url") or kind
-        return f"*[{kind}: {name}]*"
+        return _quote(text) if text else ""
+    recap = recap_text(block)
+    if recap is not None:
+        return f"*{recap}*"
+    if kind in ("image", "image_url", *_MEDIA):
+        return _media(block, kind, names)
     if kind in ("tool_use", "server_tool_call"):
         args = block.get("input", block.get("args"))
         return _fence(
@@ -69,8 +128,17 @@ def message_markdown(message: AnyMessage) -> str:
         heading += f" ({message.name})"
     if isinstance(message, ToolMessage):
         heading += f" — result of `{message.tool_call_id}`"
+    attached = list(attachments(message))
+    names = {ident: name for name, _, ident in attached if ident}
+    ai = isinstance(message, AIMessage)
     content = message.content
-    parts = [content] if isinstance(content, str) else [_block(b) for b in content]
+    parts = (
+        [_text(content, ai)]
+        if isinstance(content, str)
+        else [_block(b, names, ai) for b in content]
+    )
+    for name, detail, _ in attached:
+        parts.append(f"*[attached: {name}{f' ({detail})' if detail else ''}]*")
     if isinstance(message, AIMessage):
         for call in message.tool_calls:
             args = call["args"]
@@ -83,18 +151,47 @@ def message_markdown(message: AnyMessage) -> str:
     return f"{heading}\n\n{body}" if body else heading
 
 
-def conversation_markdown_parts(conversation: Conversation, index: int) -> Iterator[str]:
-    """A conversation's transcript in pieces, a message at a time, joined as they come."""
+def conversation_facts(conversation: Conversation) -> dict[str, str]:
+    """id, created, updated (ISO 8601) and model of a conversation, those it has (what its
+    messages say only when they are a list: a log read as a stream is read once)."""
     meta = conversation.meta
-    title = meta.get("title") or meta.get("name") or f"Conversation {index + 1}"
+    held = conversation.messages if isinstance(conversation.messages, list) else []
+    created, updated = conversation_times(conversation.with_messages(held))
+    facts = {
+        "id": meta.get("id") or meta.get("uuid") or meta.get("conversation_id"),
+        "created": iso(created) if created is not None else None,
+        "updated": iso(updated) if updated is not None else None,
+        "model": conversation_model(conversation, held),
+    }
+    return {key: str(value) for key, value in facts.items() if value}
+
+
+def titled(conversation: Conversation, index: int) -> tuple[str, Conversation]:
+    """The conversation's title, and the conversation to read on: a stream's messages
+    up to its first question are read to name it, and given back in front."""
+    messages = conversation.messages
+    if isinstance(messages, list) or any(conversation.meta.get(k) for k in _TITLES):
+        return conversation_title(conversation, index), conversation
+    messages = iter(messages)
+    ahead = []
+    for message in messages:
+        ahead.append(message)
+        if message.type == "human":
+            break
+    title = conversation_title(conversation.with_messages(ahead), index)
+    return title, conversation.with_messages(itertools.chain(ahead, messages))
+
+
+def conversation_markdown_parts(
+    conversation: Conversation, index: int, facts: bool = True
+) -> Iterator[str]:
+    """A conversation's transcript in pieces, a message at a time, joined as they come;
+    its facts listed under the title (``facts``: a note has them in its front matter)."""
+    title, conversation = titled(conversation, index)
     yield f"# {title}"
-    details = [
-        f"{key}: {meta[key]}"
-        for key in ("id", "uuid", "create_time", "created_at", "model")
-        if meta.get(key) is not None
-    ]
+    details = conversation_facts(conversation) if facts else {}
     if details:
-        yield "\n\n" + "\n".join(f"- {d}" for d in details)
+        yield "\n\n" + "\n".join(f"- {key}: {value}" for key, value in details.items())
     for message in conversation.messages:
         yield "\n\n" + message_markdown(message)
     yield "\n"

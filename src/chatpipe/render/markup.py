@@ -11,16 +11,37 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
+from .tex import math_rule, render_math
+
 _LINK_SCHEMES = ("http:", "https:", "mailto:")
 _IMAGE_DATA = re.compile(r"data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*\Z", re.I)
-_MAX_HIGHLIGHT = 200_000  # longer code is escaped, not highlighted (Pygments is slow on it)
+# longer code is escaped, not highlighted (Pygments and the JSON spans cost many times
+# the text's size in memory); a longer run of Markdown with no blank line to cut it at
+# (one table, one paragraph) is shown as text, not parsed (markdown-it's tokens cost a
+# hundred times the text)
+_MAX_HIGHLIGHT = LONG = 200_000
+# Markdown is parsed in pieces of about this size, cut at blank lines outside code
+# fences: memory stays that of a piece whatever the message's length
+_PIECE = 64_000
 
 
 def escape(text: str) -> str:
     return html.escape(text, quote=True)
+
+
+# the characters that turn the direction of the text after them (embeddings, overrides,
+# isolates): in a title or a name they could make it read as something else
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def marked(text: str) -> str:
+    """``text`` with each bidirectional control shown as its code point (``[U+202E]``),
+    so that a title or a name reads as it was written."""
+    return _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
 
 
 def safe_link(url: Any) -> str | None:
@@ -89,7 +110,7 @@ def highlight(code: str, language: str = "") -> str:
     """``code`` as escaped HTML, with Pygments' token spans when the language is known."""
     language = (language or "").strip().split()[0].lower() if language else ""
     if language == "json":
-        return highlight_json(code)
+        return highlight_json(code) if len(code) <= _MAX_HIGHLIGHT else escape(code)
     lexer = _lexer(language) if language and len(code) <= _MAX_HIGHLIGHT else None
     if lexer is None:
         return escape(code)
@@ -125,7 +146,9 @@ def _markdown() -> Any:
     md.options["highlight"] = lambda code, lang, attrs: (
         f"<pre class=code{_lang_attr(lang)}><code>{highlight(code, lang)}</code></pre>"
     )
+    md.inline.ruler.before("escape", "math", math_rule)
     rules = md.renderer.rules
+    rules["math"] = render_math
     rules["link_open"] = _link_open
     rules["link_close"] = _link_close
     rules["image"] = _image
@@ -169,11 +192,50 @@ def _image(tokens: list, idx: int, options: Any, env: dict) -> str:
     )
 
 
-_PLAIN = re.compile(r"[\\`*_\[\]<>&#!|~\-+=.:)\d]|^ {4}|^\t|\n\s*\n", re.M)
+_PLAIN = re.compile(r"[\\`*_\[\]<>&#!|~\-+=.:)$\d]|^ {4}|^\t|\n\s*\n", re.M)
 
 
 def markdown(text: str) -> str:
-    """``text`` read as Markdown, as HTML; raw HTML in it is shown as text."""
+    """``text`` read as Markdown, as HTML; raw HTML in it is shown as text. A long text
+    is read a piece at a time (``pieces``)."""
     if not _PLAIN.search(text):  # a plain sentence: one paragraph, no parse needed
         return f"<p>{escape(text)}</p>" if text.strip() else ""
-    return _markdown().render(text, {})
+    if len(text) <= _PIECE:
+        return _markdown().render(text, {})
+    return "".join(_piece_html(piece) for piece in pieces(text))
+
+
+def _piece_html(piece: str) -> str:
+    if len(piece) > _MAX_HIGHLIGHT and not _FENCE.match(piece):
+        return f'<pre class="long-text">{escape(piece)}</pre>'
+    return _markdown().render(piece, {})
+
+
+# a blank line, or a line that opens or closes a code fence
+_CUTS = re.compile(r"\n[ \t\r]*\n|^ {0,3}(`{3,}|~{3,})[^\n]*$", re.M)
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+def pieces(text: str) -> Iterator[str]:
+    """``text`` cut at blank lines outside code fences into pieces of about ``_PIECE``
+    characters (one piece is longer only where no such line comes sooner)."""
+    start = 0
+    fence = ""  # the open fence's marker
+    for match in _CUTS.finditer(text):
+        marker = match.group(1)
+        if marker is not None:
+            if not fence:
+                fence = marker
+            elif (
+                marker[0] == fence[0]
+                and len(marker) >= len(fence)
+                and not (text[match.start() : match.end()].strip()[len(marker) :].strip())
+            ):
+                fence = ""
+            continue
+        if fence or match.end() - start < _PIECE:
+            continue
+        yield text[start : match.end()]
+        start = match.end()
+    if start < len(text):
+        yield text[start:]

@@ -1,0 +1,171 @@
+"""What the transcripts for people (the HTML viewer, Markdown) say about a conversation and
+its messages besides their content: title, dates, model, attachments, sizes, ChatGPT's
+reasoning recap."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from typing import Any
+
+from ..model import AnyMessage, Conversation
+
+# an untitled conversation is called by the start of its first question, this long at most
+TITLE_LENGTH = 60
+
+
+def moment(value: Any) -> datetime | None:
+    """A time (UTC) from epoch seconds or an ISO 8601 string; None when it is neither."""
+    try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return datetime.fromtimestamp(float(value), tz=timezone.utc)
+        if isinstance(value, str) and value:
+            found = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            return found.astimezone(timezone.utc) if found.tzinfo is not None else found
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+def when(value: Any) -> str:
+    """A time as ``YYYY-MM-DD HH:MM`` (UTC); a string that is not a time as it is."""
+    found = moment(value)
+    if found is None:
+        return value if isinstance(value, str) else ""
+    return found.strftime("%Y-%m-%d %H:%M")
+
+
+def iso(value: Any) -> str:
+    """A time as ISO 8601 (``2024-05-01T12:30:00Z``, UTC); a string that is not a time
+    as it is."""
+    found = moment(value)
+    if found is None:
+        return value if isinstance(value, str) else ""
+    text = found.replace(microsecond=0).isoformat()
+    return text.replace("+00:00", "Z") if found.tzinfo is not None else text
+
+
+def source_fields(message: AnyMessage) -> dict[str, Any]:
+    """The export's own fields of a message (ChatGPT's or Claude's), or {}."""
+    extra = message.additional_kwargs
+    found = extra.get("chatgpt") or extra.get("claude") if extra else None
+    return found if isinstance(found, dict) else {}
+
+
+def message_model(message: AnyMessage) -> str:
+    model = message.response_metadata.get("model_name") or message.response_metadata.get("model")
+    if not model:
+        metadata = source_fields(message).get("metadata")
+        model = metadata.get("model_slug") if isinstance(metadata, dict) else None
+    return str(model) if model else ""
+
+
+def message_time(message: AnyMessage) -> Any:
+    """When a message was written, as its export gives it (or None)."""
+    source = source_fields(message)
+    return source.get("create_time") or source.get("created_at")
+
+
+def _first_question(conversation: Conversation) -> str:
+    for message in conversation.messages:
+        if message.type != "human":
+            continue
+        content = message.content
+        texts = (
+            [content]
+            if isinstance(content, str)
+            else [
+                b if isinstance(b, str) else str(b.get("text") or "")
+                for b in content
+                if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
+            ]
+        )
+        words = " ".join(" ".join(texts).split())
+        if words:
+            if len(words) <= TITLE_LENGTH:
+                return words
+            cut = words[:TITLE_LENGTH].rsplit(" ", 1)[0] or words[:TITLE_LENGTH]
+            return cut.rstrip(" ,.;:") + "…"
+    return ""
+
+
+def conversation_title(conversation: Conversation, number: int) -> str:
+    """Its title; an untitled one (a dataset's rows) is called by the start of its first
+    question, or ``Conversation N`` (``number`` counts from 0) when it has none."""
+    meta = conversation.meta
+    title = meta.get("title") or meta.get("name") or meta.get("summary")
+    if title:
+        return str(title)
+    return _first_question(conversation) or f"Conversation {number + 1}"
+
+
+def conversation_model(conversation: Conversation, messages: list[AnyMessage]) -> str:
+    meta = conversation.meta
+    model = meta.get("model") or meta.get("default_model_slug")
+    if model:
+        return str(model)
+    return next((m for m in map(message_model, messages) if m), "")
+
+
+def conversation_times(conversation: Conversation) -> tuple[Any, Any]:
+    """(created, updated) as the conversation's export gives them, or its messages' first
+    and last times; None where nothing says."""
+    meta = conversation.meta
+    created = next(
+        (meta[k] for k in ("create_time", "created_at", "created", "timestamp") if meta.get(k)),
+        None,
+    )
+    updated = next((meta[k] for k in ("update_time", "updated_at") if meta.get(k)), None)
+    if created is None or updated is None:
+        times = [t for t in map(message_time, conversation.messages) if t]
+        created = created if created is not None else (times[0] if times else None)
+        updated = updated if updated is not None else (times[-1] if times else None)
+    return created, updated
+
+
+def conversation_date(conversation: Conversation, messages: list[AnyMessage]) -> str:
+    meta = conversation.meta
+    for key in ("create_time", "created_at", "created", "timestamp", "update_time"):
+        shown = when(meta.get(key))
+        if shown:
+            return shown
+    return next((t for t in (when(message_time(m)) for m in messages) if t), "")
+
+
+def size_text(size: Any) -> str:
+    if not isinstance(size, (int, float)) or isinstance(size, bool) or size < 0:
+        return ""
+    for unit in ("B", "kB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return ""
+
+
+def attachments(message: AnyMessage) -> Iterator[tuple[str, str, str]]:
+    """(name, detail, id) of each file attached to a message in its export: Claude's
+    ``attachments`` and ``files``, ChatGPT's ``metadata.attachments``."""
+    source = source_fields(message)
+    metadata = source.get("metadata") if isinstance(source.get("metadata"), dict) else {}
+    for items in (source.get("attachments"), source.get("files"), metadata.get("attachments")):
+        for item in items if isinstance(items, list) else ():
+            if not isinstance(item, dict):
+                continue
+            name = item.get("file_name") or item.get("name") or item.get("file_uuid") or "file"
+            size = size_text(item.get("file_size", item.get("size")))
+            kind = item.get("file_kind") or item.get("file_type") or item.get("mime_type") or ""
+            preview = item.get("preview_asset")
+            if isinstance(preview, dict) and preview.get("image_width"):
+                size = size or f"{preview['image_width']}×{preview.get('image_height')}"
+            detail = ", ".join(x for x in (str(kind), size) if x)
+            yield str(name), detail, str(item.get("id") or item.get("file_uuid") or "")
+
+
+def recap_text(block: Any) -> str | None:
+    """ChatGPT's reasoning recap (``Thought for 4 seconds``) when ``block`` is one."""
+    if not isinstance(block, dict) or block.get("type") != "non_standard":
+        return None
+    value = block.get("value")
+    if isinstance(value, dict) and value.get("content_type") == "reasoning_recap":
+        return str(value.get("content") or "Thought")
+    return None

@@ -1,0 +1,67 @@
+"""Conversations as a folder of Markdown notes (``--to markdown --output-dir DIR``), as
+people keep exports in Obsidian and other notes apps: a file per conversation, named by
+its date and title, each opening with YAML front matter (title, id, created, updated,
+model, source)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+
+from ..model import Conversation
+from .markdown import conversation_facts, conversation_markdown_parts, titled
+
+# what a file name cannot hold on some system, or a notes app reads as link syntax, and
+# the characters that turn the text's direction
+_UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|#^\[\]\u202a-\u202e\u2066-\u2069]')
+_RESERVED = re.compile(r"(con|prn|aux|nul|com\d|lpt\d)(\..*)?", re.I)  # Windows' devices
+_LONGEST = 120  # bytes of UTF-8 for a name's stem: far under 255 with the suffix added
+
+
+def note_name(title: str, created: str | None) -> str:
+    """A file name's stem for a note: ``2024-05-01 Title``, with what a file system or a
+    notes app cannot take made spaces, no leading dot, not too long."""
+    stem = " ".join(_UNSAFE.sub(" ", title).split()).strip(" .")
+    if created and re.match(r"\d{4}-\d{2}-\d{2}", created):
+        stem = f"{created[:10]} {stem}".strip()
+    while len(stem.encode("utf-8")) > _LONGEST:
+        stem = stem[:-1]
+    stem = stem.rstrip(" .") or "Untitled"
+    return f"{stem}_" if _RESERVED.fullmatch(stem) else stem
+
+
+def unique(stem: str, taken: set[str]) -> str:
+    """``stem.md``, or ``stem (2).md``... when a note already has that name (compared
+    as a case-insensitive file system compares them)."""
+    name, number = f"{stem}.md", 1
+    while name.casefold() in taken:
+        number += 1
+        name = f"{stem} ({number}).md"
+    taken.add(name.casefold())
+    return name
+
+
+def front_matter(fields: dict[str, str]) -> str:
+    """YAML front matter: strings double-quoted (JSON's escapes are YAML's), dates bare."""
+    lines = ["---"]
+    for key, value in fields.items():
+        bare = key in ("created", "updated") and re.fullmatch(r"[\dT:Z.+-]+", value)
+        lines.append(f"{key}: {value if bare else json.dumps(value, ensure_ascii=False)}")
+    return "\n".join(lines) + "\n---\n\n"
+
+
+def notes(conversations: Iterable[Conversation]) -> Iterator[tuple[str, str]]:
+    """(file name, text) of each conversation's note, one conversation held at a time."""
+    taken: set[str] = set()
+    for index, conversation in enumerate(conversations):
+        conversation = conversation.with_messages(list(conversation.messages))
+        title, _ = titled(conversation, index)
+        facts = conversation_facts(conversation)
+        fields = {"title": title, **facts}
+        if conversation.location is not None:
+            fields["source"] = conversation.location.file
+        text = front_matter(fields) + "".join(
+            conversation_markdown_parts(conversation, index, facts=False)
+        )
+        yield unique(note_name(title, facts.get("created")), taken), text
