@@ -31,6 +31,12 @@ class Dialect:
     document = False
     # written as a folder of files too (``render_pages``: html, with --output-dir)
     pages = False
+    # a record may be a turn of several messages (an Anthropic user turn answering tools):
+    # a log of such records is read whole (``read_turn``), one bad record failing all of it
+    turn_records = False
+    # where a conversation record holds its messages: a bare list of messages (a JSONL
+    # line that is an array) reads as a record with the list there
+    list_key = "messages"
 
     # -- recognising ----------------------------------------------------------------
 
@@ -48,6 +54,10 @@ class Dialect:
 
     def read_message(self, value: Any) -> AnyMessage:
         raise NotImplementedError
+
+    def read_turn(self, value: Any) -> list[AnyMessage]:
+        """The messages one message record gives (one, but for ``turn_records`` dialects)."""
+        return [self.read_message(value)]
 
     def finish(
         self, messages: Iterable[AnyMessage], links: Any = None, start: int = 0
@@ -77,7 +87,9 @@ class Dialect:
         self, value: Any, location: Location, options: Any = None
     ) -> Iterator[Conversation]:
         """The conversations one record holds: one, or (trees of exports, with
-        ``options``) each branch asked for."""
+        ``options``) each branch asked for. A bare list is a conversation's messages."""
+        if isinstance(value, list):
+            value = {self.list_key: value}
         yield self.read_conversation(value, location)
 
     # -- writing --------------------------------------------------------------------

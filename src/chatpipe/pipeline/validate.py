@@ -18,7 +18,7 @@ from ..ops.validate import (
     unreadable,
 )
 from .parts import DEFAULT_BLOCKSIZE
-from .reading import message_of, shape_errors
+from .reading import shape_errors, turn_of
 
 
 def validate_files(
@@ -224,12 +224,13 @@ class _StreamReading:
                 self.problems.extend(finetune_message_problems(value, record.location))
                 self.assistant_seen |= isinstance(value, dict) and value.get("role") == "assistant"
             try:
-                message = message_of(self.dialect, value, record.location)
+                messages = turn_of(self.dialect, value, record.location)
             except ChatpipeError as exc:
                 self.problems.append(unreadable(exc))
                 continue
-            self.places.append(record.location)
-            yield message
+            for message in messages:  # (an Anthropic turn may be several)
+                self.places.append(record.location)
+                yield message
 
     def drain(self) -> list[Problem]:
         problems, self.problems = self.problems, []
