@@ -700,3 +700,28 @@ def test_what_is_not_a_langchainjs_store():
         {"u": {"s": {"messages": []}}},  # nothing in it says it holds chat messages
     ):
         assert not is_file_store(other), other
+
+
+def test_a_bad_source_inside_a_tool_result_is_named_too():
+    turn = {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": "t1",
+                "content": [{"type": "image", "source": {"type": "url"}}],
+            }
+        ],
+    }
+    request = {"messages": [{"role": "user", "content": "hi"}, turn]}
+    assert run("convert", "--from", "anthropic", "-", input=json.dumps(request) + "\n") == (
+        1,
+        "",
+        "chatpipe: error: <stdin>:1:1: message 2: content block 1 (a tool result), content "
+        "block 1: the image's url source has no 'url' (an Anthropic url source needs url)\n",
+    )
+    turn["content"] = [{"type": "document", "source": "a.pdf"}]
+    assert run("convert", "--from", "anthropic", "-", input=json.dumps(request) + "\n")[2] == (
+        "chatpipe: error: <stdin>:1:1: message 2: content block 1: the document's source must "
+        "be an object\n"
+    )
