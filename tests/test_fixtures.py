@@ -71,7 +71,11 @@ def test_sample_converts_with_nothing_lost(path):
 
 
 def parsed_and_kept(value, kept) -> bool:
-    """JSON text (tool-call arguments) is kept when everything inside it is."""
+    """JSON text (tool-call arguments) is kept when everything inside it is, and a data URL
+    when its media type and its base64 are (a media block holds them apart)."""
+    if isinstance(value, str) and value.startswith("data:") and ";base64," in value:
+        mime, data = value[5:].split(";base64,", 1)
+        return data in kept and (not mime or mime in kept)
     try:
         parsed = json.loads(value) if isinstance(value, str) else None
     except ValueError:
@@ -116,7 +120,7 @@ def test_openai_logs_read_as_langchain_reads_them():
         data = load(path)
         rows = data if isinstance(data, list) else [data]
         for row, conversation in zip(rows, read([str(path)]), strict=True):
-            raw = row.get("messages")
+            raw = row if isinstance(row, list) else row.get("messages")
             if raw is None:
                 continue
             try:

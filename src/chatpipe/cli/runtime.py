@@ -220,7 +220,7 @@ def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
     engine = engine_of(reading, jobs)
     # a target that makes a folder of pages (html) writes --output-dir itself
     shards = reading.output_dir if getattr(job.target, "output_dir", None) is None else None
-    if shards is not None and reading.output is not None:
+    if reading.output_dir is not None and reading.output is not None:
         raise UsageError("-o writes one file and --output-dir a folder; pick one")
     parquet = parquet_wanted(None if shards else reading.output, reading.to_format)
     if shards is not None:

@@ -42,6 +42,21 @@ def _blocks_look_anthropic(messages: list[Any]) -> bool:
     return False
 
 
+# keys of OpenAI messages that Anthropic's never have
+_OPENAI_KEYS = ("tool_calls", "tool_call_id", "function_call", "refusal")
+
+
+def is_anthropic_turns(messages: list[Any]) -> bool:
+    """Messages that are Anthropic turns (a bare list, as agents save their API history):
+    user and assistant roles only, and content blocks of Anthropic's own types."""
+    return all(
+        isinstance(m, dict)
+        and m.get("role") in ("user", "assistant")
+        and not any(k in m for k in _OPENAI_KEYS)
+        for m in messages
+    ) and _blocks_look_anthropic(messages)
+
+
 def is_anthropic_request(value: Any) -> bool:
     if not isinstance(value, dict) or not isinstance(value.get("messages"), list):
         return False
@@ -107,6 +122,64 @@ def user_turn(content: Any) -> list[AnyMessage]:
     return out
 
 
+def read_turn(item: Any) -> list[AnyMessage]:
+    """The messages of one turn of a request: an assistant turn, or a user turn (its tool
+    results first); keys beside role and content (an agent's timestamps, model info) are
+    kept on the turn's message."""
+    if not isinstance(item, dict):
+        raise ValidationError("a message must be an object")
+    role, content = item.get("role"), item.get("content")
+    if role not in ("user", "assistant"):
+        raise ValidationError(f"Anthropic roles are user and assistant, got {role!r}")
+    check_blocks(content)
+    extra = {k: v for k, v in item.items() if k not in ("role", "content")}
+    if role == "assistant":
+        return [ai_from_content(content, **({"additional_kwargs": extra} if extra else {}))]
+    turn = user_turn(content)
+    if extra:
+        turn[-1].additional_kwargs.update(extra)
+    return turn
+
+
+# what each kind of media source needs, as the API requires it
+_SOURCE_FIELDS = {
+    "base64": ("media_type", "data"),
+    "url": ("url",),
+    "file": ("file_id",),
+    "text": ("data",),
+}
+
+
+def check_blocks(content: Any, where: str = "") -> None:
+    """A media block whose source lacks what the API requires is bad input, said where:
+    writers would otherwise fail on it, or write an image no one can show."""
+    if not isinstance(content, list):
+        return
+    for j, block in enumerate(content):
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        place = f"{where}content block {j + 1}"
+        if kind == "tool_result":
+            check_blocks(block.get("content"), f"{place} (a tool result), ")
+        if kind not in ("image", "document") or "source" not in block:
+            continue
+        source = block["source"]
+        if not isinstance(source, dict):
+            raise ValidationError(f"{place}: the {kind}'s source must be an object")
+        fields = _SOURCE_FIELDS.get(source.get("type"), ())
+        missing = [k for k in fields if not isinstance(source.get(k), str)]
+        if not missing:
+            continue
+        example = "image/png" if kind == "image" else "application/pdf"
+        raise ValidationError(
+            f"{place}: the {kind}'s {source['type']} source has no {missing[0]!r}",
+            hint=f"give it the media's type, e.g. {example}"
+            if missing[0] == "media_type"
+            else f"an Anthropic {source['type']} source needs " + " and ".join(fields),
+        )
+
+
 def usage_from_anthropic(usage: Any) -> dict[str, Any] | None:
     """langchain-anthropic's usage: input counts include cache reads and writes."""
     if not isinstance(usage, dict):
@@ -146,6 +219,7 @@ class AnthropicDialect(Dialect):
     name = "anthropic"
     writable = True
     conversation_records = True
+    turn_records = True
     description = "Anthropic Messages requests {system, messages}, responses, stream events"
 
     def is_message(self, value: Any) -> bool:
@@ -155,17 +229,18 @@ class AnthropicDialect(Dialect):
         return is_anthropic_request(value) or is_anthropic_response(value)
 
     def read_message(self, value: Any) -> AnyMessage:
-        if not isinstance(value, dict) or value.get("role") not in ("user", "assistant"):
-            raise ValidationError("not an Anthropic message", hint=_keys_hint(value))
-        if value["role"] == "assistant":
-            return ai_from_content(value.get("content"))
-        turn = user_turn(value.get("content"))
+        turn = self.read_turn(value)
         if len(turn) != 1:
             raise ValidationError(
                 "a user turn with tool results is several messages, one a line cannot hold",
                 hint='give the turns as one conversation record, {"messages": [...]}',
             )
         return turn[0]
+
+    def read_turn(self, value: Any) -> list[AnyMessage]:
+        if not isinstance(value, dict) or value.get("role") not in ("user", "assistant"):
+            raise ValidationError("not an Anthropic message", hint=_keys_hint(value))
+        return read_turn(value)
 
     def read_conversation(self, value: Any, location: Location) -> Conversation:
         if is_anthropic_response(value):
@@ -177,16 +252,7 @@ class AnthropicDialect(Dialect):
             messages.append(SystemMessage(system))
         for index, item in enumerate(value.get("messages") or ()):
             try:
-                if not isinstance(item, dict):
-                    raise ValidationError("a message must be an object")
-                if item.get("role") == "assistant":
-                    messages.append(ai_from_content(item.get("content")))
-                elif item.get("role") == "user":
-                    messages.extend(user_turn(item.get("content")))
-                else:
-                    raise ValidationError(
-                        f"Anthropic roles are user and assistant, got {item.get('role')!r}"
-                    )
+                messages.extend(read_turn(item))
             except ChatpipeError as exc:
                 raise exc.located(location.at_message(index)) from None
         meta = {k: (None if k == "messages" else v) for k, v in value.items() if k != "system"}

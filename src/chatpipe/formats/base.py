@@ -35,6 +35,12 @@ class Dialect:
     # a log's message lines are read one by one and written one by one (a log of it can
     # be cut into ranges of lines); other dialects chain their lines (trees, events)
     messages_by_line = False
+    # a record may be a turn of several messages (an Anthropic user turn answering tools):
+    # a log of such records is read whole (``read_turn``), one bad record failing all of it
+    turn_records = False
+    # where a conversation record holds its messages: a bare list of messages (a JSONL
+    # line that is an array) reads as a record with the list there
+    list_key = "messages"
 
     # -- recognising ----------------------------------------------------------------
 
@@ -52,6 +58,10 @@ class Dialect:
 
     def read_message(self, value: Any) -> AnyMessage:
         raise NotImplementedError
+
+    def read_turn(self, value: Any) -> list[AnyMessage]:
+        """The messages one message record gives (one, but for ``turn_records`` dialects)."""
+        return [self.read_message(value)]
 
     def finish(
         self, messages: Iterable[AnyMessage], links: Any = None, start: int = 0
@@ -81,7 +91,9 @@ class Dialect:
         self, value: Any, location: Location, options: Any = None
     ) -> Iterator[Conversation]:
         """The conversations one record holds: one, or (trees of exports, with
-        ``options``) each branch asked for."""
+        ``options``) each branch asked for. A bare list is a conversation's messages."""
+        if isinstance(value, list):
+            value = {self.list_key: value}
         yield self.read_conversation(value, location)
 
     # -- writing --------------------------------------------------------------------
@@ -163,6 +175,16 @@ def _shape_error(dialect: Dialect, exc: Exception, location: Location) -> DataEr
         location,
         hint="check the record against the dialect, or name another with --from",
     )
+
+
+def turn_of(dialect: Dialect, value: Any, location: Location) -> list[AnyMessage]:
+    """The messages one message record gives (``Dialect.read_turn``), as ``message_of``."""
+    try:
+        return dialect.read_turn(value)
+    except ChatpipeError as exc:
+        raise exc.located(location) from None
+    except _SHAPE_ERRORS as exc:
+        raise _shape_error(dialect, exc, location) from None
 
 
 def message_of(dialect: Dialect, value: Any, location: Location) -> AnyMessage:

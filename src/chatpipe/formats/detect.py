@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .anthropic import is_anthropic_response
+from .anthropic import is_anthropic_response, is_anthropic_turns
 from .base import Dialect
 from .gemini import is_gemini_response
 from .registry import dialects, get_dialect
@@ -12,6 +12,7 @@ from .registry import dialects, get_dialect
 MESSAGES = "messages"  # the records are the messages of one conversation
 CONVERSATIONS = "conversations"  # each record is a conversation
 STREAM = "stream"  # the records are events that spell out messages
+_LIST_WINDOW = 50  # messages of a bare list looked at to tell its dialect
 
 
 def detect(value: Any, more: list[Any] = ()) -> tuple[Dialect, str] | None:
@@ -21,12 +22,21 @@ def detect(value: Any, more: list[Any] = ()) -> tuple[Dialect, str] | None:
         return None
 
 
+def is_message_list(value: Any) -> bool:
+    """A bare array of messages (a JSONL line of a dataset stored so): a conversation."""
+    return isinstance(value, list) and bool(value) and all(isinstance(m, dict) for m in value)
+
+
 def _detect(value: Any, more: list[Any]) -> tuple[Dialect, str] | None:
     """The dialect and record shape a first record shows, or None.
 
     ``more`` holds the next few records: the OpenAI family (Mellea, LLaMA-Factory) is
-    told apart by keys that need not appear in the first message.
+    told apart by keys that need not appear in the first message, and Anthropic turns by
+    their content blocks.
     """
+    if is_message_list(value):
+        inner = _detect(value[0], value[1:_LIST_WINDOW])
+        return (inner[0], CONVERSATIONS) if inner is not None and inner[1] == MESSAGES else None
     found = None
     for dialect in dialects():
         if dialect.stream and dialect.is_stream_event(value):
@@ -53,6 +63,8 @@ def _detect(value: Any, more: list[Any]) -> tuple[Dialect, str] | None:
         return found
     if found[1] == MESSAGES:
         samples = [value, *more]
+        if is_anthropic_turns(samples):
+            return get_dialect("anthropic"), MESSAGES
     else:
         samples = [
             m

@@ -1,17 +1,21 @@
 """The langchain dialect: ``messages_to_dict``'s ``{"type", "data"}`` records and ``dumpd``
-envelopes."""
+envelopes (Python's ``FileChatMessageHistory`` file is a JSON array of the former), and
+LangChain.js's ``FileSystemChatMessageHistory`` store, ``{user id: {session id: {messages,
+context}}}``, each session a conversation."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ..errors import ValidationError
-from ..model import MESSAGE_CLASSES, AnyMessage
+from ..errors import ChatpipeError, Location, ValidationError
+from ..model import MESSAGE_CLASSES, AnyMessage, Conversation
 from .base import Dialect, not_a_message
 from .openai import is_envelope
 
 _ENVELOPE_CLASSES = {cls.__name__: cls for cls in MESSAGE_CLASSES.values()}
+# LangChain.js's StoredMessage types that Python names otherwise
+_JS_TYPES = {"generic": "chat"}
 
 
 def message_from_envelope(value: dict[str, Any]) -> AnyMessage:
@@ -35,9 +39,31 @@ def is_langchain_message(value: Any) -> bool:
         isinstance(value, dict)
         and isinstance(value.get("type"), str)
         and isinstance(value["type"], str)
-        and value["type"] in MESSAGE_CLASSES
+        and (value["type"] in MESSAGE_CLASSES or value["type"] in _JS_TYPES)
         and isinstance(value.get("data"), dict)
     )
+
+
+def is_file_store(value: Any) -> bool:
+    """LangChain.js ``FileSystemChatMessageHistory``'s file: users, their sessions, each
+    ``{messages: [StoredMessage], context}``; at least one session holds messages."""
+    if not isinstance(value, dict) or not value:
+        return False
+    found = False
+    for sessions in value.values():
+        if not isinstance(sessions, dict):
+            return False
+        for session in sessions.values():
+            if not isinstance(session, dict) or not ("messages" in session or "context" in session):
+                return False
+            messages = session.get("messages", [])
+            if not isinstance(messages, list):
+                return False
+            if messages:
+                if not is_langchain_message(messages[0]):
+                    return False
+                found = True
+    return found
 
 
 class LangchainDialect(Dialect):
@@ -47,6 +73,30 @@ class LangchainDialect(Dialect):
 
     def is_message(self, value: Any) -> bool:
         return is_langchain_message(value)
+
+    def is_conversation(self, value: Any) -> bool:
+        return super().is_conversation(value) or is_file_store(value)
+
+    def read_conversations(
+        self, value: Any, location: Location, options: Any = None
+    ) -> Iterator[Conversation]:
+        if not is_file_store(value):
+            yield from super().read_conversations(value, location, options)
+            return
+        for user_id, sessions in value.items():
+            for session_id, session in sessions.items():
+                messages = []
+                for index, item in enumerate(session.get("messages") or ()):
+                    try:
+                        messages.append(self.read_message(item))
+                    except ChatpipeError as exc:
+                        where = f"user {user_id!r}, session {session_id!r}: "
+                        exc = type(exc)(where + exc.message, exc.location, exc.hint)
+                        raise exc.located(location.at_message(index)) from None
+                meta = {"user_id": user_id, "session_id": session_id}
+                meta.update({k: (None if k == "messages" else v) for k, v in session.items()})
+                meta.setdefault("messages", None)
+                yield Conversation(messages, meta, location, "messages")
 
     def read_message(self, value: Any) -> AnyMessage:
         if is_envelope(value):
@@ -67,6 +117,7 @@ def messages_to_dict(messages: Sequence[AnyMessage]) -> list[dict[str, Any]]:
 
 def message_from_dict(value: dict[str, Any]) -> AnyMessage:
     kind = value.get("type") if isinstance(value, dict) else None
+    kind = _JS_TYPES.get(kind, kind) if isinstance(kind, str) else kind
     cls = MESSAGE_CLASSES.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise ValidationError(f"Got unexpected message type: {kind}")

@@ -16,6 +16,7 @@ from ..errors import Location, ValidationError
 from ..model import AnyMessage
 from .base import Conversation, Dialect, not_a_message
 from .openai import OpenAIDialect, message_from_dict, parse_arguments
+from .openai_media import media_reference
 
 
 def is_llamafactory_message(value: Any) -> bool:
@@ -49,23 +50,6 @@ _MEDIA = {
     "audio_url": "audio",
     "audio": "audio",
 }
-
-
-def _media_block(kind: str, part: dict[str, Any]) -> dict[str, Any]:
-    """A media part as a standard block: a data URL's bytes as ``base64``, else ``url``."""
-    value = part["value"]
-    block: dict[str, Any] = {"type": kind}
-    if value.startswith("data:") and ";base64," in value:
-        head, data = value[5:].split(";base64,", 1)
-        block["base64"] = data
-        if head:
-            block["mime_type"] = head
-    else:
-        block["url"] = value
-    rest = {k: v for k, v in part.items() if k not in ("type", "value")}
-    if rest:
-        block["extras"] = rest
-    return block
 
 
 class LlamaFactoryDialect(OpenAIDialect):
@@ -117,7 +101,8 @@ class LlamaFactoryDialect(OpenAIDialect):
                 elif kind == "tool_call":
                     calls.append(_tool_call(part["value"]))
                 elif kind in _MEDIA and isinstance(part.get("value"), str):
-                    blocks.append(_media_block(_MEDIA[kind], part))
+                    rest = {k: v for k, v in part.items() if k not in ("type", "value")}
+                    blocks.append(media_reference(_MEDIA[kind], part["value"], rest))
                 else:
                     blocks.append(part)
             fields["content"] = blocks

@@ -36,6 +36,7 @@ from ..model.tool_calls import (
     tool_call,
 )
 from .base import Conversation, Dialect, not_a_message
+from .openai_media import PROCESSOR_MEDIA, processor_media
 from .tool_links import _UNLINKED, link_tool_results
 
 ROLE_CLASSES: dict[str, type[AnyMessage]] = {
@@ -332,6 +333,13 @@ def _preference_key(value: Any) -> str | None:
     return None if "prompt" in value else "chosen"
 
 
+def _with_processor_media(content: list[Any]) -> list[Any]:
+    """Hugging Face processors' media parts (``{"type": "image", "image": URL}``) made
+    standard media blocks, which every writer knows; langchain-core keeps them as they
+    are, and fails on the images when writing OpenAI messages."""
+    return [(type(p) is dict and processor_media(p)) or p for p in content]
+
+
 def _role_dict(value: Any) -> bool:
     return isinstance(value, dict) and isinstance(value.get("role"), str)
 
@@ -364,6 +372,11 @@ class OpenAIDialect(Dialect):
 
     def read_message(self, value: Any) -> AnyMessage:
         if type(value) is dict:
+            content = value.get("content")
+            if type(content) is list and any(
+                type(p) is dict and p.get("type") in PROCESSOR_MEDIA for p in content
+            ):
+                value = {**value, "content": _with_processor_media(content)}
             return message_from_dict(value)  # which says what is wrong with a dict
         if isinstance(value, AnyMessage) or not is_openai_message(value):
             raise not_a_message(self.name, value)

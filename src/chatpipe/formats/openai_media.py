@@ -4,7 +4,6 @@ langchain-core's ``convert_to_openai_messages`` writes it, failing where it fail
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
 from ..errors import ConversionError, kind_of
@@ -65,6 +64,8 @@ def image_url(url: str) -> dict[str, Any]:
 
 def _b64(data: Any) -> str:
     if isinstance(data, (bytes, bytearray)):
+        import base64  # (loaded when media bytes are met: not at start-up)
+
         return base64.b64encode(data).decode()
     # as langchain-core: only raw bytes (which JSON cannot hold) are accepted here
     raise ConversionError(f"expected raw bytes of media data, got {kind_of(data)}")
@@ -115,3 +116,38 @@ def data_block(block: dict[str, Any]) -> dict[str, Any]:
             }
         raise ConversionError("Key base64 is required for audio blocks.")
     raise ConversionError(f"Block of type {kind} is not supported.")
+
+
+def media_reference(kind: str, value: str, rest: dict[str, Any]) -> dict[str, Any]:
+    """A dataset's media given by reference (a URL, a data URL or a path) as a standard
+    block: a data URL's bytes as ``base64``, anything else as ``url``; ``rest``, the
+    part's other keys (sizes, frame rates), as its ``extras``."""
+    block: dict[str, Any] = {"type": kind}
+    if value.startswith("data:") and ";base64," in value:
+        head, data = value[5:].split(";base64,", 1)
+        block["base64"] = data
+        if head:
+            block["mime_type"] = head
+    else:
+        block["url"] = value
+    if rest:
+        block["extras"] = rest
+    return block
+
+
+# media parts as Hugging Face processors take them (Qwen-VL, InternVL, xtuner datasets)
+PROCESSOR_MEDIA = frozenset(("image", "video", "audio"))
+
+
+def processor_media(part: dict[str, Any]) -> dict[str, Any] | None:
+    """``{"type": "image", "image": URL or path}`` (``video``, ``audio`` the same; ``path``
+    for the reference too) as a standard media block, or None for any other part (a
+    standard block already, an Anthropic or Bedrock image, a bare placeholder)."""
+    kind = part.get("type")
+    if kind not in PROCESSOR_MEDIA or any(k in part for k in ("url", "base64", "source")):
+        return None
+    key = kind if isinstance(part.get(kind), str) else "path"
+    value = part.get(key)
+    if not isinstance(value, str):
+        return None
+    return media_reference(kind, value, {k: v for k, v in part.items() if k not in ("type", key)})

@@ -54,6 +54,47 @@ def is_responses_response(value: Any) -> bool:
     )
 
 
+def is_item_list(value: Any) -> bool:
+    """A page of items as the Conversations API (``/conversations/{id}/items``) and the
+    Responses API (``/responses/{id}/input_items``) list them: ``{"object": "list",
+    "data": [items], "first_id", "last_id", "has_more"}`` (Assistants' thread messages,
+    listed the same way, have no item types)."""
+    if not isinstance(value, dict) or value.get("object") != "list":
+        return False
+    items = value.get("data")
+    return (
+        isinstance(items, list)
+        and bool(items)
+        and all(isinstance(i, dict) and isinstance(i.get("type"), str) for i in items)
+        and any(i["type"] in _RESPONSE_ITEM_TYPES for i in items)
+    )
+
+
+_ANSWER_TYPES = frozenset(("reasoning", "function_call", "custom_tool_call"))
+
+
+def newest_first(items: list[dict[str, Any]]) -> bool:
+    """Whether a listed page runs newest first (the APIs' default order, ``desc``): a
+    tool's output listed before its call, or, with no calls to tell, an assistant's
+    answer first and a user's or system's message last."""
+    calls: dict[Any, int] = {}
+    outputs: dict[Any, int] = {}
+    for index, item in enumerate(items):
+        kind, call_id = item["type"], item.get("call_id")
+        if call_id is not None:
+            places = outputs if kind.endswith("_output") else calls
+            places.setdefault(call_id, index)
+    for call_id, index in calls.items():
+        if call_id in outputs:
+            return outputs[call_id] < index
+    first, last = items[0], items[-1]
+    answer = first["type"] in _ANSWER_TYPES or (
+        first["type"] == "message" and first.get("role") == "assistant"
+    )
+    asked = last["type"] == "message" and last.get("role") in ("user", "system", "developer")
+    return answer and asked
+
+
 def _part_block(part: Any) -> Any:
     """A Responses content part as a standard block; extras keep the rest."""
     if not isinstance(part, dict):
@@ -225,16 +266,21 @@ def conversation_from_response(value: dict[str, Any], location: Location) -> Con
 
 class ResponsesDialect(Dialect):
     name = "openai-responses"
-    description = "OpenAI Responses API requests {input, instructions} and responses {output}"
+    description = (
+        "OpenAI Responses API requests {input, instructions}, responses {output}, and "
+        "listed items (Conversations API)"
+    )
 
     def is_conversation(self, value: Any) -> bool:
-        return is_responses_request(value) or is_responses_response(value)
+        return is_responses_request(value) or is_responses_response(value) or is_item_list(value)
 
     def read_message(self, value: Any) -> Any:
         [message] = messages_from_items([value])
         return message
 
     def read_conversation(self, value: Any, location: Location) -> Conversation:
+        if is_item_list(value):
+            return _listed_items(value, location)
         if is_responses_response(value) and "input" not in value:
             return conversation_from_response(value, location)
         items = value.get("input")
@@ -274,3 +320,14 @@ class ResponsesStreamDialect(StreamDialect):
             response = dict(latest)
             response["output"] = [items[i] for i in sorted(items)]
             yield conversation_from_response(response, location)
+
+
+def _listed_items(value: dict[str, Any], location: Location) -> Conversation:
+    """A listed page of items as its conversation, oldest first: a page listed newest
+    first (the default) is turned round, and says so with ``"order": "desc"``."""
+    items = value["data"]
+    meta = {k: (None if k == "data" else v) for k, v in value.items()}
+    if newest_first(items):
+        items = items[::-1]
+        meta.setdefault("order", "desc")
+    return Conversation(messages_from_items(items), meta, location, "data")

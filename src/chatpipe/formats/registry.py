@@ -1,5 +1,5 @@
 """The dialects by name, each imported the first time it is asked for: reading one
-dialect loads one module (and the modules it builds on), never all eighteen."""
+dialect loads one module (and the modules it builds on), never all of them."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ _WHERE = {
     "gemini-stream": ("gemini_stream", "GeminiStreamDialect"),
     "langchain": ("langchain", "LangchainDialect"),
     "canonical": ("canonical", "CanonicalDialect"),
+    "alpaca": ("alpaca", "AlpacaDialect"),
     "anthropic": ("anthropic", "AnthropicDialect"),
     "gemini": ("gemini", "GeminiDialect"),
     "openai-responses": ("openai_responses", "ResponsesDialect"),

@@ -1,6 +1,7 @@
 """ShareGPT / FastChat / LLaMA-Factory rows: ``conversations`` of ``{from, value}`` turns
 (formats.md §8), with ``function_call`` / ``observation`` turns, a ``system`` field,
-``tools``, and preference rows (``chosen`` / ``rejected``).
+``tools``, and preference rows (``chosen`` / ``rejected``); and the rows of the same family
+that ms-swift and Firefly take, a ``conversation`` of ``{human, assistant}`` pairs.
 
 A preference row reads as the prompt followed by the chosen answer; the rejected one stays
 in the row's fields. The writer makes the same rows back.
@@ -12,7 +13,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..errors import ChatpipeError, Location, ValidationError
+from ..errors import ChatpipeError, Location, ValidationError, kind_of
 from ..model import AIMessage, AnyMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 from .base import Conversation, Dialect
 from .openai import parse_arguments
@@ -28,11 +29,46 @@ def is_sharegpt_turn(value: Any) -> bool:
     return isinstance(value, dict) and "from" in value and "value" in value
 
 
+def is_pair_turn(value: Any) -> bool:
+    """A ``{human, assistant}`` exchange (ms-swift, Firefly): one user and one AI turn."""
+    return (
+        isinstance(value, dict)
+        and "from" not in value
+        and isinstance(value.get("human"), str)
+        and isinstance(value.get("assistant", ""), str)
+    )
+
+
 def is_sharegpt_row(value: Any) -> bool:
     if not isinstance(value, dict):
         return False
     turns = value.get("conversations", value.get("conversation"))
-    return isinstance(turns, list) and (not turns or is_sharegpt_turn(turns[0]))
+    return isinstance(turns, list) and (
+        not turns or is_sharegpt_turn(turns[0]) or is_pair_turn(turns[0])
+    )
+
+
+def _turns_of(turns: list[Any]) -> tuple[list[Any], list[int]]:
+    """The turns, each ``{human, assistant}`` exchange made two ``{from, value}`` turns
+    (its other keys on the answer), and the index in ``turns`` each came from."""
+    out: list[Any] = []
+    origin: list[int] = []
+    for index, turn in enumerate(turns):
+        if isinstance(turn, dict) and "from" not in turn and "human" in turn:
+            if not is_pair_turn(turn):
+                out.append(turn)  # refused below, at its place
+                origin.append(index)
+                continue
+            out.append({"from": "human", "value": turn["human"]})
+            origin.append(index)
+            if "assistant" in turn:
+                rest = {k: v for k, v in turn.items() if k not in ("human", "assistant")}
+                out.append({"from": "gpt", "value": turn["assistant"], **rest})
+                origin.append(index)
+        else:
+            out.append(turn)
+            origin.append(index)
+    return out, origin
 
 
 def _calls(value: Any) -> list[dict[str, Any]]:
@@ -55,6 +91,8 @@ def _calls(value: Any) -> list[dict[str, Any]]:
 
 
 def message_from_turn(turn: Any) -> AnyMessage:
+    if isinstance(turn, dict) and "human" in turn and "from" not in turn:
+        raise ValidationError('a {"human", "assistant"} turn must hold text')
     if not is_sharegpt_turn(turn):
         raise ValidationError('a turn must be {"from", "value"}')
     speaker, value = turn["from"], turn["value"]
@@ -78,6 +116,7 @@ class ShareGPTDialect(Dialect):
     writable = True
     conversation_records = True
     description = "ShareGPT rows {conversations: [{from, value}], system, tools}, preferences"
+    list_key = "conversations"
 
     def is_message(self, value: Any) -> bool:
         return is_sharegpt_turn(value)
@@ -98,7 +137,11 @@ class ShareGPTDialect(Dialect):
         messages: list[AnyMessage] = []
         if value.get("system"):
             messages.append(SystemMessage(value["system"]))
-        turns = list(value[key])
+        given = value[key]
+        if not isinstance(given, list):
+            raise ValidationError(f'"{key}" must be a list of turns, got {kind_of(given)}')
+        turns, origin = _turns_of(given)
+        count = len(turns)
         chosen = value.get("chosen")
         if isinstance(chosen, str):  # the chosen answer as plain text: the assistant turn
             turns.append({"from": "gpt", "value": chosen})
@@ -108,9 +151,10 @@ class ShareGPTDialect(Dialect):
             try:
                 messages.append(message_from_turn(turn))
             except ChatpipeError as exc:
-                if index >= len(value[key]):
+                if index >= count:
                     exc = type(exc)(f'"chosen": {exc.message}', hint=exc.hint)
-                raise exc.located(location.at_message(index)) from None
+                at = origin[index] if index < count else index - count + len(given)
+                raise exc.located(location.at_message(at)) from None
         meta = {
             k: (None if k == key else v) for k, v in value.items() if k not in ("system", "chosen")
         }

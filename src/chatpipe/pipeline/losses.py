@@ -95,11 +95,23 @@ CHECKS: dict[str, Callable[[AnyMessage], list[str]]] = {
 }
 
 
+def _alpaca() -> Callable[[AnyMessage], list[str]]:
+    from ..formats.alpaca import AlpacaTurns
+
+    return AlpacaTurns()
+
+
+# checks that follow a conversation's turns (what a row holds depends on the turns before):
+# one walk per report, begun anew at each conversation
+WALKS: dict[str, Callable[[], Callable[[AnyMessage], list[str]]]] = {"alpaca": _alpaca}
+
+
 class LossReport:
     """Kinds of things left out, and where (conversation and message numbers)."""
 
     def __init__(self, target: str) -> None:
-        self.check = CHECKS.get(target)
+        walk = WALKS.get(target)
+        self.check = walk() if walk is not None else CHECKS.get(target)
         self.target = target
         self.cases: dict[str, list[tuple[int, int]]] = {}
 
@@ -118,6 +130,9 @@ class LossReport:
     def _messages(
         self, number: int, messages: Iterable[AnyMessage], first: int
     ) -> Iterator[AnyMessage]:
+        begin = getattr(self.check, "begin", None)
+        if begin is not None:
+            begin()
         for index, message in enumerate(messages, first):
             for kind in self.check(message):
                 self.cases.setdefault(kind, []).append((number, index))

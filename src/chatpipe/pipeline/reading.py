@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, UsageError
-from ..formats.base import Dialect, _keys_hint, message_of, shape_errors
-from ..formats.detect import CONVERSATIONS, MESSAGES, STREAM, detect
+from ..formats.base import Dialect, _keys_hint, message_of, shape_errors, turn_of
+from ..formats.detect import CONVERSATIONS, MESSAGES, STREAM, detect, is_message_list
 from ..formats.exports import ReadOptions
-from ..formats.registry import NAMES, reading_dialect
+from ..formats.registry import readable, reading_dialect
 from ..io.readers import read_records
 from ..io.records import BadRecord, Record
 from ..io.sources import Source
@@ -134,11 +134,35 @@ def _read_source(
     if group_by:
         yield from _grouped(rest, dialect, errors, group_by, location)
         return
+    if dialect.turn_records:
+        yield from _turns(rest, dialect, errors, location)
+        return
     fast = hooks.read_messages(dialect, source, rest, errors)
     if fast is not None:
         yield Conversation(fast, {}, location)
         return
     yield Conversation(dialect.finish(_messages(rest, dialect, errors)), {}, location)
+
+
+def _turns(
+    records: Iterable[Record], dialect: Dialect, errors: ErrorLog, location: Location
+) -> Iterator[Conversation]:
+    """A log whose records are turns of one or more messages (Anthropic's), read whole: a
+    bad record makes the conversation bad, which ``--on-error skip`` skips."""
+    messages: list[AnyMessage] = []
+    for index, record in enumerate(records):
+        try:
+            if isinstance(record, BadRecord):
+                raise record.error
+            messages += turn_of(dialect, record.value, record.location.at_message(index))
+        except ChatpipeError as exc:
+            if errors.skip:  # say what skipping it leaves out
+                exc = type(exc)(
+                    f"{exc.message}; its conversation is left out", exc.location, exc.hint
+                )
+            errors.handle(exc)
+            return
+    yield Conversation(list(dialect.finish(messages)), {}, location)
 
 
 def conversations_of(dialect: Dialect, record: Record, options: ReadOptions) -> list[Conversation]:
@@ -250,13 +274,15 @@ def _choose(first: Record, more: list[Any], forced: Dialect | None) -> tuple[Dia
             return forced, CONVERSATIONS
         if isinstance(value, dict) and isinstance(value.get("messages"), list):
             return forced, CONVERSATIONS
+        if is_message_list(value):  # a bare array of messages: one conversation
+            return forced, CONVERSATIONS
         return forced, MESSAGES
     found = detect(value, more)
     if found is None:
         raise DataError(
             "cannot tell what chat format this is",
             first.location,
-            hint=f"{_keys_hint(value)}; name it with --from ({', '.join(NAMES)})",
+            hint=f"{_keys_hint(value)}; name it with --from ({', '.join(readable())})",
         )
     return found
 

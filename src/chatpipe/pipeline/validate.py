@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError
-from ..formats.base import message_of, shape_errors
+from ..formats.base import shape_errors, turn_of
 from ..model import AnyMessage
 from ..ops.validate import (
     Problem,
@@ -144,12 +144,13 @@ class _StreamReading:
                 self.problems.extend(finetune_message_problems(value, record.location))
                 self.assistant_seen |= isinstance(value, dict) and value.get("role") == "assistant"
             try:
-                message = message_of(self.dialect, value, record.location)
+                messages = turn_of(self.dialect, value, record.location)
             except ChatpipeError as exc:
                 self.problems.append(unreadable(exc))
                 continue
-            self.places.append(record.location)
-            yield message
+            for message in messages:  # (an Anthropic turn may be several)
+                self.places.append(record.location)
+                yield message
 
     def drain(self) -> list[Problem]:
         problems, self.problems = self.problems, []

@@ -10,6 +10,7 @@ before the closing ``$``, and no digit after that (``it costs $5 and $10`` is pr
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 # (opener, closer, displayed)
@@ -66,8 +67,6 @@ def math_rule(state: Any, silent: bool) -> bool:
 
 
 def render_math(tokens: list, idx: int, options: Any, env: dict) -> str:
-    from .markup import escape
-
     token = tokens[idx]
     kind = "math display" if token.meta.get("display") else "math"
-    return f'<span class="{kind}">{escape(token.content)}</span>'
+    return f'<span class="{kind}">{html.escape(token.content, quote=True)}</span>'
