@@ -12,6 +12,9 @@ from .base import Dialect
 # name: (module, class), in detection order: the most specific shapes first (formats.md §11)
 _WHERE = {
     "chatgpt-export": ("chatgpt_export", "ChatGPTExportDialect"),
+    "claude-code": ("claude_code", "ClaudeCodeDialect"),
+    "codex": ("codex", "CodexDialect"),
+    "gemini-cli": ("gemini_cli", "GeminiCliDialect"),
     "claude-export": ("claude_export", "ClaudeExportDialect"),
     "openai-stream": ("openai_stream", "OpenAIStreamDialect"),
     "anthropic-stream": ("anthropic_stream", "AnthropicStreamDialect"),

@@ -116,10 +116,9 @@ def _read_source(
                 errors.handle(exc.located(record.location))
         return
     if shape == STREAM:
-        values = (r.value for r in rest if not isinstance(r, BadRecord) or errors.handle(r.error))
         spelled = False
         with shape_errors(dialect, first.location):
-            for conversation in dialect.read_stream(values, first.location):
+            for conversation in dialect.read_records(rest, first.location, options, errors.handle):
                 spelled = True
                 yield conversation
         if not spelled:  # events of another kind (a --from that does not fit): not silence

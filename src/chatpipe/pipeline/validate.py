@@ -53,7 +53,9 @@ def validate_files(
         found, shape, first, records = opened
         raw_checks = finetune and found.name == "openai"
         if shape == STREAM:
-            yield from _validate_streamed(found, first, records, structure, max_tokens, counter)
+            yield from _validate_streamed(
+                found, first, records, structure, max_tokens, counter, options
+            )
             continue
         if shape == CONVERSATIONS:
             checks = (raw_checks, structure, max_tokens, counter, options or ReadOptions())
@@ -177,26 +179,32 @@ def validate_in_parts(
         before[part.spec] = offset + lines
 
 
-def _validate_streamed(dialect, first, records, structure, max_tokens, counter):
-    """A captured stream: the structure of the messages it spells."""
-    from ..io.records import BadRecord
-
-    values = []
-    for record in records:
-        if isinstance(record, BadRecord):
-            yield unreadable(record.error)
-        else:
-            values.append(record.value)
+def _validate_streamed(dialect, first, records, structure, max_tokens, counter, options=None):
+    """A captured stream or a session log: the structure of the messages it spells, each
+    at its line where the reader knows it (``Conversation.places``)."""
+    bad: list[Problem] = []
     try:
         with shape_errors(dialect, first.location):
-            conversations = list(dialect.read_stream(values, first.location))
+            conversations = list(
+                dialect.read_records(
+                    records, first.location, options, lambda e: bad.append(unreadable(e))
+                )
+            )
     except ChatpipeError as exc:
+        yield from bad
         yield unreadable(exc.located(first.location))
         return
+    yield from bad
     if structure:
         for conversation in conversations:
-            located = ((m, first.location) for m in conversation.messages)
-            yield from check_messages(located, first.location, max_tokens, counter)
+            places = conversation.places or ()
+            located = (
+                (m, places[i] if i < len(places) else conversation.location or first.location)
+                for i, m in enumerate(conversation.messages)
+            )
+            yield from check_messages(
+                located, conversation.location or first.location, max_tokens, counter
+            )
 
 
 class _StreamReading:
