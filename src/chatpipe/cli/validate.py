@@ -25,6 +25,7 @@ from .options import (
     EngineInputFiles,
     FromDialect,
     IncludeHidden,
+    IncludeSubagents,
     Jobs,
     Output,
     Quiet,
@@ -73,6 +74,7 @@ def validate(
     output: Output = None,
     branch: Branch = "active",
     include_hidden: IncludeHidden = False,
+    include_subagents: IncludeSubagents = False,
     engine: Engine = "serial",
     scheduler: Scheduler = None,
     workers: Workers = None,
@@ -95,7 +97,7 @@ def validate(
             "rules": rules,
             "max_tokens": max_tokens,
             "counter": counter,
-            "options": ReadOptions(branch, include_hidden),
+            "options": ReadOptions(branch, include_hidden, include_subagents),
         }
         with output_sink(output, specs) as sink, _problems(specs, checks) as problems:
             for problem in problems:

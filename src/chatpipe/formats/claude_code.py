@@ -39,7 +39,7 @@ from ..model import AIMessage, AnyMessage, Conversation, HumanMessage, SystemMes
 from .anthropic import message_from_response
 from .base import StreamDialect
 from .exports import ReadOptions, branch_meta
-from .session_tree import Node, Tree, choose_branches
+from .session_tree import Node, Tree, choose_branches, live_index
 
 # lines that sit in the parentUuid tree
 _TREE_LINES = frozenset(("user", "assistant", "system", "progress", "attachment"))
@@ -250,7 +250,7 @@ class ClaudeCodeDialect(StreamDialect):
         if options.include_subagents and conversations:
             from .claude_code_agents import subagents
 
-            yield from subagents(conversations[0], side, session, options, location, handle)
+            yield from subagents(conversations, side, session, options, location, handle)
 
 
 def read_session(
@@ -280,11 +280,14 @@ def _conversations(
     messages = [n for n in tree.order if n.is_message]
     live = messages[-1] if messages else None
     branches, dropped = choose_branches(tree, live, _absorbable(), options, location)
+    active = live_index(branches, live) if len(branches) > 1 else None
     for number, branch in enumerate(branches):
         conversation = conversation_of(branch, session, location)
         leaf = next((n for n in reversed(branch) if n.is_message), None)
         ident = [leaf.ident] if leaf is not None else []
         meta = branch_meta(ident, number, len(branches), dropped, None, options)
+        if number == active:
+            meta["active"] = True  # the branch the session goes on in
         if options.branch == "all" or dropped:
             conversation.meta["branch"] = meta
         yield conversation

@@ -21,20 +21,25 @@ _TASK_TOOLS = ("Task", "Agent")
 
 
 def subagents(
-    main: Conversation,
+    threads: list[Conversation],
     side: dict[str, list[Node]],
     session: Any,
     options: ReadOptions,
     location: Location,
     handle: Callable[[ChatpipeError], None] | None,
 ) -> Iterator[Conversation]:
-    """The subagents' conversations, in the order of the calls that started them."""
-    calls = _task_calls(main)
+    """The subagents' conversations (of the main thread's branches, ``threads``), in the
+    order of the calls that started them."""
+    main = threads[0]
+    messages = [m for thread in threads for m in thread.messages]
+    calls = _task_calls(messages)
     agents: dict[str, str | None] = {}  # agent id -> the call that started it
-    for message in main.messages:
-        artifact = message.artifact if isinstance(message, ToolMessage) else None
-        if isinstance(artifact, dict) and isinstance(artifact.get("agentId"), str):
-            agents.setdefault(artifact["agentId"], message.tool_call_id)
+    for message in messages:
+        if not isinstance(message, ToolMessage):
+            continue
+        for fields in (message.artifact, message.additional_kwargs.get("claude_code")):
+            if isinstance(fields, dict) and isinstance(fields.get("agentId"), str):
+                agents.setdefault(fields["agentId"], message.tool_call_id)
     for agent, found in session.progress.items():
         agents.setdefault(agent, found["tool"] if isinstance(found["tool"], str) else None)
     groups = _sidechains(side)
@@ -47,6 +52,7 @@ def subagents(
             continue
         call = call or _call_by_prompt(conversation, calls)
         meta = conversation.meta
+        meta["id"] = f"agent-{agent}"
         meta["agentId"] = agent
         meta["parent_tool_call_id"] = call
         if "id" in main.meta:
@@ -62,11 +68,11 @@ def subagents(
         yield conversation
 
 
-def _task_calls(main: Conversation) -> dict[str, dict[str, Any]]:
+def _task_calls(messages: list[Any]) -> dict[str, dict[str, Any]]:
     """The main thread's Task calls: id -> arguments, in order."""
     return {
         call["id"]: call["args"]
-        for message in main.messages
+        for message in messages
         if isinstance(message, AIMessage)
         for call in message.tool_calls
         if call["name"] in _TASK_TOOLS and call["id"]

@@ -268,7 +268,8 @@ class _Rollout:
             message.additional_kwargs.setdefault("items", []).append(
                 {k: v for k, v in shell.items() if k != "action"}
             )
-        for call in message.tool_calls:
+        _keep_unparsed(message, items)
+        for call in [*message.tool_calls, *message.invalid_tool_calls]:
             if call["id"]:
                 self.calls[call["id"]] = call["name"]
         if self.model:
@@ -289,3 +290,27 @@ class _Rollout:
     def _stamp(message: AnyMessage, time: Any) -> None:
         if isinstance(time, str):
             message.additional_kwargs.setdefault("codex", {})["timestamp"] = time
+
+
+def _keep_unparsed(message: AIMessage, items: list[dict[str, Any]]) -> None:
+    """Calls whose arguments are not a JSON object become invalid tool calls holding the
+    arguments as they were written (the openai writer writes them back so)."""
+    from .openai import parse_arguments
+
+    for item in items:
+        if item.get("type") != "function_call":
+            continue
+        args, error = parse_arguments(item.get("arguments"))
+        if error is None and isinstance(args, dict):
+            continue
+        ident = item.get("call_id")
+        message.tool_calls[:] = [c for c in message.tool_calls if c["id"] != ident]
+        message.invalid_tool_calls.append(
+            {
+                "type": "invalid_tool_call",
+                "name": item.get("name") or "",
+                "args": item.get("arguments"),
+                "id": ident,
+                "error": error or "the arguments are not a JSON object",
+            }
+        )

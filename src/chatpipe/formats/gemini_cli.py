@@ -127,15 +127,13 @@ def _log_entry(logs: dict[str, _Session], value: dict[str, Any], at: Location) -
     if session is None:
         session = logs[ident] = _Session(at)
         session.meta = {"sessionId": ident}
-    key = f"{value.get('messageId')}"
     message = {
-        "id": key,
         "timestamp": value.get("timestamp"),
         "type": value.get("type") or "user",
         "content": value["message"],
         **{k: v for k, v in value.items() if k not in ("sessionId", "type", "message")},
     }
-    session.put(message, at)
+    session.put(message, at, f"log-{value.get('messageId')}")
 
 
 class _Session:
@@ -152,7 +150,7 @@ class _Session:
         """A header of another session (a file of several session objects)."""
         return bool(self.meta) and header.get("sessionId") != self.meta.get("sessionId")
 
-    def put(self, message: dict[str, Any], at: Location) -> None:
+    def put(self, message: dict[str, Any], at: Location, key: str | None = None) -> None:
         if (
             not isinstance(message.get("content"), (str, list, dict))
             and message.get("content") is not None
@@ -160,7 +158,7 @@ class _Session:
             raise DataError(
                 f'a message\'s "content" must be text or parts, got {kind_of(message["content"])}'
             )
-        self.messages[message["id"]] = (message, at)
+        self.messages[key or message["id"]] = (message, at)
 
     def add(self, value: dict[str, Any], at: Location) -> None:
         if "$rewindTo" in value:
@@ -202,10 +200,12 @@ class _Session:
             if isinstance(meta.get("sessionId"), str):
                 meta = {"id": meta.pop("sessionId"), **meta}
             if options.branch == "all" and len(branches) > 1:
-                leaf = branch[-1][0]["id"] if branch else None
+                leaf = branch[-1][0].get("id") if branch else None
                 meta["branch"] = {"leaf": leaf, "index": number, "of": len(branches)}
+                if number == 0:
+                    meta["branch"]["active"] = True  # the messages the session holds now
             elif self.rewound:
-                meta["branch"] = {"leaf": branch[-1][0]["id"] if branch else None}
+                meta["branch"] = {"leaf": branch[-1][0].get("id") if branch else None}
                 meta["branch"]["left_out"] = len(self.rewound)
             conversation = _build(branch, meta, self.location)
             yield conversation
@@ -253,7 +253,7 @@ def _user(message: dict[str, Any]) -> HumanMessage:
     shown = content if isinstance(content, str) else blocks_content(_parts(content))
     return HumanMessage(
         shown,
-        id=message["id"],
+        id=message.get("id"),
         additional_kwargs={"gemini_cli": _kept(message)},
     )
 

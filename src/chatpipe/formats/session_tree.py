@@ -141,3 +141,11 @@ def choose_branches(
         ordered = sorted(branches, key=lambda b: b[0].number)
         return [nodes for _, nodes in ordered], 0
     return [branches[0][1]], len(branches) - 1
+
+
+def live_index(branches: list[list[Node]], live: Node | None) -> int | None:
+    """Which of ``--branch all``'s branches the session goes on in."""
+    for index, nodes in enumerate(branches):
+        if live is not None and any(n is live for n in nodes):
+            return index
+    return None

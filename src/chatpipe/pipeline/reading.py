@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, UsageError
 from ..formats.base import Dialect, _keys_hint
-from ..formats.detect import CONVERSATIONS, MESSAGES, STREAM, detect
+from ..formats.detect import CONVERSATIONS, MESSAGES, STREAM, detect, refusal
 from ..formats.exports import ReadOptions
 from ..formats.registry import NAMES, reading_dialect
 from ..io.readers import read_records
@@ -283,6 +283,9 @@ def _choose(first: Record, more: list[Any], forced: Dialect | None) -> tuple[Dia
         return forced, MESSAGES
     found = detect(value, more)
     if found is None:
+        refused = refusal(value)
+        if refused is not None:
+            raise DataError(refused[0], first.location, hint=refused[1])
         raise DataError(
             "cannot tell what chat format this is",
             first.location,

@@ -16,6 +16,14 @@ from typing import Any
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
 from .markdown import LABELS
 from .markup import code_block, escape, markdown, safe_image, safe_link
+from .sessions import (
+    message_label,
+    note_text,
+    notes_after,
+    notes_before,
+    session_fields,
+    subagent_line,
+)
 
 # -- what the list shows -------------------------------------------------------------
 
@@ -37,10 +45,10 @@ def when(value: Any) -> str:
 
 
 def _source(message: AnyMessage) -> dict[str, Any]:
-    """The export's own fields of a message (ChatGPT's or Claude's), or {}."""
+    """The export's or session log's own fields of a message, or {}."""
     extra = message.additional_kwargs
     found = extra.get("chatgpt") or extra.get("claude") if extra else None
-    return found if isinstance(found, dict) else {}
+    return found if isinstance(found, dict) else session_fields(message)
 
 
 def message_model(message: AnyMessage) -> str:
@@ -76,7 +84,7 @@ def conversation_date(conversation: Conversation, messages: list[AnyMessage]) ->
 
 def _message_time(message: AnyMessage) -> str:
     source = _source(message)
-    return when(source.get("create_time") or source.get("created_at"))
+    return when(source.get("create_time") or source.get("created_at") or source.get("timestamp"))
 
 
 # -- content ---------------------------------------------------------------------------
@@ -309,7 +317,11 @@ def _usage(message: AnyMessage) -> str:
 def message_html(message: AnyMessage, results: dict[str, ToolMessage]) -> str:
     """One turn; the results of its tool calls (by call id) shown beside them."""
     role = message.type if message.type in LABELS else "chat"
-    label = LABELS.get(message.type) or str(getattr(message, "role", message.type))
+    label = (
+        message_label(message)
+        or LABELS.get(message.type)
+        or str(getattr(message, "role", message.type))
+    )
     head = [f'<span class="role">{escape(label)}</span>']
     if message.name:
         head.append(f'<span class="name">{escape(str(message.name))}</span>')
@@ -383,6 +395,23 @@ def messages_html(messages: list[AnyMessage]) -> list[str]:
     return ["" if id(m) in paired else message_html(m, results) for m in messages]
 
 
+def _noted(conversation: Conversation, parts: list[str]) -> list[list[str]]:
+    """Each message's HTML after the notes that stand before it; one more place at the
+    end for the notes after the last message."""
+    noted = [
+        [*map(_note_html, notes_before(conversation, i)), part] for i, part in enumerate(parts)
+    ]
+    noted.append([_note_html(n) for n in notes_after(conversation, len(parts))])
+    return noted
+
+
+def _note_html(note: dict[str, Any]) -> str:
+    kind = escape(str(note.get("subtype") or note.get("type") or "note"))
+    when_text = when(note.get("timestamp"))
+    stamp = f' <span class="info">{escape(when_text)}</span>' if when_text else ""
+    return f'<p class="note {kind}">{escape(note_text(note))}{stamp}</p>'
+
+
 def _key(message: AnyMessage) -> Any:
     return message.id or (message.type, repr(message.content))
 
@@ -408,8 +437,17 @@ def entry(group: list[Conversation], number: int) -> dict[str, Any]:
     first = group[0]
     title = conversation_title(first, number)
     sections = []
+    shown = next(
+        (
+            i
+            for i, c in enumerate(group)
+            if isinstance(c.meta.get("branch"), dict) and c.meta["branch"].get("active") is True
+        ),
+        0,
+    )
     for index, messages in enumerate(branches):
         parts = messages_html(messages)
+        noted = _noted(group[index], parts)
         if len(branches) > 1:
             others = branches[:index] + branches[index + 1 :]
             at = min(_fork(messages, others), len(parts))
@@ -422,11 +460,10 @@ def entry(group: list[Conversation], number: int) -> dict[str, Any]:
                 f'<nav class="fork" aria-label="branches">Branch {index + 1} of '
                 f"{len(branches)}: {buttons}</nav>"
             )
-            parts.insert(at, switch)
-        hidden = " hidden" if index else ""
-        sections.append(
-            f'<section class="branch" data-index="{index}"{hidden}>{"".join(parts)}</section>'
-        )
+            noted[at].insert(0, switch)
+        hidden = " hidden" if index != shown else ""
+        body = "".join(html for piece in noted for html in piece)
+        sections.append(f'<section class="branch" data-index="{index}"{hidden}>{body}</section>')
     everything = [m for messages in branches for m in messages]
     date = conversation_date(first, everything)
     model = conversation_model(first, everything)
@@ -438,6 +475,9 @@ def entry(group: list[Conversation], number: int) -> dict[str, Any]:
     ident = first.meta.get("id") or first.meta.get("uuid")
     if ident:
         facts.append(f"id {ident}")
+    started = subagent_line(first)
+    if started:
+        facts.append(started)
     if first.location is not None:
         facts.append(str(first.location))
     header = (
