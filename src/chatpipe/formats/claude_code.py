@@ -223,6 +223,7 @@ def _absorbable() -> Callable[[Node, list[Node]], bool]:
 class ClaudeCodeDialect(StreamDialect):
     name = "claude-code"
     description = "Claude Code session transcripts (~/.claude/projects/*/<session>.jsonl)"
+    system_anywhere = True  # context the agent adds stands where it came
 
     def is_stream_event(self, value: Any) -> bool:
         return is_claude_code_line(value)
@@ -285,12 +286,16 @@ def _conversations(
         conversation = conversation_of(branch, session, location)
         leaf = next((n for n in reversed(branch) if n.is_message), None)
         ident = [leaf.ident] if leaf is not None else []
-        meta = branch_meta(ident, number, len(branches), dropped, None, options)
+        meta = branch_meta(ident, number, len(branches), dropped, leaf_id(ident), options)
         if number == active:
             meta["active"] = True  # the branch the session goes on in
         if options.branch == "all" or dropped:
             conversation.meta["branch"] = meta
         yield conversation
+
+
+def leaf_id(ident: list[str]) -> str | None:
+    return ident[-1] if ident else None
 
 
 def conversation_of(

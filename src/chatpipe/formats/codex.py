@@ -88,6 +88,7 @@ def is_context(item: dict[str, Any]) -> bool:
 class CodexDialect(StreamDialect):
     name = "codex"
     description = "OpenAI Codex CLI rollouts (~/.codex/sessions/**/rollout-*.jsonl)"
+    system_anywhere = True  # context the agent adds stands where it came
 
     def is_stream_event(self, value: Any) -> bool:
         return is_codex_line(value)

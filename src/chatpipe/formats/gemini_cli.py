@@ -69,6 +69,7 @@ def is_gemini_cli_record(value: Any) -> bool:
 class GeminiCliDialect(StreamDialect):
     name = "gemini-cli"
     description = "Gemini CLI chats (session-*.json, its JSONL form) and logs.json"
+    system_anywhere = True  # context the agent adds stands where it came
 
     def is_stream_event(self, value: Any) -> bool:
         return is_gemini_cli_record(value)

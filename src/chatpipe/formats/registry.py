@@ -1,5 +1,5 @@
 """The dialects by name, each imported the first time it is asked for: reading one
-dialect loads one module (and the modules it builds on), never all eighteen."""
+dialect loads one module (and the modules it builds on), never all of them."""
 
 from __future__ import annotations
 
@@ -12,14 +12,15 @@ from .base import Dialect
 # name: (module, class), in detection order: the most specific shapes first (formats.md §11)
 _WHERE = {
     "chatgpt-export": ("chatgpt_export", "ChatGPTExportDialect"),
-    "claude-code": ("claude_code", "ClaudeCodeDialect"),
-    "codex": ("codex", "CodexDialect"),
-    "gemini-cli": ("gemini_cli", "GeminiCliDialect"),
     "claude-export": ("claude_export", "ClaudeExportDialect"),
     "openai-stream": ("openai_stream", "OpenAIStreamDialect"),
     "anthropic-stream": ("anthropic_stream", "AnthropicStreamDialect"),
     "openai-responses-stream": ("openai_responses", "ResponsesStreamDialect"),
     "gemini-stream": ("gemini_stream", "GeminiStreamDialect"),
+    # coding agents' session logs: lines of their own shapes, read as a whole file
+    "claude-code": ("claude_code", "ClaudeCodeDialect"),
+    "codex": ("codex", "CodexDialect"),
+    "gemini-cli": ("gemini_cli", "GeminiCliDialect"),
     "langchain": ("langchain", "LangchainDialect"),
     "canonical": ("canonical", "CanonicalDialect"),
     "anthropic": ("anthropic", "AnthropicDialect"),

@@ -196,15 +196,21 @@ def _validate_streamed(dialect, first, records, structure, max_tokens, counter, 
         return
     yield from bad
     if structure:
+        # session logs put the context their agent adds where it came
+        anywhere = getattr(dialect, "system_anywhere", False)
         for conversation in conversations:
-            places = conversation.places or ()
-            located = (
-                (m, places[i] if i < len(places) else conversation.location or first.location)
-                for i, m in enumerate(conversation.messages)
-            )
+            where = conversation.location or first.location
             yield from check_messages(
-                located, conversation.location or first.location, max_tokens, counter
+                _placed(conversation, where), where, max_tokens, counter, anywhere
             )
+
+
+def _placed(conversation: Any, where: Any) -> Iterator[tuple[AnyMessage, Any]]:
+    """Each message at its line where the reader knows it (a streamed log's places fill
+    in as its messages are read)."""
+    for index, message in enumerate(conversation.messages):
+        places = conversation.places
+        yield message, places[index] if places is not None and index < len(places) else where
 
 
 class _StreamReading:
