@@ -279,7 +279,11 @@ def _conversations(
 ) -> Iterator[Conversation]:
     tree = Tree(nodes)
     messages = [n for n in tree.order if n.is_message]
-    live = messages[-1] if messages else None
+    if not messages:  # a file of titles only (Claude Code writes some): its fields
+        title = _title([], session) or next(reversed(session.summaries.values()), None)
+        yield Conversation([], {"title": title} if title else {}, location)
+        return
+    live = messages[-1]
     branches, dropped = choose_branches(tree, live, _absorbable(), options, location)
     active = live_index(branches, live) if len(branches) > 1 else None
     for number, branch in enumerate(branches):

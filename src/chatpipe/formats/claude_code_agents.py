@@ -93,17 +93,33 @@ def _call_by_prompt(conversation: Conversation, calls: dict[str, dict[str, Any]]
 
 
 def _sidechains(side: dict[str, list[Node]]) -> dict[str, list[Node]]:
-    """Sidechain lines by agent; lines that name no agent (older versions), by the
-    sidechain they start from."""
-    groups = {agent: nodes for agent, nodes in side.items() if agent}
-    loose = side.get("", [])
-    if loose:
-        idents = {n.ident for n in loose}
-        root_of: dict[str, str] = {}
-        for node in sorted(loose, key=lambda n: n.number):
-            root = root_of.get(node.parent or "") if node.parent in idents else None
-            root_of[node.ident] = root or node.ident
-            groups.setdefault(f"sidechain-{root_of[node.ident]}", []).append(node)
+    """Sidechain lines by agent: the lines linked by their parents are one sidechain, named
+    by the agent id any of them gives (older versions give it on some lines only), or by
+    the line it starts from."""
+    nodes = sorted((n for group in side.values() for n in group), key=lambda n: n.number)
+    agents = {n.ident: agent for agent, group in side.items() for n in group}
+    root: dict[str, str] = {}
+
+    def find(ident: str) -> str:
+        while root[ident] != ident:
+            root[ident] = root[root[ident]]
+            ident = root[ident]
+        return ident
+
+    for node in nodes:
+        root[node.ident] = node.ident
+    for node in nodes:
+        if node.parent in root:
+            root[find(node.ident)] = find(node.parent)
+    names: dict[str, str] = {}
+    for node in nodes:
+        top = find(node.ident)
+        if agents[node.ident] and top not in names:
+            names[top] = agents[node.ident]
+    groups: dict[str, list[Node]] = {}
+    for node in nodes:
+        top = find(node.ident)
+        groups.setdefault(names.get(top) or f"sidechain-{top}", []).append(node)
     return groups
 
 

@@ -122,12 +122,12 @@ def choose_branches(
     """The branches ``--branch`` asks for (each its nodes in file order) and how many
     others were left out. ``live`` is the message the session goes on from (its last
     message line); ``--branch latest`` takes the newest leaf by time."""
-    if not tree.leaves:
+    if live is None:
         return [], 0
     branches: list[tuple[Node, list[Node]]] = []
     taken: set[str] = set()
-    first = live if live is not None else tree.leaves[-1]
-    if options.branch == "latest":
+    first = live
+    if options.branch == "latest" and tree.leaves:
         first = max(tree.leaves, key=lambda n: (str(n.time or ""), n.number))
     # the live branch first, then the other tips newest first: a branch's tip absorbs
     # the results of parallel calls, leaves that come before it in the file
