@@ -824,7 +824,8 @@ def test_codex_bad_lines_forks_and_the_library_reader(tmp_path):
         },
     }
     broken = {"type": "response_item", "payload": {"type": "message", "role": "user", "content": 3}}
-    path = write_lines(tmp_path / "rollout.jsonl", [meta, parent, user, {"x": 1}, broken])
+    odd = {"type": "response_item", "payload": {"type": "reasoning", "summary": 5}}
+    path = write_lines(tmp_path / "rollout.jsonl", [meta, parent, user, {"x": 1}, broken, odd])
     code, out, err = run("convert", "--on-error", "skip", path)
     assert code == 0
     record = json.loads(out)
@@ -835,7 +836,10 @@ def test_codex_bad_lines_forks_and_the_library_reader(tmp_path):
         "type, payload})\n"
         f'chatpipe: skipped: {path}:5:1: a message\'s "content" must be a list of parts, got a '
         "number\n"
-        "chatpipe: warning: skipped 2 bad records\n"
+        f"chatpipe: skipped: {path}:6:1: cannot read this line as codex: a field holds a value "
+        "of another kind than Codex writes (check the line against the rollout format, or "
+        "name another dialect with --from)\n"
+        "chatpipe: warning: skipped 3 bad records\n"
     )
     [conversation] = get_dialect("codex").read_stream([meta, user], Location("r.jsonl"))
     assert [m.text for m in conversation.messages] == ["hi"]

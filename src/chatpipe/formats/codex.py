@@ -192,10 +192,11 @@ class _Rollout:
                     yield self.emit(self.compacted(line), at)
                 else:
                     yield from self.item(payload, line.get("timestamp"), at)
-            except ChatpipeError as exc:
+            except (ChatpipeError, *_SHAPE_ERRORS) as exc:
+                error = exc if isinstance(exc, ChatpipeError) else _shape_error()
                 if self.handle is None:
-                    raise exc.located(at) from None
-                self.handle(exc.located(at))
+                    raise error.located(at) from None
+                self.handle(error.located(at))
         yield from self.close()
 
     def note(self, note: dict[str, Any]) -> None:
@@ -208,7 +209,7 @@ class _Rollout:
         return message
 
     def item(self, item: dict[str, Any], time: Any, at: Location) -> Iterator[AnyMessage]:
-        kind = item.get("type")
+        kind = item.get("type", "message")  # as the Responses API reads an item
         role = item.get("role")
         if kind == "ghost_snapshot":  # Codex's undo point: not a turn
             self.note({"timestamp": time, **item})
@@ -218,6 +219,8 @@ class _Rollout:
             or (kind == "message" and role == "assistant")
             or (kind not in _OUTPUTS and kind != "message")
         ):
+            if kind != "local_shell_call":
+                messages_from_items([item])  # a line that cannot be read fails here, in place
             if not self.turn:
                 self.turn_at, self.turn_time = at, time
             self.turn.append(item)
@@ -255,7 +258,7 @@ class _Rollout:
         items, self.turn = self.turn, []
         shells = [i for i in items if i.get("type") == "local_shell_call"]
         made = messages_from_items([i for i in items if i.get("type") != "local_shell_call"])
-        message = made[0] if made else AIMessage([])
+        message = next((m for m in made if isinstance(m, AIMessage)), None) or AIMessage([])
         for shell in shells:  # a call of Codex's built-in shell: its action is the arguments
             action = shell.get("action")
             message.tool_calls.append(
@@ -291,6 +294,17 @@ class _Rollout:
     def _stamp(message: AnyMessage, time: Any) -> None:
         if isinstance(time, str):
             message.additional_kwargs.setdefault("codex", {})["timestamp"] = time
+
+
+# what an item of an unexpected shape makes the reading raise, below its own checks
+_SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+
+
+def _shape_error() -> DataError:
+    return DataError(
+        "cannot read this line as codex: a field holds a value of another kind than Codex writes",
+        hint="check the line against the rollout format, or name another dialect with --from",
+    )
 
 
 def _keep_unparsed(message: AIMessage, items: list[dict[str, Any]]) -> None:
