@@ -28,6 +28,9 @@ READABLE = (
     "anthropic-stream",
     "gemini-stream",
     "openai-responses-stream",
+    "claude-code",
+    "codex",
+    "gemini-cli",
 )
 WRITABLE = (
     "canonical",
