@@ -768,7 +768,7 @@ def test_dialect_options_complete_dialect_names():
         "COMP_WORDS": "chatpipe buffer --from gem",
         "COMP_CWORD": "3",
     }
-    assert chatpipe(env=env).stdout.decode().split() == ["gemini", "gemini-stream"]
+    assert chatpipe(env=env).stdout.decode().split() == ["gemini", "gemini-stream", "gemini-cli"]
 
 
 def test_types_are_checked_and_listed_without_class_names():

@@ -29,6 +29,9 @@ READABLE = (
     "anthropic-stream",
     "gemini-stream",
     "openai-responses-stream",
+    "claude-code",
+    "codex",
+    "gemini-cli",
 )
 WRITABLE = (
     "canonical",
@@ -175,9 +178,9 @@ Branch = Annotated[
     typer.Option(
         "--branch",
         metavar="active|latest|all",
-        help="Exports that branch (ChatGPT, Claude.ai): the active branch (the newest leaf "
-        "where none is named), the newest leaf, or every root-to-leaf path as its own "
-        "conversation.",
+        help="Exports and sessions that branch (ChatGPT, Claude.ai, Claude Code, Gemini "
+        "CLI): the active branch (the newest leaf where none is named), the newest leaf, or "
+        "every root-to-leaf path as its own conversation.",
     ),
 ]
 IncludeHidden = Annotated[
@@ -185,6 +188,14 @@ IncludeHidden = Annotated[
     typer.Option(
         "--include-hidden",
         help="ChatGPT exports: keep hidden system, memory and custom-instruction messages.",
+    ),
+]
+IncludeSubagents = Annotated[
+    bool,
+    typer.Option(
+        "--include-subagents",
+        help="Claude Code sessions: give each subagent's conversation too, after the main "
+        "one, linked to the Task call that started it (parent_tool_call_id).",
     ),
 ]
 Jobs = Annotated[
@@ -264,6 +275,7 @@ class ReadingOptions:
     group_by: str | None = None
     branch: str = "active"
     include_hidden: bool = False
+    include_subagents: bool = False
     verbose: int = 0
     quiet: bool = False
     output_dir: str | None = None
@@ -280,7 +292,7 @@ class ReadingOptions:
         from ..pipeline.job import Inputs
 
         reading_dialect(self.from_)
-        options = ReadOptions(self.branch, self.include_hidden)
+        options = ReadOptions(self.branch, self.include_hidden, self.include_subagents)
         files = tuple(self.files or ["-"])
         return Inputs(files, self.from_, self.on_error, self.group_by, options)
 
@@ -306,6 +318,7 @@ _READING_LAST = [
     _parameter("output", Output, None),
     _parameter("branch", Branch, "active"),
     _parameter("include_hidden", IncludeHidden, False),
+    _parameter("include_subagents", IncludeSubagents, False),
     _parameter("verbose", Verbose, 0),
     _parameter("quiet", Quiet, False),
 ]

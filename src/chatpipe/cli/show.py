@@ -99,11 +99,19 @@ def _conversation(conversation: Any, number: int, full: bool) -> Iterator[Any]:
     from rich.rule import Rule
     from rich.text import Text
 
+    from ..render.sessions import note_text, subagent_line, with_notes
+
     meta = conversation.meta
     title = meta.get("title") or meta.get("name") or f"conversation {number + 1}"
     yield Rule(Text(str(title)), style="bold")
-    for index, message in enumerate(conversation.messages):
-        yield _panel(message, index, full)
+    started = subagent_line(conversation)
+    if started:
+        yield _dim(started)
+    for index, message, note in with_notes(conversation):
+        if note is not None:
+            yield Rule(Text(note_text(note), style="dim"), style="dim", characters="·")
+        else:
+            yield _panel(message, index, full)
 
 
 def _panel(message: AnyMessage, index: int, full: bool) -> Any:
@@ -111,8 +119,12 @@ def _panel(message: AnyMessage, index: int, full: bool) -> Any:
     from rich.panel import Panel
     from rich.text import Text
 
+    from ..render.sessions import message_label
+
     # Text, never markup: names, roles and ids come from the data
-    label = LABELS.get(message.type) or getattr(message, "role", message.type)
+    label = (
+        message_label(message) or LABELS.get(message.type) or getattr(message, "role", message.type)
+    )
     title = Text(str(label), style="bold")
     if message.name:
         title.append(f" · {message.name}")
@@ -127,7 +139,13 @@ def _panel(message: AnyMessage, index: int, full: bool) -> Any:
         if content:
             parts.append(_text(content, full, as_json=isinstance(message, ToolMessage)))
     else:
-        parts.extend(_block(b, full) for b in content)
+        # a tool_use block is shown once, as the tool call it gives the message
+        calls = {c["id"] for c in getattr(message, "tool_calls", ()) if c.get("id")}
+        parts.extend(
+            _block(b, full)
+            for b in content
+            if not (isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id") in calls)
+        )
     if isinstance(message, AIMessage):
         for call in message.tool_calls:
             parts.append(_heading(f"→ {call['name']}", call["id"]))

@@ -8,7 +8,7 @@ reading of ``{"messages": [...], ...}`` conversation records lives here.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, ValidationError, kind_of
@@ -134,6 +134,30 @@ class StreamDialect(Dialect):
 
     def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
         raise NotImplementedError
+
+    def read_records(
+        self,
+        records: Iterable[Any],
+        location: Location,
+        options: Any = None,
+        handle: Callable[[ChatpipeError], None] | None = None,
+    ) -> Iterator[Conversation]:
+        """The conversations a source's records spell: ``records`` are ``io.records``
+        records with their places (a ``BadRecord`` goes to ``handle``, which raises or
+        counts it), ``options`` the reading options (``ReadOptions``). By default the
+        values go to ``read_stream``; the session-log dialects read lines in their places."""
+        from ..io.records import BadRecord
+
+        def good() -> Iterator[Any]:
+            for record in records:
+                if isinstance(record, BadRecord):
+                    if handle is None:
+                        raise record.error
+                    handle(record.error)
+                else:
+                    yield record.value
+
+        return self.read_stream(good(), location)
 
 
 def _keys_hint(value: Any) -> str:

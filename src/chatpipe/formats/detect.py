@@ -77,3 +77,20 @@ def _detect(value: Any, more: list[Any]) -> tuple[Dialect, str] | None:
         if any(dialect.is_message(m) for m in samples):
             return dialect, found[1]
     return found
+
+
+def refusal(value: Any) -> tuple[str, str] | None:
+    """(what it is, what to read instead) for a file people take for a chat log that holds
+    none of its own; None for anything else."""
+    if (
+        isinstance(value, dict)
+        and isinstance(value.get("ts"), (int, float))
+        and value.get("type") in ("say", "ask")
+        and isinstance(value.get(value["type"]), str)
+    ):
+        return (
+            "this is a Cline or Roo Code ui_messages.json: what the task's panel showed, not "
+            "the conversation",
+            "read api_conversation_history.json from the same task folder instead",
+        )
+    return None

@@ -18,15 +18,19 @@ BRANCHES = ("active", "all", "latest")
 
 
 class ReadOptions:
-    """Reading choices for tree-shaped exports."""
+    """Reading choices for tree-shaped exports and session logs: which branch, hidden
+    messages (ChatGPT), and subagents' conversations (coding-agent sessions)."""
 
-    def __init__(self, branch: str = "active", include_hidden: bool = False) -> None:
+    def __init__(
+        self, branch: str = "active", include_hidden: bool = False, include_subagents: bool = False
+    ) -> None:
         if branch not in BRANCHES:
             from ..errors import UsageError
 
             raise UsageError(f"--branch must be one of {', '.join(BRANCHES)}, got {branch!r}")
         self.branch = branch
         self.include_hidden = include_hidden
+        self.include_subagents = include_subagents
 
 
 def branch_paths(

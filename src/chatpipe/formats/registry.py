@@ -17,6 +17,10 @@ _WHERE = {
     "anthropic-stream": ("anthropic_stream", "AnthropicStreamDialect"),
     "openai-responses-stream": ("openai_responses", "ResponsesStreamDialect"),
     "gemini-stream": ("gemini_stream", "GeminiStreamDialect"),
+    # coding agents' session logs: lines of their own shapes, read as a whole file
+    "claude-code": ("claude_code", "ClaudeCodeDialect"),
+    "codex": ("codex", "CodexDialect"),
+    "gemini-cli": ("gemini_cli", "GeminiCliDialect"),
     "langchain": ("langchain", "LangchainDialect"),
     "canonical": ("canonical", "CanonicalDialect"),
     "alpaca": ("alpaca", "AlpacaDialect"),

@@ -16,10 +16,11 @@ class Conversation:
     that a long log is never held in memory. ``meta`` keeps the record's other keys in
     their order; ``messages_key`` is where the messages stood among them. ``start`` is
     the number of the first message in its log: 0, but for a piece of a log read from
-    its middle (a ``--jobs`` worker's range of lines).
+    its middle (a ``--jobs`` worker's range of lines). ``places``: where each message
+    came from (a list of locations), when a reader knows it (session logs), else None.
     """
 
-    __slots__ = ("location", "messages", "messages_key", "meta", "start")
+    __slots__ = ("location", "messages", "messages_key", "meta", "places", "start")
 
     def __init__(
         self,
@@ -34,6 +35,7 @@ class Conversation:
         self.location = location
         self.messages_key = messages_key
         self.start = start
+        self.places: list[Location] | None = None
 
     def with_messages(self, messages: Iterable[AnyMessage]) -> Conversation:
         """The same conversation holding other messages (an operation's result)."""

@@ -176,8 +176,11 @@ def finetune_row_problems(row: Any, location: Location) -> list[Problem]:
 class StructureCheck:
     """Checks one conversation's messages as they stream past."""
 
-    def __init__(self, max_tokens: int | None = None, counter: Any = None) -> None:
+    def __init__(
+        self, max_tokens: int | None = None, counter: Any = None, system_anywhere: bool = False
+    ) -> None:
         self.max_tokens = max_tokens
+        self.system_anywhere = system_anywhere
         self.counter = counter
         self.calls: dict[str, tuple[int, Location | None]] = {}  # id -> message index, place
         self.answered: set[str] = set()
@@ -192,7 +195,7 @@ class StructureCheck:
             self.first = location
         index = self.index
         self.index += 1
-        if isinstance(message, SystemMessage) and index > 0:
+        if isinstance(message, SystemMessage) and index > 0 and not self.system_anywhere:
             problems.append(
                 Problem(
                     "misplaced_system_message",
@@ -310,9 +313,12 @@ def check_messages(
     conversation_location: Location | None,
     max_tokens: int | None = None,
     counter: Any = None,
+    system_anywhere: bool = False,
 ) -> Iterator[Problem]:
-    """Structure problems of one conversation, given its messages and their locations."""
-    check = StructureCheck(max_tokens, counter)
+    """Structure problems of one conversation, given its messages and their locations;
+    ``system_anywhere``: system messages are not misplaced after the first (session logs,
+    where an agent adds context as it goes)."""
+    check = StructureCheck(max_tokens, counter, system_anywhere)
     for message, location in located:
         yield from check.add(message, location)
     yield from check.finish(conversation_location)

@@ -81,10 +81,18 @@ def _openai(message: AnyMessage) -> list[str]:
 # kinds that are kept, not left out, but said all the same: how they were written
 _UNPARSED = "tool-call arguments that are not valid JSON"
 _TEXT_FILES = "text files (OpenAI has no text-file part)"
+_LIFTED = "system messages among the turns (a session's context, a generated summary)"
 KEPT = {
     _UNPARSED: "written as they came",
     _TEXT_FILES: "written as text parts headed by the file's name",
+    _LIFTED: "moved into the system prompt",
 }
+# what no record of these targets holds: a tool message's structured result (Claude Code's
+# toolUseResult, LangChain's artifact), kept only by chatpipe's own formats
+_ARTIFACTS = "structured tool results (a tool message's artifact)"
+_NO_ARTIFACT = ("openai", "anthropic", "gemini", "sharegpt")
+# targets with one system prompt, before the turns
+_ONE_SYSTEM = ("anthropic", "gemini")
 
 CHECKS: dict[str, Callable[[AnyMessage], list[str]]] = {
     "openai": _openai,
@@ -133,8 +141,17 @@ class LossReport:
         begin = getattr(self.check, "begin", None)
         if begin is not None:
             begin()
+        turns = False  # whether a turn came before: a system message after it is lifted
         for index, message in enumerate(messages, first):
-            for kind in self.check(message):
+            kinds = self.check(message)
+            if self.target in _NO_ARTIFACT and getattr(message, "artifact", None) is not None:
+                kinds = [*kinds, _ARTIFACTS]
+            if message.type == "system":
+                if turns and self.target in _ONE_SYSTEM:
+                    kinds = [*kinds, _LIFTED]
+            else:
+                turns = True
+            for kind in kinds:
                 self.cases.setdefault(kind, []).append((number, index))
             yield message
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, UsageError
 from ..formats.base import Dialect, _keys_hint, message_of, shape_errors, turn_of
-from ..formats.detect import CONVERSATIONS, MESSAGES, STREAM, detect, is_message_list
+from ..formats.detect import CONVERSATIONS, MESSAGES, STREAM, detect, is_message_list, refusal
 from ..formats.exports import ReadOptions
 from ..formats.registry import readable, reading_dialect
 from ..io.readers import read_records
@@ -117,10 +117,9 @@ def _read_source(
                 errors.handle(exc.located(record.location))
         return
     if shape == STREAM:
-        values = (r.value for r in rest if not isinstance(r, BadRecord) or errors.handle(r.error))
         spelled = False
         with shape_errors(dialect, first.location):
-            for conversation in dialect.read_stream(values, first.location):
+            for conversation in dialect.read_records(rest, first.location, options, errors.handle):
                 spelled = True
                 yield conversation
         if not spelled:  # events of another kind (a --from that does not fit): not silence
@@ -279,6 +278,9 @@ def _choose(first: Record, more: list[Any], forced: Dialect | None) -> tuple[Dia
         return forced, MESSAGES
     found = detect(value, more)
     if found is None:
+        refused = refusal(value)
+        if refused is not None:
+            raise DataError(refused[0], first.location, hint=refused[1])
         raise DataError(
             "cannot tell what chat format this is",
             first.location,

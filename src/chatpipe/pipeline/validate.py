@@ -53,7 +53,9 @@ def validate_files(
         found, shape, first, records = opened
         raw_checks = finetune and found.name == "openai"
         if shape == STREAM:
-            yield from _validate_streamed(found, first, records, structure, max_tokens, counter)
+            yield from _validate_streamed(
+                found, first, records, structure, max_tokens, counter, options
+            )
             continue
         if shape == CONVERSATIONS:
             checks = (raw_checks, structure, max_tokens, counter, options or ReadOptions())
@@ -97,26 +99,38 @@ def _record_problems(
         yield from check_messages(located, location, max_tokens, counter)
 
 
-def _validate_streamed(dialect, first, records, structure, max_tokens, counter):
-    """A captured stream: the structure of the messages it spells."""
-    from ..io.records import BadRecord
-
-    values = []
-    for record in records:
-        if isinstance(record, BadRecord):
-            yield unreadable(record.error)
-        else:
-            values.append(record.value)
+def _validate_streamed(dialect, first, records, structure, max_tokens, counter, options=None):
+    """A captured stream or a session log: the structure of the messages it spells, each
+    at its line where the reader knows it (``Conversation.places``)."""
+    bad: list[Problem] = []
     try:
         with shape_errors(dialect, first.location):
-            conversations = list(dialect.read_stream(values, first.location))
+            conversations = list(
+                dialect.read_records(
+                    records, first.location, options, lambda e: bad.append(unreadable(e))
+                )
+            )
     except ChatpipeError as exc:
+        yield from bad
         yield unreadable(exc.located(first.location))
         return
+    yield from bad
     if structure:
+        # session logs put the context their agent adds where it came
+        anywhere = getattr(dialect, "system_anywhere", False)
         for conversation in conversations:
-            located = ((m, first.location) for m in conversation.messages)
-            yield from check_messages(located, first.location, max_tokens, counter)
+            where = conversation.location or first.location
+            yield from check_messages(
+                _placed(conversation, where), where, max_tokens, counter, anywhere
+            )
+
+
+def _placed(conversation: Any, where: Any) -> Iterator[tuple[AnyMessage, Any]]:
+    """Each message at its line where the reader knows it (a streamed log's places fill
+    in as its messages are read)."""
+    for index, message in enumerate(conversation.messages):
+        places = conversation.places
+        yield message, places[index] if places is not None and index < len(places) else where
 
 
 class _StreamReading:

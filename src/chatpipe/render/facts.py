@@ -46,10 +46,13 @@ def iso(value: Any) -> str:
 
 
 def source_fields(message: AnyMessage) -> dict[str, Any]:
-    """The export's own fields of a message (ChatGPT's or Claude's), or {}."""
+    """The export's or session log's own fields of a message (ChatGPT's, Claude's, a
+    coding agent's), or {}."""
+    from .sessions import session_fields
+
     extra = message.additional_kwargs
     found = extra.get("chatgpt") or extra.get("claude") if extra else None
-    return found if isinstance(found, dict) else {}
+    return found if isinstance(found, dict) else session_fields(message)
 
 
 def message_model(message: AnyMessage) -> str:
@@ -63,7 +66,7 @@ def message_model(message: AnyMessage) -> str:
 def message_time(message: AnyMessage) -> Any:
     """When a message was written, as its export gives it (or None)."""
     source = source_fields(message)
-    return source.get("create_time") or source.get("created_at")
+    return source.get("create_time") or source.get("created_at") or source.get("timestamp")
 
 
 def _first_question(conversation: Conversation) -> str:

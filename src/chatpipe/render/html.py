@@ -27,6 +27,7 @@ from .facts import (
 )
 from .markdown import LABELS
 from .markup import LONG, code_block, escape, markdown, marked, safe_image, safe_link
+from .sessions import message_label, note_text, notes_after, notes_before, subagent_line
 
 # -- content ---------------------------------------------------------------------------
 
@@ -267,7 +268,11 @@ def _usage(message: AnyMessage) -> str:
 def message_html(message: AnyMessage, results: dict[str, ToolMessage]) -> str:
     """One turn; the results of its tool calls (by call id) shown beside them."""
     role = message.type if message.type in LABELS else "chat"
-    label = LABELS.get(message.type) or str(getattr(message, "role", message.type))
+    label = (
+        message_label(message)
+        or LABELS.get(message.type)
+        or str(getattr(message, "role", message.type))
+    )
     head = [f'<span class="role">{escape(label)}</span>']
     if message.name:
         head.append(f'<span class="name">{escape(marked(str(message.name)))}</span>')
@@ -342,6 +347,23 @@ def messages_html(messages: list[AnyMessage]) -> list[str]:
     return ["" if id(m) in paired else message_html(m, results) for m in messages]
 
 
+def _noted(conversation: Conversation, parts: list[str]) -> list[list[str]]:
+    """Each message's HTML after the notes that stand before it; one more place at the
+    end for the notes after the last message."""
+    noted = [
+        [*map(_note_html, notes_before(conversation, i)), part] for i, part in enumerate(parts)
+    ]
+    noted.append([_note_html(n) for n in notes_after(conversation, len(parts))])
+    return noted
+
+
+def _note_html(note: dict[str, Any]) -> str:
+    kind = escape(str(note.get("subtype") or note.get("type") or "note"))
+    when_text = when(note.get("timestamp"))
+    stamp = f' <span class="info">{escape(when_text)}</span>' if when_text else ""
+    return f'<p class="note {kind}">{escape(note_text(note))}{stamp}</p>'
+
+
 def _key(message: AnyMessage) -> Any:
     return message.id or (message.type, repr(message.content))
 
@@ -370,9 +392,18 @@ def entry(group: list[Conversation], number: int) -> dict[str, Any]:
     title = marked(conversation_title(first.with_messages(branches[0]), number))
     html = []
     tools = False
+    shown = next(  # the live branch (an agent session's) opens, else the first
+        (
+            i
+            for i, c in enumerate(group)
+            if isinstance(c.meta.get("branch"), dict) and c.meta["branch"].get("active") is True
+        ),
+        0,
+    )
     for index, messages in enumerate(branches):
         parts = messages_html(messages)
         tools = tools or any('<details class="tool">' in part for part in parts)
+        noted = _noted(group[index], parts)
         if len(branches) > 1:
             others = branches[:index] + branches[index + 1 :]
             at = min(_fork(messages, others), len(parts))
@@ -385,10 +416,10 @@ def entry(group: list[Conversation], number: int) -> dict[str, Any]:
                 f'<nav class="fork" aria-label="branches">Branch {index + 1} of '
                 f"{len(branches)}: {buttons}</nav>"
             )
-            parts.insert(at, switch)
-        hidden = " hidden" if index else ""
+            noted[at].insert(0, switch)
+        hidden = " hidden" if index != shown else ""
         html.append(f'<section class="branch" data-index="{index}"{hidden}>')
-        html.extend(part for part in parts if part)
+        html.extend(part for piece in noted for part in piece if part)
         html.append("</section>")
     everything = [m for messages in branches for m in messages]
     date = conversation_date(first, everything)
@@ -401,6 +432,9 @@ def entry(group: list[Conversation], number: int) -> dict[str, Any]:
     ident = first.meta.get("id") or first.meta.get("uuid")
     if ident:
         facts.append(f"id {ident}")
+    started = subagent_line(first)
+    if started:
+        facts.append(started)
     if first.location is not None:
         facts.append(str(first.location))
     expand = (

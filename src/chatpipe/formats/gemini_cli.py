@@ -1,0 +1,362 @@
+"""Gemini CLI chats (``~/.gemini/tmp/<project hash>/chats/session-*.json``).
+
+Three forms: a session object ``{sessionId, projectHash, startTime, lastUpdated,
+messages}``; the newer JSONL form, a header line with those fields, then message lines,
+``{"$set": {...}}`` lines that update the header (a ``messages`` list among them replaces
+the messages so far) and ``{"$rewindTo": id}`` lines that drop that message and the ones
+after it. A message written again under the same id replaces the first (the last write
+wins) where the first stood. And ``logs.json``, the prompts typed, ``{sessionId,
+messageId, type, message, timestamp}``: one conversation per session id.
+
+``gemini`` messages are AI messages: ``thoughts`` are reasoning blocks before the text,
+``tokens`` the usage, ``model`` the model; each of ``toolCalls`` is a tool call followed by
+a tool message holding its ``result`` (a call with none ran no tool). ``info``, ``warning``
+and ``error`` messages are what the CLI told the user, not turns: the conversation's
+``notes`` (each with ``at``, the number of messages before it). ``--branch all`` gives the
+messages a ``$rewindTo`` dropped as a branch of their own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from ..errors import ChatpipeError, DataError, Location, kind_of
+from ..model import AIMessage, AnyMessage, Conversation, HumanMessage, ToolMessage
+from .base import StreamDialect
+from .exports import ReadOptions
+from .gemini import _block as part_block
+from .gemini import _content as blocks_content
+from .gemini import _usage as gemini_usage
+
+_MESSAGE_TYPES = frozenset(("user", "gemini", "info", "warning", "error"))
+_NOTES = frozenset(("info", "warning", "error"))
+_TOOL_FAILED = frozenset(("error", "cancelled"))
+
+
+def _is_header(value: dict[str, Any]) -> bool:
+    return isinstance(value.get("sessionId"), str) and isinstance(value.get("projectHash"), str)
+
+
+def _is_message(value: dict[str, Any]) -> bool:
+    return (
+        isinstance(value.get("id"), str)
+        and value.get("type") in _MESSAGE_TYPES
+        and "timestamp" in value
+        and "content" in value
+    )
+
+
+def _is_log_entry(value: dict[str, Any]) -> bool:
+    return (
+        isinstance(value.get("sessionId"), str)
+        and "messageId" in value
+        and isinstance(value.get("message"), str)
+    )
+
+
+def is_gemini_cli_record(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    if "$set" in value or "$rewindTo" in value:
+        return len(value) == 1 and (
+            isinstance(value.get("$set"), dict) or isinstance(value.get("$rewindTo"), str)
+        )
+    return _is_header(value) or _is_message(value) or _is_log_entry(value)
+
+
+class GeminiCliDialect(StreamDialect):
+    name = "gemini-cli"
+    description = "Gemini CLI chats (session-*.json, its JSONL form) and logs.json"
+    system_anywhere = True  # context the agent adds stands where it came
+
+    def is_stream_event(self, value: Any) -> bool:
+        return is_gemini_cli_record(value)
+
+    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
+        from ..io.records import Record
+
+        return self.read_records((Record(v, location) for v in values), location)
+
+    def read_records(
+        self,
+        records: Iterable[Any],
+        location: Location,
+        options: Any = None,
+        handle: Callable[[ChatpipeError], None] | None = None,
+    ) -> Iterator[Conversation]:
+        from ..io.records import BadRecord
+
+        options = options if isinstance(options, ReadOptions) else ReadOptions()
+        session: _Session | None = None
+        logs: dict[str, _Session] = {}
+        for record in records:
+            try:
+                if isinstance(record, BadRecord):
+                    raise record.error
+                value = record.value
+                if not is_gemini_cli_record(value):
+                    raise DataError(
+                        "not a Gemini CLI chat record",
+                        hint="a session's fields, a message, a $set or $rewindTo line",
+                    )
+                if _is_log_entry(value) and not _is_message(value):
+                    _log_entry(logs, value, record.location)
+                    continue
+                if _is_header(value) and (session is None or session.starts_anew(value)):
+                    if session is not None:
+                        yield from session.conversations(options)
+                    session = _Session(record.location)
+                if session is None:
+                    session = _Session(record.location)
+                session.add(value, record.location)
+            except ChatpipeError as exc:
+                if handle is None:
+                    raise exc.located(record.location) from None
+                handle(exc.located(record.location))
+        if session is not None:
+            yield from session.conversations(options)
+        for log in logs.values():
+            yield from log.conversations(options)
+
+
+def _log_entry(logs: dict[str, _Session], value: dict[str, Any], at: Location) -> None:
+    """A logs.json entry: a prompt the user typed, in its session's conversation."""
+    ident = value["sessionId"]
+    session = logs.get(ident)
+    if session is None:
+        session = logs[ident] = _Session(at)
+        session.meta = {"sessionId": ident}
+    message = {
+        "timestamp": value.get("timestamp"),
+        "type": value.get("type") or "user",
+        "content": value["message"],
+        **{k: v for k, v in value.items() if k not in ("sessionId", "type", "message")},
+    }
+    session.put(message, at, f"log-{value.get('messageId')}")
+
+
+class _Session:
+    """One session as its lines build it: the header's fields and the messages by id (in
+    the place each first had), with the messages each rewind dropped."""
+
+    def __init__(self, location: Location) -> None:
+        self.location = location
+        self.meta: dict[str, Any] = {}
+        self.messages: dict[str, tuple[dict[str, Any], Location]] = {}
+        self.rewound: list[list[tuple[dict[str, Any], Location]]] = []
+
+    def starts_anew(self, header: dict[str, Any]) -> bool:
+        """A header of another session (a file of several session objects)."""
+        return bool(self.meta) and header.get("sessionId") != self.meta.get("sessionId")
+
+    def put(self, message: dict[str, Any], at: Location, key: str | None = None) -> None:
+        if (
+            not isinstance(message.get("content"), (str, list, dict))
+            and message.get("content") is not None
+        ):
+            raise DataError(
+                f'a message\'s "content" must be text or parts, got {kind_of(message["content"])}'
+            )
+        self.messages[key or message["id"]] = (message, at)
+
+    def add(self, value: dict[str, Any], at: Location) -> None:
+        if "$rewindTo" in value:
+            ids = list(self.messages)
+            target = value["$rewindTo"]
+            cut = ids.index(target) if target in ids else 0
+            dropped = [self.messages.pop(i) for i in ids[cut:]]
+            if dropped:
+                self.rewound.append(list(self.messages.values()) + dropped)
+            return
+        if "$set" in value:
+            update = value["$set"]
+            if isinstance(update.get("messages"), list):
+                self.messages = {}
+                for message in update["messages"]:
+                    if isinstance(message, dict) and _is_message(message):
+                        self.put(message, at)
+            self.meta.update({k: v for k, v in update.items() if k != "messages"})
+            return
+        if _is_header(value):
+            self.meta.update({k: v for k, v in value.items() if k != "messages"})
+            for index, message in enumerate(value.get("messages") or ()):
+                if not (isinstance(message, dict) and _is_message(message)):
+                    raise DataError(
+                        "not a Gemini CLI message",
+                        at.at_message(index),
+                        hint="a message has an id, a timestamp, a type and content",
+                    )
+                self.put(message, at.at_message(index))
+            return
+        self.put(value, at)
+
+    def conversations(self, options: ReadOptions) -> Iterator[Conversation]:
+        branches = [list(self.messages.values()), *reversed(self.rewound)]
+        if options.branch != "all":
+            branches = branches[:1]
+        for number, branch in enumerate(branches):
+            meta = dict(self.meta)
+            if isinstance(meta.get("sessionId"), str):
+                meta = {"id": meta.pop("sessionId"), **meta}
+            if options.branch == "all" and len(branches) > 1:
+                leaf = branch[-1][0].get("id") if branch else None
+                meta["branch"] = {"leaf": leaf, "index": number, "of": len(branches)}
+                if number == 0:
+                    meta["branch"]["active"] = True  # the messages the session holds now
+            elif self.rewound:
+                meta["branch"] = {"leaf": branch[-1][0].get("id") if branch else None}
+                meta["branch"]["left_out"] = len(self.rewound)
+            conversation = _build(branch, meta, self.location)
+            yield conversation
+
+
+def _build(
+    branch: list[tuple[dict[str, Any], Location]], meta: dict[str, Any], location: Location
+) -> Conversation:
+    out: list[AnyMessage] = []
+    places: list[Location] = []
+    notes: list[dict[str, Any]] = []
+    for message, at in branch:
+        kind = message.get("type")
+        if kind in _NOTES:
+            notes.append({"at": len(out), **message})
+            continue
+        made = _gemini(message) if kind == "gemini" else [_user(message)]
+        out.extend(made)
+        places.extend([at] * len(made))
+    if notes:
+        meta["notes"] = notes
+    conversation = Conversation(out, meta, location)
+    conversation.places = places
+    return conversation
+
+
+def _parts(content: Any) -> list[dict[str, Any]]:
+    """A PartListUnion as blocks: a string, a part, or a list of strings and parts."""
+    if content is None:
+        return []
+    items = content if isinstance(content, list) else [content]
+    return [
+        {"type": "text", "text": p} if isinstance(p, str) else part_block(p)
+        for p in items
+        if isinstance(p, (str, dict))
+    ]
+
+
+def _kept(message: dict[str, Any], *used: str) -> dict[str, Any]:
+    return {k: v for k, v in message.items() if k not in ("id", "type", "content", *used)}
+
+
+def _user(message: dict[str, Any]) -> HumanMessage:
+    content = message.get("content")
+    shown = content if isinstance(content, str) else blocks_content(_parts(content))
+    return HumanMessage(
+        shown,
+        id=message.get("id"),
+        additional_kwargs={"gemini_cli": _kept(message)},
+    )
+
+
+def _gemini(message: dict[str, Any]) -> list[AnyMessage]:
+    """A model message: its thoughts, text and tool calls, then a tool message for each
+    call's result."""
+    blocks: list[dict[str, Any]] = []
+    for thought in message.get("thoughts") or ():
+        if not isinstance(thought, dict):
+            continue
+        subject = thought.get("subject") or ""
+        text = thought.get("description") or ""
+        block = {
+            "type": "reasoning",
+            "reasoning": f"**{subject}**\n\n{text}" if subject else str(text),
+        }
+        rest = {k: v for k, v in thought.items() if k not in ("subject", "description")}
+        if rest:
+            block["extras"] = rest
+        blocks.append(block)
+    content = message.get("content")
+    blocks.extend(_parts(content))
+    calls = [c for c in message.get("toolCalls") or () if isinstance(c, dict)]
+    tokens = message.get("tokens")
+    usage = None
+    if isinstance(tokens, dict):
+        usage = gemini_usage(
+            {
+                "promptTokenCount": tokens.get("input"),
+                "candidatesTokenCount": tokens.get("output"),
+                "cachedContentTokenCount": tokens.get("cached"),
+                "thoughtsTokenCount": tokens.get("thoughts"),
+                "totalTokenCount": tokens.get("total"),
+            }
+        )
+    metadata: dict[str, Any] = {"model_provider": "google_genai"}
+    if isinstance(message.get("model"), str):
+        metadata["model_name"] = message["model"]
+    kept = _kept(message, "thoughts", "toolCalls", "model")
+    kept["toolCalls"] = [
+        {k: v for k, v in c.items() if k not in ("args", "result", "name")} for c in calls
+    ]
+    if not kept["toolCalls"]:
+        del kept["toolCalls"]
+    ai = AIMessage(
+        blocks_content(blocks) if blocks else (content if isinstance(content, str) else ""),
+        tool_calls=[
+            {
+                "name": str(c.get("name") or ""),
+                "args": c.get("args") if isinstance(c.get("args"), dict) else {},
+                "id": str(c.get("id") or ""),
+            }
+            for c in calls
+        ],
+        id=message["id"],
+        usage_metadata=usage,
+        response_metadata=metadata,
+        additional_kwargs={"gemini_cli": kept},
+    )
+    out: list[AnyMessage] = [ai]
+    for call in calls:
+        if call.get("result") is None:
+            continue
+        output, rest = _result(call["result"])
+        out.append(
+            ToolMessage(
+                output,
+                tool_call_id=str(call.get("id") or ""),
+                name=str(call.get("name") or "") or None,
+                status="error" if call.get("status") in _TOOL_FAILED else "success",
+                additional_kwargs={"gemini_cli": {"status": call.get("status"), **rest}}
+                if rest or call.get("status")
+                else {},
+            )
+        )
+    return out
+
+
+def _result(result: Any) -> tuple[Any, dict[str, Any]]:
+    """A tool's output from its result parts: the function response's ``output`` (or
+    ``error``) as text, any other response as JSON text, other parts as blocks."""
+    parts = result if isinstance(result, list) else [result]
+    texts: list[Any] = []
+    rest: dict[str, Any] = {}
+    for part in parts:
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        if isinstance(response, dict):
+            body = response.get("response")
+            if isinstance(body, dict) and set(body) <= {"output", "error"} and body:
+                texts.extend(str(v) for v in body.values())
+                if "error" in body:
+                    rest["error"] = True
+            else:
+                texts.append(json.dumps(body, ensure_ascii=False))
+            extra = {k: v for k, v in response.items() if k not in ("response", "name", "id")}
+            if extra:
+                rest.setdefault("functionResponse", []).append(extra)
+        elif isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict):
+            texts.append(part_block(part))
+    if all(isinstance(t, str) for t in texts):
+        return "\n".join(texts), rest
+    return [{"type": "text", "text": t} if isinstance(t, str) else t for t in texts], rest
