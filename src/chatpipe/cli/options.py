@@ -35,6 +35,7 @@ WRITABLE = (
     "openai",
     "anthropic",
     "gemini",
+    "openai-responses",
     "sharegpt",
     "markdown",
     "yaml",

@@ -78,10 +78,32 @@ def _openai(message: AnyMessage) -> list[str]:
     return found
 
 
+def _responses(message: AnyMessage) -> list[str]:
+    found = []
+    kinds = {b.get("type") for b in _blocks(message)}
+    if kinds & {"audio", "video", "input_audio"}:
+        found.append("audio and video (it takes text, images and files)")
+    if "redacted_thinking" in kinds:
+        found.append("another model's redacted thinking")
+    if "thinking" in kinds or any(
+        b.get("type") == "reasoning" and "id" not in (b.get("extras") or {})
+        for b in _blocks(message)
+    ):
+        found.append(_FOREIGN_REASONING)
+    if message.type in ("chat", "function"):
+        found.append("chat and function roles (written as user turns)")
+    if message.name:
+        found.append("message names")
+    return found
+
+
 # kinds that are kept, not left out, but said all the same: how they were written
 _UNPARSED = "tool-call arguments that are not valid JSON"
 _TEXT_FILES = "text files (OpenAI has no text-file part)"
+_FOREIGN_REASONING = "reasoning that is not a Responses reasoning item"
 KEPT = {
+    _FOREIGN_REASONING: "written as reasoning items of summary text, without the id and "
+    "encrypted content the API needs to take them back",
     _UNPARSED: "written as they came",
     _TEXT_FILES: "written as text parts headed by the file's name",
 }
@@ -92,6 +114,7 @@ CHECKS: dict[str, Callable[[AnyMessage], list[str]]] = {
     "anthropic": _anthropic,
     "gemini": _gemini,
     "markdown": _markdown,
+    "openai-responses": _responses,
 }
 
 
