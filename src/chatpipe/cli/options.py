@@ -28,6 +28,7 @@ READABLE = (
     "anthropic-stream",
     "gemini-stream",
     "openai-responses-stream",
+    "pydantic-ai",
 )
 WRITABLE = (
     "canonical",
@@ -37,6 +38,7 @@ WRITABLE = (
     "gemini",
     "openai-responses",
     "sharegpt",
+    "pydantic-ai",
     "markdown",
     "yaml",
     "html",

@@ -17,6 +17,7 @@ _WHERE = {
     "anthropic-stream": ("anthropic_stream", "AnthropicStreamDialect"),
     "openai-responses-stream": ("openai_responses", "ResponsesStreamDialect"),
     "gemini-stream": ("gemini_stream", "GeminiStreamDialect"),
+    "pydantic-ai": ("pydantic_ai", "PydanticAIDialect"),
     "langchain": ("langchain", "LangchainDialect"),
     "canonical": ("canonical", "CanonicalDialect"),
     "anthropic": ("anthropic", "AnthropicDialect"),

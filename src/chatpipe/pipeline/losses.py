@@ -97,6 +97,15 @@ def _responses(message: AnyMessage) -> list[str]:
     return found
 
 
+def _pydantic_ai(message: AnyMessage) -> list[str]:
+    found = []
+    if message.type in ("chat", "function"):
+        found.append("chat and function roles (written as user prompts)")
+    if message.name and message.type != "tool":
+        found.append("message names")
+    return found
+
+
 # kinds that are kept, not left out, but said all the same: how they were written
 _UNPARSED = "tool-call arguments that are not valid JSON"
 _TEXT_FILES = "text files (OpenAI has no text-file part)"
@@ -115,6 +124,7 @@ CHECKS: dict[str, Callable[[AnyMessage], list[str]]] = {
     "gemini": _gemini,
     "markdown": _markdown,
     "openai-responses": _responses,
+    "pydantic-ai": _pydantic_ai,
 }
 
 
