@@ -18,6 +18,8 @@ _WHERE = {
     "openai-responses-stream": ("openai_responses", "ResponsesStreamDialect"),
     "gemini-stream": ("gemini_stream", "GeminiStreamDialect"),
     "pydantic-ai": ("pydantic_ai", "PydanticAIDialect"),
+    "openai-batch": ("openai_batch", "OpenAIBatchDialect"),
+    "anthropic-batch": ("anthropic_batch", "AnthropicBatchDialect"),
     "langchain": ("langchain", "LangchainDialect"),
     "canonical": ("canonical", "CanonicalDialect"),
     "anthropic": ("anthropic", "AnthropicDialect"),

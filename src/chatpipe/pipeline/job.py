@@ -85,6 +85,7 @@ class Run:
         # conversations of exports with no current leaf, whose newest branch was written,
         # and the other branches left out (said once, at the end of a run)
         self.newest = [0, 0]
+        self.unanswered = 0  # batch requests read with no answer (their ``batch_error``)
 
     def conversations(self) -> Iterator[Conversation]:
         """The conversations read, as they come from the inputs (before the operation)."""
@@ -115,6 +116,8 @@ class Run:
             if type(branch) is dict and branch.get("chosen") == "newest":
                 newest[0] += 1
                 newest[1] += branch.get("left_out") or 0
+            if "batch_error" in conversation.meta:
+                self.unanswered += 1
             yield conversation
 
     def message_stream(self) -> bool:

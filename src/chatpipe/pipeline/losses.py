@@ -131,8 +131,8 @@ CHECKS: dict[str, Callable[[AnyMessage], list[str]]] = {
 class LossReport:
     """Kinds of things left out, and where (conversation and message numbers)."""
 
-    def __init__(self, target: str) -> None:
-        self.check = CHECKS.get(target)
+    def __init__(self, target: str, checked_as: str | None = None) -> None:
+        self.check = CHECKS.get(checked_as or target)
         self.target = target
         self.cases: dict[str, list[tuple[int, int]]] = {}
 
@@ -159,12 +159,17 @@ class LossReport:
     def lines(self, verbose: bool) -> list[str]:
         out = []
         for kind, cases in self.cases.items():
-            count = f"{len(cases)} message{'s' * (len(cases) != 1)}"
+            # a writer's own cases (batch requests) are whole conversations: no message
+            what = "conversation" if cases[0][1] is None else "message"
+            count = f"{len(cases)} {what}{'s' * (len(cases) != 1)}"
             if kind in KEPT:
                 said = f"warning: {kind} in {count}: {KEPT[kind]}"
             else:
                 said = f"warning: {self.target} cannot hold {kind}: left out of {count}"
             out.append(said + ("" if verbose else " (-v lists them)"))
             if verbose:
-                out.extend(f"  conversation {c + 1}, message {m + 1}" for c, m in cases)
+                out.extend(
+                    f"  conversation {c + 1}" + ("" if m is None else f", message {m + 1}")
+                    for c, m in cases
+                )
         return out

@@ -62,6 +62,7 @@ class Done:
     # before it), said in their place among the errors
     notes: list[tuple[str, int, int]] = field(default_factory=list)
     newest: tuple[int, int] = (0, 0)  # Run.newest's count, for this part
+    unanswered: int = 0  # Run.unanswered's count, for this part
     # a range of a message log (pipeline/log_ranges.py): the messages read in it, whether
     # its output depends on what came before it (then it has none), its tool links after
     messages: int = 0
@@ -284,6 +285,7 @@ def run_records(run: Any, dialect: Any, spec: str, records: Any, shard: Any = No
     if run.losses is not None:
         run.losses.cases = {}
     run.newest = [0, 0]
+    run.unanswered = 0
     done = Done(None)
     written = lines = 0
     for number, record in records:
@@ -325,6 +327,7 @@ def run_records(run: Any, dialect: Any, spec: str, records: Any, shard: Any = No
     done.losses = [(kind, c, m) for kind, cases in found.items() for c, m in cases]
     done.lines, done.conversations = lines, written
     done.newest = (run.newest[0], run.newest[1])
+    done.unanswered = run.unanswered
     return done
 
 
@@ -424,6 +427,7 @@ def _run_file(job: Any, part: Part, alone: bool) -> Done:
     done.data = sink.buffer.getvalue()
     done.conversations = read[0]
     done.newest = (run.newest[0], run.newest[1])
+    done.unanswered = run.unanswered
     return done
 
 
@@ -447,6 +451,7 @@ class Assembly:
                 run.losses.cases.setdefault(kind, []).append(case)
         run.newest[0] += done.newest[0]
         run.newest[1] += done.newest[1]
+        run.unanswered += done.unanswered
         data, start = done.data, 0
         notes = done.notes[::-1]  # taken from the end, in order
         for number, (message, hint, line, col, index, offset) in enumerate(done.errors):

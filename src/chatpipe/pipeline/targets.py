@@ -36,11 +36,19 @@ class ToDialect:
         writer: Any = None,
         losses: bool = True,
         output_dir: str | None = None,
+        settings: dict[str, Any] | None = None,
     ) -> None:
         from ..errors import UsageError
         from ..formats.registry import writing_dialect
 
         self.dialect = None if to is None else writing_dialect(to)
+        if settings or (self.dialect is not None and hasattr(self.dialect, "configured")):
+            # what the batch writers ask for (--model...): a dialect of the run's own, which
+            # numbers its requests in order, so in one process
+            if not hasattr(self.dialect, "configured"):
+                flags = ", ".join("--" + k.replace("_", "-") for k in settings or ())
+                raise UsageError(f"{flags}: only --to openai-batch and anthropic-batch take it")
+            self.dialect = self.dialect.configured(**(settings or {}))
         if as_json and self.dialect is not None and self.dialect.document:
             raise UsageError(
                 f"--json writes one JSON document; {self.dialect.name} is a document of its own",
@@ -60,11 +68,16 @@ class ToDialect:
             self.lines = None  # one process: the pages are one folder
         if as_json or (self.dialect is not None and self.dialect.document):
             self.lines = None
+        if self.dialect is not None and hasattr(self.dialect, "configured"):
+            self.lines = None
 
     def loss_report(self) -> LossReport | None:
         if not self.report_losses or self.dialect is None:
             return None
-        return LossReport(self.dialect.name)
+        report = LossReport(self.dialect.name, getattr(self.dialect, "checked_as", None))
+        if hasattr(self.dialect, "report_to"):  # what a batch's requests cannot hold
+            self.dialect.report_to(report)
+        return report
 
     def _dialect(self, run: Run) -> Any:
         from ..formats.registry import get_dialect
@@ -133,8 +146,8 @@ class ToDialect:
             for piece in self._records(run, conversations, True):
                 sink.raw(piece)
             sink.raw(b"\n")
-        else:
-            for line in self.lines(run, conversations):
+        else:  # (``lines`` is None where the output cannot be made in parts)
+            for line in self._records(run, conversations, False):
                 sink.line(line)
 
     def _pages(self, conversations: Iterator[Conversation]) -> None:
