@@ -47,6 +47,11 @@ class BatchJoin:
     def _files(self, dialect: str, role: str) -> list[str]:
         return [s for s, found in self._plan().items() if found == (dialect, role)]
 
+    def any(self) -> bool:
+        """Whether the run holds an input file and an output file of one batch dialect."""
+        found = set(self._plan().values())
+        return any((name, RESULTS) in found for name, role in found if role == REQUESTS)
+
     def joined(self, spec: str, dialect: BatchDialect, role: str | None) -> bool:
         """True for an output file whose results go with input files of the run."""
         return role == RESULTS and bool(self._files(dialect.name, REQUESTS))

@@ -13,6 +13,7 @@ from ..errors import UsageError
 from ..model import Conversation
 from . import hooks
 from .job import Job, Run
+from .reading import joins_batches
 
 Watch = Callable[[Iterator[Conversation], Run], Iterator[Conversation]]
 _PER_LINE = "--jobs works on conversation-per-line JSONL files"
@@ -77,6 +78,10 @@ def execute(
     ran."""
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
+    if jobs > 1 and joins_batches(job.inputs.files, job.inputs.dialect):
+        if note is not None:
+            note(f"--jobs {jobs}: a batch's input and output files are joined in one process")
+        jobs = 1
     if jobs > 1:
         usable = min(jobs, _cores())
         if usable < jobs and note is not None:

@@ -100,8 +100,13 @@ def plan(job: Any, blocksize: int | None = DEFAULT_BLOCKSIZE) -> list[Part]:
     parts of about ``blocksize`` bytes (None: one part a file)."""
     from ..formats.detect import CONVERSATIONS
     from ..formats.registry import reading_dialect
-    from .reading import detect_file
+    from .reading import detect_file, joins_batches
 
+    if joins_batches(job.inputs.files, job.inputs.dialect):
+        raise UsageError(
+            "a batch's input and output files are joined by one process, not in parts",
+            hint="leave out --engine dask and --output-dir",
+        )
     parts: list[Part] = []
     forced = reading_dialect(job.inputs.dialect)
     for spec in job.inputs.files:

@@ -86,6 +86,14 @@ def read(
         yield from _read_source(source, forced, errors, group_by, reading, options, joins)
 
 
+def joins_batches(specs: Iterable[str], dialect: str | None = None) -> bool:
+    """Whether these inputs hold a batch's input and output files, which one process
+    reads together (a run cut into parts would read each file apart)."""
+    specs = list(specs)
+    forced = reading_dialect(dialect)
+    return len(specs) > 1 and BatchJoin(specs, lambda spec: batch_file(spec, forced)).any()
+
+
 def batch_file(spec: str, forced: Dialect | None) -> tuple[BatchDialect, str] | None:
     """A file's batch dialect and role (requests or results), or None."""
     source = Source(spec)
