@@ -238,3 +238,123 @@ def test_what_pydantic_ai_cannot_hold_is_said():
         "chatpipe: warning: pydantic-ai cannot hold message names: left out of 1 message "
         "(-v lists them)\n"
     )
+
+
+def test_messages_of_other_dialects_become_parts_of_their_kind():
+    conversation = {
+        "messages": [
+            {
+                "type": "human",
+                "content": [
+                    "look",
+                    {"type": "image", "url": "https://e.x/a.png"},
+                    {"type": "audio", "base64": "UklG", "mime_type": "audio/wav"},
+                    {"type": "image_url", "image_url": {"url": "https://e.x/b.png"}},
+                ],
+            },
+            {
+                "type": "ai",
+                "content": [
+                    {"type": "thinking", "thinking": "hm", "signature": "s1"},
+                    {"type": "reasoning", "reasoning": "so"},
+                    "plain",
+                    {"type": "text", "text": "done"},
+                ],
+                "tool_calls": [{"name": "f", "args": {"a": 1}, "id": "c1", "type": "tool_call"}],
+                "invalid_tool_calls": [
+                    {
+                        "type": "invalid_tool_call",
+                        "id": "c2",
+                        "name": "g",
+                        "args": "{x",
+                        "error": None,
+                    }
+                ],
+                "usage_metadata": {
+                    "input_tokens": 5,
+                    "output_tokens": 7,
+                    "total_tokens": 12,
+                    "input_token_details": {"cache_read": 2, "cache_creation": 1},
+                    "output_token_details": {"reasoning": 3},
+                },
+                "id": "r1",
+            },
+            {"type": "tool", "content": "ok", "tool_call_id": "c1"},
+            {"type": "chat", "role": "critic", "content": "again"},
+        ]
+    }
+    code, out, err = cli(
+        "convert", "--from", "canonical", "--to", "pydantic-ai", "-", input=json.dumps(conversation)
+    )
+    assert code == 0
+    assert err == (
+        "chatpipe: warning: pydantic-ai cannot hold chat and function roles (written as user "
+        "prompts): left out of 1 message (-v lists them)\n"
+    )
+    assert json.loads(out) == [
+        {
+            "parts": [
+                {
+                    "content": [
+                        "look",
+                        {"url": "https://e.x/a.png", "kind": "image-url"},
+                        {"data": "UklG", "media_type": "audio/wav", "kind": "binary"},
+                        {"url": "https://e.x/b.png", "kind": "image-url"},
+                    ],
+                    "part_kind": "user-prompt",
+                }
+            ],
+            "instructions": None,
+            "kind": "request",
+        },
+        {
+            "parts": [
+                {
+                    "content": "hm",
+                    "signature": "s1",
+                    "provider_name": "anthropic",
+                    "part_kind": "thinking",
+                },
+                {"content": "so", "part_kind": "thinking"},
+                {"content": "plain", "part_kind": "text"},
+                {"content": "done", "part_kind": "text"},
+                {
+                    "tool_name": "f",
+                    "args": {"a": 1},
+                    "tool_call_id": "c1",
+                    "part_kind": "tool-call",
+                },
+                {"tool_name": "g", "args": "{x", "tool_call_id": "c2", "part_kind": "tool-call"},
+            ],
+            "usage": {
+                "input_tokens": 5,
+                "cache_read_tokens": 2,
+                "cache_write_tokens": 1,
+                "output_tokens": 7,
+                "details": {"reasoning_tokens": 3},
+            },
+            "provider_response_id": "r1",
+            "kind": "response",
+        },
+        {
+            "parts": [
+                {
+                    "tool_name": "f",
+                    "content": "ok",
+                    "tool_call_id": "c1",
+                    "part_kind": "tool-return",
+                },
+                {"content": "again", "part_kind": "user-prompt"},
+            ],
+            "instructions": None,
+            "kind": "request",
+        },
+    ]
+    # and back: the tool call whose arguments are not JSON stays as it came
+    code, back, err = cli("convert", "-", input=out)
+    assert (code, err) == (0, "")
+    ai = json.loads(back)["messages"][1]
+    assert ai["invalid_tool_calls"] == [
+        {"type": "invalid_tool_call", "id": "c2", "name": "g", "args": "{x", "error": None}
+    ]
+    assert ai["usage_metadata"] == conversation["messages"][1]["usage_metadata"]

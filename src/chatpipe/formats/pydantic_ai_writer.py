@@ -173,9 +173,8 @@ def _response(message: AIMessage) -> dict[str, Any]:
             )
         elif kind == "non_standard":
             parts.append(block.get("value"))
-    kept = {
-        e.get("tool_call_id"): e for e in message.additional_kwargs.get("tool_call_parts") or ()
-    }
+    given = message.additional_kwargs.get("tool_call_parts") or ()
+    kept = {e.get("tool_call_id"): e for e in given if isinstance(e, dict)}
     for call in message.tool_calls:
         rest = {k: v for k, v in (kept.get(call["id"]) or {}).items() if k != "tool_call_id"}
         parts.append(
