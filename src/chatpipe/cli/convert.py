@@ -8,7 +8,16 @@ import typer
 
 from ..formats.registry import writable
 from ..pipeline.job import Job
-from .options import AsJson, Jobs, ReadingOptions, reads, to_dialect
+from .options import (
+    AsJson,
+    Endpoint,
+    Jobs,
+    Model,
+    ReadingOptions,
+    RequestMaxTokens,
+    reads,
+    to_dialect,
+)
 from .runtime import execute, run
 
 HELP = """Convert a chat log to another dialect (canonical JSONL by default).
@@ -29,6 +38,10 @@ Examples:
 
   chatpipe convert --to html --output-dir chats/ conversations.json
 
+  chatpipe convert --to openai-batch --model gpt-4.1-mini train.jsonl -o batch_in.jsonl
+
+  chatpipe convert --to openai batch_in.jsonl batch_out.jsonl
+
   chatpipe convert --to openai --engine dask --workers 2 --output-dir out/ 'shards/*.jsonl'
 """
 
@@ -47,11 +60,16 @@ def convert(
     ] = "canonical",
     as_json: AsJson = False,
     jobs: Jobs = 1,
+    model: Model = None,
+    endpoint: Endpoint = None,
+    max_tokens: RequestMaxTokens = None,
 ) -> None:
     def body() -> None:
         # what the target could not hold is reported after a run that ends well; a run
         # that fails says one thing, its error
-        target = to_dialect(reading, to, as_json=as_json)
+        asked = (("model", model), ("endpoint", endpoint), ("max_tokens", max_tokens))
+        settings = {k: v for k, v in asked if v is not None}
+        target = to_dialect(reading, to, as_json=as_json, settings=settings)
         execute(reading, Job(reading.inputs(), None, target), jobs)
 
     run(body, reading.quiet)

@@ -32,6 +32,9 @@ READABLE = (
     "claude-code",
     "codex",
     "gemini-cli",
+    "pydantic-ai",
+    "openai-batch",
+    "anthropic-batch",
 )
 WRITABLE = (
     "canonical",
@@ -39,8 +42,12 @@ WRITABLE = (
     "openai",
     "anthropic",
     "gemini",
+    "openai-responses",
     "sharegpt",
     "alpaca",
+    "pydantic-ai",
+    "openai-batch",
+    "anthropic-batch",
     "markdown",
     "yaml",
     "html",
@@ -171,6 +178,35 @@ To = Annotated[
         help="Output dialect (default: the input's): " + ", ".join(WRITABLE) + ".",
         show_default=False,
         autocompletion=lambda: list(WRITABLE),
+    ),
+]
+# what the batch writers ask for (convert --to openai-batch / anthropic-batch)
+Model = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--model",
+        metavar="MODEL",
+        help="--to openai-batch, anthropic-batch: the model every request asks for.",
+        show_default=False,
+    ),
+]
+Endpoint = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--endpoint",
+        metavar="chat|responses",
+        help="--to openai-batch: /v1/chat/completions requests, or /v1/responses. [default: chat]",
+        show_default=False,
+    ),
+]
+RequestMaxTokens = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option(
+        "--max-tokens",
+        metavar="N",
+        min=1,
+        help="--to anthropic-batch (needed), openai-batch: each request's max_tokens.",
+        show_default=False,
     ),
 ]
 Branch = Annotated[

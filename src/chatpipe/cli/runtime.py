@@ -94,7 +94,10 @@ class Report:
                     f"{where}: wrote the {which} branch; {branch['left_out']} other branch"
                     f"{'es' * (branch['left_out'] != 1)} left out (--branch all writes them)"
                 )
-            if not conversation.messages and conversation.meta:
+            if "batch_error" in conversation.meta:
+                ident, why = conversation.meta.get("custom_id"), conversation.meta["batch_error"]
+                warn(f"{where}: custom_id {ident!r} has no answer: {why}")
+            elif not conversation.messages and conversation.meta:
                 title = conversation.meta.get("title") or conversation.meta.get("name")
                 named = f" {title!r}" if isinstance(title, str) and title else ""
                 warn(f"{where}: conversation{named} has no messages (its record holds none)")
@@ -111,6 +114,13 @@ class Report:
             warn(
                 f"{taken} conversation{subject} no current leaf: wrote {chosen}, {others} other"
                 f" branch{'es' * (others != 1)} left out (--branch all writes them)"
+            )
+        if run.unanswered:
+            many = run.unanswered != 1
+            warn(
+                f"warning: {run.unanswered} batch request{'s' * many} ha{'ve' if many else 's'} "
+                "no answer (failed, expired, canceled, or not in the output files): kept, "
+                "the reason in 'batch_error' (-v names them)"
             )
         shown, count = run.errors.skipped, run.errors.count
         for error in shown:

@@ -36,6 +36,8 @@ def _detect(value: Any, more: list[Any]) -> tuple[Dialect, str] | None:
     """
     if is_message_list(value):
         inner = _detect(value[0], value[1:_LIST_WINDOW])
+        if inner is not None and inner[1] == STREAM:  # a list of events (pydantic-ai's dumps)
+            return inner
         return (inner[0], CONVERSATIONS) if inner is not None and inner[1] == MESSAGES else None
     found = None
     for dialect in dialects():

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import Location
+from ..model import AnyMessage
 from .base import Conversation, Dialect, StreamDialect
 
 _RESPONSE_ITEM_TYPES = frozenset(
@@ -266,6 +267,8 @@ def conversation_from_response(value: dict[str, Any], location: Location) -> Con
 
 class ResponsesDialect(Dialect):
     name = "openai-responses"
+    writable = True
+    conversation_records = True
     description = (
         "OpenAI Responses API requests {input, instructions}, responses {output}, and "
         "listed items (Conversations API)"
@@ -288,6 +291,16 @@ class ResponsesDialect(Dialect):
         messages = messages_from_items(items, value.get("instructions"))
         meta = {k: v for k, v in value.items() if k != "input" and not (k == "instructions" and v)}
         return Conversation(messages, meta, location)
+
+    def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
+        from .openai_responses_writer import write_input
+
+        return iter(write_input(messages)[1])
+
+    def write_conversation(self, conversation: Conversation) -> dict[str, Any]:
+        from .openai_responses_writer import write_request
+
+        return write_request(conversation.messages, conversation.meta)
 
 
 def is_responses_event(value: Any) -> bool:

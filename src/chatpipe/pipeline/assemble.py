@@ -111,6 +111,7 @@ class Assembly:
                 run.losses.cases.setdefault(kind, []).append(case)
         run.newest[0] += result.newest[0]
         run.newest[1] += result.newest[1]
+        run.unanswered += result.unanswered
         data, start = result.data, 0
         name = Source(part.spec).name
         for event in result.events:

@@ -106,7 +106,7 @@ def _on_processes(
 ) -> Run:
     from ..io.sources import display_path
     from .assemble import run_in_parts
-    from .plan import FILE, JOB_BLOCKSIZE, Part, plan
+    from .plan import FILE, JOB_BLOCKSIZE, Part, plan, refuse_once
     from .workers import ForkPool, Inline, can_fork
 
     usable = min(jobs, _cores())
@@ -114,6 +114,11 @@ def _on_processes(
         say(f"--jobs {jobs}: this machine runs {usable} at once; using {usable} workers")
     found = plan(job, JOB_BLOCKSIZE, logs=output_dir is None and usable > 1)
     why = can_fork() if usable > 1 else None
+    if found.joined:
+        if output_dir is not None:
+            refuse_once(found, "")
+        say(f"--jobs {jobs}: a batch's input and output files are joined in one process")
+        return serial(job, sink, watch, say)
     if found.once:  # read once, in order, here
         if jobs > 1:
             say(

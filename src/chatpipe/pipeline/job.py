@@ -113,6 +113,7 @@ class Run:
         # conversations of exports with no current leaf, whose newest branch was written,
         # and the other branches left out (said once, at the end of a run)
         self.newest = [0, 0]
+        self.unanswered = 0  # batch requests read with no answer (their ``batch_error``)
 
     def note(self, text: str) -> None:
         """A warning of the target's: said, or kept for the part's result."""
@@ -155,6 +156,8 @@ class Run:
             if type(branch) is dict and branch.get("chosen") == "newest":
                 newest[0] += 1
                 newest[1] += branch.get("left_out") or 0
+            if "batch_error" in conversation.meta:
+                self.unanswered += 1
             yield conversation
 
     def message_stream(self) -> bool:

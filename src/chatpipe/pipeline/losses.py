@@ -78,11 +78,42 @@ def _openai(message: AnyMessage) -> list[str]:
     return found
 
 
+def _responses(message: AnyMessage) -> list[str]:
+    found = []
+    kinds = {b.get("type") for b in _blocks(message)}
+    if kinds & {"audio", "video", "input_audio"}:
+        found.append("audio and video (it takes text, images and files)")
+    if "redacted_thinking" in kinds:
+        found.append("another model's redacted thinking")
+    if "thinking" in kinds or any(
+        b.get("type") == "reasoning" and "id" not in (b.get("extras") or {})
+        for b in _blocks(message)
+    ):
+        found.append(_FOREIGN_REASONING)
+    if message.type in ("chat", "function"):
+        found.append("chat and function roles (written as user turns)")
+    if message.name:
+        found.append("message names")
+    return found
+
+
+def _pydantic_ai(message: AnyMessage) -> list[str]:
+    found = []
+    if message.type in ("chat", "function"):
+        found.append("chat and function roles (written as user prompts)")
+    if message.name and message.type != "tool":
+        found.append("message names")
+    return found
+
+
 # kinds that are kept, not left out, but said all the same: how they were written
 _UNPARSED = "tool-call arguments that are not valid JSON"
 _TEXT_FILES = "text files (OpenAI has no text-file part)"
 _LIFTED = "system messages among the turns (a session's context, a generated summary)"
+_FOREIGN_REASONING = "reasoning that is not a Responses reasoning item"
 KEPT = {
+    _FOREIGN_REASONING: "written as reasoning items of summary text, without the id and "
+    "encrypted content the API needs to take them back",
     _UNPARSED: "written as they came",
     _TEXT_FILES: "written as text parts headed by the file's name",
     _LIFTED: "moved into the system prompt",
@@ -100,6 +131,8 @@ CHECKS: dict[str, Callable[[AnyMessage], list[str]]] = {
     "anthropic": _anthropic,
     "gemini": _gemini,
     "markdown": _markdown,
+    "openai-responses": _responses,
+    "pydantic-ai": _pydantic_ai,
 }
 
 
@@ -117,9 +150,9 @@ WALKS: dict[str, Callable[[], Callable[[AnyMessage], list[str]]]] = {"alpaca": _
 class LossReport:
     """Kinds of things left out, and where (conversation and message numbers)."""
 
-    def __init__(self, target: str) -> None:
-        walk = WALKS.get(target)
-        self.check = walk() if walk is not None else CHECKS.get(target)
+    def __init__(self, target: str, checked_as: str | None = None) -> None:
+        walk = WALKS.get(checked_as or target)
+        self.check = walk() if walk is not None else CHECKS.get(checked_as or target)
         self.target = target
         self.cases: dict[str, list[tuple[int, int]]] = {}
 
@@ -158,12 +191,17 @@ class LossReport:
     def lines(self, verbose: bool) -> list[str]:
         out = []
         for kind, cases in self.cases.items():
-            count = f"{len(cases)} message{'s' * (len(cases) != 1)}"
+            # a writer's own cases (batch requests) are whole conversations: no message
+            what = "conversation" if cases[0][1] is None else "message"
+            count = f"{len(cases)} {what}{'s' * (len(cases) != 1)}"
             if kind in KEPT:
                 said = f"warning: {kind} in {count}: {KEPT[kind]}"
             else:
                 said = f"warning: {self.target} cannot hold {kind}: left out of {count}"
             out.append(said + ("" if verbose else " (-v lists them)"))
             if verbose:
-                out.extend(f"  conversation {c + 1}, message {m + 1}" for c, m in cases)
+                out.extend(
+                    f"  conversation {c + 1}" + ("" if m is None else f", message {m + 1}")
+                    for c, m in cases
+                )
         return out

@@ -67,6 +67,7 @@ class PartResult:
     events: list[Event] = field(default_factory=list)
     losses: list[tuple[str, int, int | None]] = field(default_factory=list)
     newest: tuple[int, int] = (0, 0)
+    unanswered: int = 0  # Run.unanswered's count (batch requests with no answer)
     context: bool = False
     links: Any = None
 
@@ -249,6 +250,7 @@ def _finished(run: Any, result: PartResult, lines: int, conversations: int) -> P
     result.losses = [(kind, c, m) for kind, cases in found.items() for c, m in cases]
     result.lines, result.conversations = lines, conversations
     result.newest = (run.newest[0], run.newest[1])
+    result.unanswered = run.unanswered
     return result
 
 

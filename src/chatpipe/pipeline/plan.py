@@ -58,12 +58,14 @@ class Part:
 class Plan:
     """The parts of a job's inputs in input order; ``dialect``: that of the first input
     holding a record (the one a run of them all writes, when its target writes the
-    input's dialect); ``once``: the inputs that can be read only once."""
+    input's dialect); ``once``: the inputs that can be read only once; ``joined``: the
+    inputs are a batch's requests and results, which one process reads together."""
 
     files: tuple[str, ...]
     parts: list[Part] = field(default_factory=list)
     dialect: Any = None
     once: list[str] = field(default_factory=list)
+    joined: bool = False
 
 
 def is_pipe(spec: str) -> bool:
@@ -83,9 +85,10 @@ def plan(job: Any, blocksize: int | None = DEFAULT_BLOCKSIZE, *, logs: bool = Fa
     """The parts of a job's inputs: files of conversations cut into parts of about
     ``blocksize`` bytes (None: one part a file); with ``logs``, a job's only input that is
     a message log its target writes message by message, cut likewise."""
+    from ..formats.batch import BatchDialect
     from ..formats.detect import CONVERSATIONS, MESSAGES
     from ..formats.registry import reading_dialect
-    from .reading import detect_file
+    from .reading import detect_file, joins_batches
 
     files = tuple(expand(job.inputs.files))
     found = Plan(files)
@@ -105,6 +108,8 @@ def plan(job: Any, blocksize: int | None = DEFAULT_BLOCKSIZE, *, logs: bool = Fa
         source, dialect, shape, first = detected
         if found.dialect is None:
             found.dialect = dialect
+        if isinstance(dialect, BatchDialect) and len(files) > 1 and not found.joined:
+            found.joined = joins_batches(files, job.inputs.dialect)
         named = {"dialect": dialect.name, "shape": shape}
         spans = None
         if shape == CONVERSATIONS and not group_by and source.container == "parquet":
@@ -182,7 +187,12 @@ def shard_name(part: Part, extension: str) -> str:
 
 def refuse_once(found: Plan, why: str) -> None:
     """A usage error when the plan has inputs that can be read only once (``why``: who
-    cannot read them)."""
+    cannot read them), or a batch's files that one process joins."""
+    if found.joined:
+        raise UsageError(
+            "a batch's input and output files are joined by one process, not in parts",
+            hint="leave out --engine dask and --output-dir",
+        )
     if found.once:
         raise UsageError(
             f"{found.once[0]}: {why}, and this input can be read only once (stdin, a pipe)",

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, UsageError
 from ..formats.base import Dialect, _keys_hint, message_of, shape_errors, turn_of
+from ..formats.batch import BatchDialect
 from ..formats.detect import CONVERSATIONS, MESSAGES, STREAM, detect, is_message_list, refusal
 from ..formats.exports import ReadOptions
 from ..formats.registry import readable, reading_dialect
@@ -23,6 +24,7 @@ from ..io.records import BadRecord, Record
 from ..io.sources import Source
 from ..model import AnyMessage, Conversation
 from . import hooks
+from .batch_join import BatchJoin
 
 _DETECT_WINDOW = 20  # records looked at before choosing a dialect
 
@@ -75,11 +77,38 @@ def read(
     forced = reading_dialect(dialect)
     errors = errors or ErrorLog()
     options = options or ReadOptions()
+    specs = list(specs)
+    # a batch's input and output files, given together, are joined (batch_join.py)
+    joins = BatchJoin(specs, lambda spec: batch_file(spec, forced)) if len(specs) > 1 else None
     for spec in specs:
         source = Source(spec)
         if reading is not None:
             reading.current = source
-        yield from _read_source(source, forced, errors, group_by, reading, options)
+        yield from _read_source(source, forced, errors, group_by, reading, options, joins)
+
+
+def joins_batches(specs: Iterable[str], dialect: str | None = None) -> bool:
+    """Whether these inputs hold a batch's input and output files, which one process
+    reads together (a run cut into parts would read each file apart)."""
+    specs = list(specs)
+    forced = reading_dialect(dialect)
+    return len(specs) > 1 and BatchJoin(specs, lambda spec: batch_file(spec, forced)).any()
+
+
+def batch_file(spec: str, forced: Dialect | None) -> tuple[BatchDialect, str] | None:
+    """A file's batch dialect and role (requests or results), or None."""
+    source = Source(spec)
+    try:
+        opened = open_records(source, forced, ErrorLog("skip"))
+    except ChatpipeError:  # a file that cannot be read: the run says so in its turn
+        return None
+    finally:
+        if source.stream is not None and not source.is_stdin:
+            source.stream.close()
+    if opened is None or not isinstance(opened[0], BatchDialect):
+        return None
+    role = opened[0].role(opened[2].value)
+    return None if role is None else (opened[0], role)
 
 
 def _read_source(
@@ -89,11 +118,17 @@ def _read_source(
     group_by: str | None,
     reading: Reading | None,
     options: ReadOptions,
+    joins: BatchJoin | None = None,
 ) -> Iterator[Conversation]:
     opened = open_records(source, forced, errors, reading.known if reading is not None else None)
     if opened is None:
         return  # an empty input is an empty conversation stream
     dialect, shape, first, rest = opened
+    batch = joins is not None and isinstance(dialect, BatchDialect)
+    if batch and joins.joined(source.spec, dialect, dialect.role(first.value)):
+        if not source.is_stdin and source.stream is not None:
+            source.stream.close()
+        return  # an output file, read with the input files it answers
     if reading is not None:
         reading.found.append((source, dialect, shape))
     if shape == CONVERSATIONS:
@@ -101,20 +136,8 @@ def _read_source(
             raise UsageError(
                 "--group-by splits a message-per-record log; these records are conversations"
             )
-        row_reader = reading.row_reader if reading is not None else None
-        for record in rest:
-            if isinstance(record, BadRecord):
-                errors.handle(record.error)
-                continue
-            if row_reader is not None:
-                conversation = row_reader(dialect, record.value, record.location)
-                if conversation is not None:
-                    yield conversation
-                    continue
-            try:
-                yield from conversations_of(dialect, record, options)
-            except ChatpipeError as exc:
-                errors.handle(exc.located(record.location))
+        read = _conversation_records(rest, dialect, errors, reading, options)
+        yield from joins.join(source.spec, dialect, read, errors) if batch else read
         return
     if shape == STREAM:
         spelled = False
@@ -162,6 +185,29 @@ def _turns(
             errors.handle(exc)
             return
     yield Conversation(list(dialect.finish(messages)), {}, location)
+
+
+def _conversation_records(
+    records: Iterable[Record],
+    dialect: Dialect,
+    errors: ErrorLog,
+    reading: Reading | None,
+    options: ReadOptions,
+) -> Iterator[Conversation]:
+    row_reader = reading.row_reader if reading is not None else None
+    for record in records:
+        if isinstance(record, BadRecord):
+            errors.handle(record.error)
+            continue
+        if row_reader is not None:
+            conversation = row_reader(dialect, record.value, record.location)
+            if conversation is not None:
+                yield conversation
+                continue
+        try:
+            yield from conversations_of(dialect, record, options)
+        except ChatpipeError as exc:
+            errors.handle(exc.located(record.location))
 
 
 def conversations_of(dialect: Dialect, record: Record, options: ReadOptions) -> list[Conversation]:

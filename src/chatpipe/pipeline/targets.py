@@ -36,11 +36,19 @@ class ToDialect(Target):
         writer: Any = None,
         losses: bool = True,
         output_dir: str | None = None,
+        settings: dict[str, Any] | None = None,
     ) -> None:
         from ..errors import UsageError
         from ..formats.registry import writing_dialect
 
         self.dialect = None if to is None else writing_dialect(to)
+        if settings or (self.dialect is not None and hasattr(self.dialect, "configured")):
+            # what the batch writers ask for (--model...): a dialect of the run's own, which
+            # numbers its requests in order, so in one process
+            if not hasattr(self.dialect, "configured"):
+                flags = ", ".join("--" + k.replace("_", "-") for k in settings or ())
+                raise UsageError(f"{flags}: only --to openai-batch and anthropic-batch take it")
+            self.dialect = self.dialect.configured(**(settings or {}))
         if as_json and self.dialect is not None and self.dialect.document:
             raise UsageError(
                 f"--json writes one JSON document; {self.dialect.name} is a document of its own",
@@ -56,14 +64,19 @@ class ToDialect(Target):
         # ``to=None`` in a run cut into parts: the dialect of the run's first input, which
         # one process finds at its first conversation and every part must write (settled)
         self.found: Any = None
-        # a folder of pages, one JSON document, a document for people: one process
+        # a folder of pages, one JSON document, a document for people, a batch whose
+        # requests are numbered in order: one process
         document = self.dialect is not None and self.dialect.document
-        self.parts = output_dir is None and not as_json and not document
+        numbered = self.dialect is not None and hasattr(self.dialect, "configured")
+        self.parts = output_dir is None and not as_json and not document and not numbered
 
     def loss_report(self) -> LossReport | None:
         if not self.report_losses or self.dialect is None:
             return None
-        return LossReport(self.dialect.name)
+        report = LossReport(self.dialect.name, getattr(self.dialect, "checked_as", None))
+        if hasattr(self.dialect, "report_to"):  # what a batch's requests cannot hold
+            self.dialect.report_to(report)
+        return report
 
     def _dialect(self, run: Run) -> Any:
         from ..formats.registry import get_dialect
@@ -132,8 +145,8 @@ class ToDialect(Target):
             for piece in self._records(run, conversations, True):
                 sink.raw(piece)
             sink.raw(b"\n")
-        else:
-            for line in self.lines(run, conversations):
+        else:  # (``lines`` is None where the output cannot be made in parts)
+            for line in self._records(run, conversations, False):
                 sink.line(line)
 
     def _pages(self, conversations: Iterator[Conversation]) -> None:
