@@ -14,14 +14,16 @@ CONVERSATIONS = "conversations"  # each record is a conversation
 STREAM = "stream"  # the records are events that spell out messages
 
 
-def detect(value: Any, more: list[Any] = ()) -> tuple[Dialect, str] | None:
+def detect(value: Any, more: list[Any] = (), framed: bool = False) -> tuple[Dialect, str] | None:
+    """``framed``: the records came as a sequence of their own (SSE events, the elements
+    of a JSON array), so one Gemini response among them is a stream's only chunk."""
     try:
-        return _detect(value, more)
+        return _detect(value, more, framed)
     except (TypeError, AttributeError):  # a shape no dialect expects (e.g. a list as "type")
         return None
 
 
-def _detect(value: Any, more: list[Any]) -> tuple[Dialect, str] | None:
+def _detect(value: Any, more: list[Any], framed: bool = False) -> tuple[Dialect, str] | None:
     """The dialect and record shape a first record shows, or None.
 
     ``more`` holds the next few records: the OpenAI family (Mellea, LLaMA-Factory) is
@@ -36,7 +38,7 @@ def _detect(value: Any, more: list[Any]) -> tuple[Dialect, str] | None:
     if (
         is_gemini_response(value)
         and "candidates" in value
-        and more
+        and (more or framed)
         and all(is_gemini_response(v) for v in more)
     ):
         return get_dialect("gemini-stream"), STREAM

@@ -80,7 +80,8 @@ class Run:
             self.target = job.target
         self.errors = errors or ErrorLog(job.inputs.on_error)
         self.reading = Reading(getattr(self.target, "row_reader", None))
-        self.losses = self.target.loss_report()
+        # what the target cannot hold, and turns read empty (watched whatever the target)
+        self.losses: LossReport = self.target.loss_report() or LossReport(None)
         self.part_notes: list[str] = []  # warnings made while a part is written (parts.py)
         # conversations of exports with no current leaf, whose newest branch was written,
         # and the other branches left out (said once, at the end of a run)
@@ -103,9 +104,10 @@ class Run:
     ) -> Iterator[Conversation]:
         """The conversations after the job's operation (and the loss watch; ``start`` is
         the first one's number in the run)."""
-        operation, tallied = self.job.operation, self.tallied(conversations)
-        changed = tallied if operation is None else map(operation, tallied)
-        return changed if self.losses is None else self.losses.watch(changed, start)
+        operation = self.job.operation
+        read = self.losses.watch_read(self.tallied(conversations), start)
+        changed = read if operation is None else map(operation, read)
+        return self.losses.watch(changed, start)
 
     def tallied(self, conversations: Iterable[Conversation]) -> Iterator[Conversation]:
         """The conversations, the newest branches written among them counted."""

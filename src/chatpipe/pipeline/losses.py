@@ -1,11 +1,15 @@
 """What a target dialect cannot hold, noticed as messages pass on their way to the writer,
-so that nothing is left out silently: one warning per kind, each case with ``-v``."""
+and turns that were read empty although their record held text in a field the reader did
+not know, so that nothing is left out silently: one warning per kind, each case with
+``-v``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
-from ..model import AnyMessage, Conversation
+from ..model import AnyMessage, BaseMessage, Conversation
+from .hooks import read_in_batches
 
 _MEDIA = ("image", "image_url", "audio", "video", "file", "input_audio", "document", "text-plain")
 
@@ -85,6 +89,54 @@ KEPT = {
     _UNPARSED: "written as they came",
     _TEXT_FILES: "written as text parts headed by the file's name",
 }
+# the start of a kind (followed by the fields' names) said of turns read empty
+UNREAD_FIELDS = "text in fields the reader does not know"
+# fields of additional_kwargs that hold a turn's content in a form the writers know
+_CONTENT_FIELDS = frozenset(
+    (
+        "refusal",
+        "reasoning_content",
+        "reasoning",
+        "reasoning_details",
+        "function_call",
+        "audio",
+        "thought_signatures",
+    )
+)
+# keys under which a record holds text (not ids, times, urls or kinds)
+_TEXT_KEYS = frozenset(
+    ("text", "content", "value", "message", "output", "result", "reasoning", "thinking")
+) | frozenset(("input", "args", "arguments", "summary", "errorText", "error_text", "data"))
+
+
+def _holds_text(value: Any, key: str | None = None) -> bool:
+    if isinstance(value, str):
+        return key in _TEXT_KEYS and bool(value.strip())
+    if isinstance(value, dict):
+        return any(_holds_text(v, k) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_text(v, key) for v in value)
+    return False
+
+
+def unread(message: AnyMessage) -> list[str]:
+    """What was left unread of a turn read with no content: the names of the fields that
+    hold text none of its content, calls or known fields took (none for a turn that has
+    content, or that held none). Parts a reader kept as ``non_standard`` blocks are
+    content: kept, not emptied."""
+    if not isinstance(message, BaseMessage):  # a fast path's plain dict (its own checks)
+        return []
+    if (
+        message.content
+        or getattr(message, "tool_calls", None)
+        or getattr(message, "invalid_tool_calls", None)
+        or _CONTENT_FIELDS & message.additional_kwargs.keys()
+    ):
+        return []
+    fields = {**message.additional_kwargs, **message.extra}
+    found = [k for k, v in fields.items() if _holds_text(v, k)]
+    return [f"{UNREAD_FIELDS} ({', '.join(map(repr, found))})"] if found else []
+
 
 CHECKS: dict[str, Callable[[AnyMessage], list[str]]] = {
     "openai": _openai,
@@ -95,43 +147,89 @@ CHECKS: dict[str, Callable[[AnyMessage], list[str]]] = {
 }
 
 
-class LossReport:
-    """Kinds of things left out, and where (conversation and message numbers)."""
+def _tools_left_out(target: str, meta: dict[str, Any]) -> list[str]:
+    """Tools of a conversation that ``target`` has no form for (not functions)."""
+    if target not in ("openai", "anthropic", "gemini") or "tools" not in meta:
+        return []
+    from ..formats.tool_specs import for_target
 
-    def __init__(self, target: str) -> None:
-        self.check = CHECKS.get(target)
+    left = for_target(meta["tools"], target)[1]
+    return [f"tools that are not functions ({', '.join(left)})"] if left else []
+
+
+class LossReport:
+    """Kinds of things left out, and where (conversation and message numbers; a message
+    number of None for what a conversation holds beside its messages). ``target``: the
+    dialect written, or None when only turns read empty are watched for."""
+
+    def __init__(self, target: str | None) -> None:
+        self.check = CHECKS.get(target) if target is not None else None
         self.target = target
-        self.cases: dict[str, list[tuple[int, int]]] = {}
+        self.cases: dict[str, list[tuple[int, int | None]]] = {}
 
     def watch(
         self, conversations: Iterable[Conversation], start: int = 0
     ) -> Iterator[Conversation]:
         """The conversations, their messages checked as they pass; ``start`` is the first
         one's number."""
-        if self.check is None:
+        if self.target is None:
             yield from conversations
             return
         for number, conversation in enumerate(conversations, start):
+            for kind in _tools_left_out(self.target, conversation.meta):
+                self.cases.setdefault(kind, []).append((number, None))
+            if self.check is None:
+                yield conversation
+                continue
             messages = self._messages(number, conversation.messages, conversation.start)
             yield conversation.with_messages(messages)
 
+    def watch_read(
+        self, conversations: Iterable[Conversation], start: int = 0
+    ) -> Iterator[Conversation]:
+        """The conversations as read, each turn read empty (or with no part read) noted;
+        those read in batches by the fast lane pass as they are."""
+        for number, conversation in enumerate(conversations, start):
+            if read_in_batches(conversation):
+                yield conversation
+                continue
+            messages = self._messages(number, conversation.messages, conversation.start, unread)
+            if isinstance(conversation.messages, list):  # checked now, kept a list
+                for _ in messages:
+                    pass
+                yield conversation
+            else:
+                yield conversation.with_messages(messages)
+
     def _messages(
-        self, number: int, messages: Iterable[AnyMessage], first: int
+        self,
+        number: int,
+        messages: Iterable[AnyMessage],
+        first: int,
+        check: Callable[[AnyMessage], list[str]] | None = None,
     ) -> Iterator[AnyMessage]:
+        check = check or self.check
         for index, message in enumerate(messages, first):
-            for kind in self.check(message):
+            for kind in check(message):
                 self.cases.setdefault(kind, []).append((number, index))
             yield message
 
     def lines(self, verbose: bool) -> list[str]:
         out = []
         for kind, cases in self.cases.items():
-            count = f"{len(cases)} message{'s' * (len(cases) != 1)}"
+            whole = all(m is None for _, m in cases)
+            noun = "conversation" if whole else "message"
+            count = f"{len(cases)} {noun}{'s' * (len(cases) != 1)}"
             if kind in KEPT:
                 said = f"warning: {kind} in {count}: {KEPT[kind]}"
+            elif kind.startswith(UNREAD_FIELDS):
+                said = f"warning: {kind} in {count}: read as empty turns (--from names a dialect)"
             else:
                 said = f"warning: {self.target} cannot hold {kind}: left out of {count}"
             out.append(said + ("" if verbose else " (-v lists them)"))
             if verbose:
-                out.extend(f"  conversation {c + 1}, message {m + 1}" for c, m in cases)
+                out.extend(
+                    f"  conversation {c + 1}" + ("" if m is None else f", message {m + 1}")
+                    for c, m in cases
+                )
         return out

@@ -255,7 +255,8 @@ def open_records(
     # the first record that shows a known shape decides; the others are read by it
     first = next((r for r in good if forced or detect(r.value) is not None), good[0])
     more = [r.value for r in good if r is not first]
-    dialect, shape = _choose(first, more, forced)
+    framed = source.container == "sse" or source.document is not None
+    dialect, shape = _choose(first, more, forced, framed)
     return dialect, shape, first, Records(window, records)
 
 
@@ -272,7 +273,9 @@ class Records:
         return itertools.chain(self.window, self.rest)
 
 
-def _choose(first: Record, more: list[Any], forced: Dialect | None) -> tuple[Dialect, str]:
+def _choose(
+    first: Record, more: list[Any], forced: Dialect | None, framed: bool = False
+) -> tuple[Dialect, str]:
     value = first.value
     if forced is not None:
         if forced.stream:
@@ -282,7 +285,7 @@ def _choose(first: Record, more: list[Any], forced: Dialect | None) -> tuple[Dia
         if isinstance(value, dict) and isinstance(value.get("messages"), list):
             return forced, CONVERSATIONS
         return forced, MESSAGES
-    found = detect(value, more)
+    found = detect(value, more, framed)
     if found is None:
         raise DataError(
             "cannot tell what chat format this is",
