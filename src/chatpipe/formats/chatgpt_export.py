@@ -185,7 +185,8 @@ class ChatGPTExportDialect(Dialect):
         active = value.get("current_node")
         paths, dropped = branch_paths(parents, order, active, times, options, location)
         for number, path in enumerate(paths):
-            nodes = [{"_key": key, **nodes_by_key[key]} for key in path]
+            # (a link the file does not give: the one the path was read by)
+            nodes = [{"_key": key, "parent": parents[key], **nodes_by_key[key]} for key in path]
             branch = branch_meta(path, number, len(paths), dropped, active, options)
             yield Conversation(
                 _chatgpt_messages(nodes, options.include_hidden),

@@ -63,7 +63,7 @@ def _detect(value: Any, more: list[Any], framed: bool = False) -> tuple[Dialect,
             for m in v.get("messages") or ()
             if isinstance(v.get("messages"), list)
         ]
-    for dialect in (get_dialect("mellea"), get_dialect("llamafactory")):
+    for dialect in (get_dialect("mellea"), get_dialect("llamafactory"), get_dialect("ai-sdk-ui")):
         if any(dialect.is_message(m) for m in samples):
             return dialect, found[1]
     return found

@@ -1,5 +1,5 @@
 """The dialects by name, each imported the first time it is asked for: reading one
-dialect loads one module (and the modules it builds on), never all eighteen."""
+dialect loads one module (and the modules it builds on), never all nineteen."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ _WHERE = {
     "gemini": ("gemini", "GeminiDialect"),
     "openai-responses": ("openai_responses", "ResponsesDialect"),
     "sharegpt": ("sharegpt", "ShareGPTDialect"),
+    "ai-sdk-ui": ("ai_sdk_ui", "AiSdkUiDialect"),
     "mellea": ("mellea", "MelleaDialect"),
     "llamafactory": ("llamafactory", "LlamaFactoryDialect"),
     "openai": ("openai", "OpenAIDialect"),
