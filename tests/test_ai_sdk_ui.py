@@ -149,7 +149,7 @@ def test_denied_streaming_and_ai_sdk_4_tool_parts():
     assert (v4.id, v4.tool_calls[0]["args"], v4.additional_kwargs) == (
         "v4-message-1",
         {"city": "Köln"},
-        {"tool_parts": {"call_v4a": {"state": "output-available", "step": 0}}},
+        {"tool_parts": {"call_v4a": {"state": "result", "step": 0}}},  # as it came
     )
     assert (v4_result.tool_call_id, v4_result.content) == ("call_v4a", "21 °C, sunny")
     assert v4_text.content == "Earlier answer, as AI SDK 4 stored it."
