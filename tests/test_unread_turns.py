@@ -80,6 +80,10 @@ def test_read_as_its_own_dialect_nothing_is_said():
             HumanMessage([], additional_kwargs={"body": [{"content": " "}], "message": "hey"}),
             ["text in fields the reader does not know ('message')"],
         ),
+        (
+            AIMessage("", additional_kwargs={"unread_partial_args": [{"stringValue": "x"}]}),
+            ["text in fields the reader does not know ('unread_partial_args')"],
+        ),
         ({"type": "human", "content": ""}, []),  # a fast path's plain dict
     ],
 )

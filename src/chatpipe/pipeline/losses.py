@@ -104,9 +104,11 @@ _CONTENT_FIELDS = frozenset(
     )
 )
 # keys under which a record holds text (not ids, times, urls or kinds)
-_TEXT_KEYS = frozenset(
-    ("text", "content", "value", "message", "output", "result", "reasoning", "thinking")
-) | frozenset(("input", "args", "arguments", "summary", "errorText", "error_text", "data"))
+_TEXT_KEYS = (
+    frozenset(("text", "content", "value", "message", "output", "result", "reasoning", "thinking"))
+    | frozenset(("input", "args", "arguments", "summary", "errorText", "error_text", "data"))
+    | {"stringValue"}  # (Gemini's streamed argument pieces that fit no call)
+)
 
 
 def _holds_text(value: Any, key: str | None = None) -> bool:
