@@ -189,28 +189,37 @@ class LossReport:
     def watch_read(
         self, conversations: Iterable[Conversation], start: int = 0
     ) -> Iterator[Conversation]:
-        """The conversations as read, each turn read empty (or with no part read) noted;
-        those read in batches by the fast lane pass as they are."""
+        """The conversations as read, each turn read empty noted; those read in batches
+        by the fast lane pass as they are."""
         for number, conversation in enumerate(conversations, start):
-            if read_in_batches(conversation):
-                yield conversation
-                continue
-            messages = self._messages(number, conversation.messages, conversation.start, unread)
-            if isinstance(conversation.messages, list):  # checked now, kept a list
-                for _ in messages:
+            messages = conversation.messages
+            if isinstance(messages, list):  # checked now, kept a list
+                for _ in self._empties(number, messages, conversation.start):
                     pass
                 yield conversation
+            elif read_in_batches(conversation):
+                yield conversation
             else:
-                yield conversation.with_messages(messages)
+                yield conversation.with_messages(
+                    self._empties(number, messages, conversation.start)
+                )
+
+    def _empties(
+        self, number: int, messages: Iterable[AnyMessage], first: int
+    ) -> Iterator[AnyMessage]:
+        """The messages, those with no content checked by ``unread`` (most have some: a
+        look at their content is all they cost)."""
+        cases = self.cases
+        for index, message in enumerate(messages, first):
+            if not getattr(message, "content", True):
+                for kind in unread(message):
+                    cases.setdefault(kind, []).append((number, index))
+            yield message
 
     def _messages(
-        self,
-        number: int,
-        messages: Iterable[AnyMessage],
-        first: int,
-        check: Callable[[AnyMessage], list[str]] | None = None,
+        self, number: int, messages: Iterable[AnyMessage], first: int
     ) -> Iterator[AnyMessage]:
-        check = check or self.check
+        check = self.check
         for index, message in enumerate(messages, first):
             for kind in check(message):
                 self.cases.setdefault(kind, []).append((number, index))
