@@ -82,7 +82,11 @@ class AiSdkUiDialect(Dialect):
             cls = SystemMessage if role == "system" else HumanMessage
             messages = [cls(_content(blocks))]
         first = messages[0]
-        first.id = value.get("id") if isinstance(value.get("id"), str) else None
+        given = value.get("id")
+        if isinstance(given, str):
+            first.id = given
+        elif given is not None:
+            kept["id"] = given  # (an id of another kind: kept as it came)
         first.additional_kwargs.update(kept)
         return messages
 
