@@ -6,6 +6,7 @@ import copy
 import json
 
 import langchain_core.messages as lc
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -144,3 +145,44 @@ def test_samples_round_trip(tmp_path):
             else [json.loads(text)]
         )
         assert lines(result.stdout) == original
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"type": "text-plain", "mime_type": "text/plain", "text": "file body", "title": "a.txt"},
+        {"type": "text-plain", "mime_type": "text/plain", "url": "https://e.x/a.txt"},
+    ],
+    ids=["text", "url"],
+)
+def test_a_text_file_fails_as_in_langchain_and_converts_as_text(block):
+    """`openai` is langchain-core's convert_to_openai_messages: a text-plain block is its
+    ValueError; `convert --to openai` is where a text file is written down as text (#39)."""
+    import chatpipe as cp
+    from conftest import Failure
+
+    content = [{"type": "text", "text": "see"}, block]
+    with pytest.raises(ValueError) as theirs:
+        lc.convert_to_openai_messages([lc.HumanMessage(content)])
+    with pytest.raises(ValueError) as ours:
+        cp.convert_to_openai_messages([cp.HumanMessage(content)])
+    assert Failure(ours.value) == Failure(theirs.value)
+    record = json.dumps({"messages": [{"type": "human", "content": content}]}) + "\n"
+    result = cli("openai", input=record)
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"chatpipe: error: <stdin>:1:1: {theirs.value} "
+        "(convert --to openai writes text files as text parts)\n"
+    )
+    converted = cli("convert", "--to", "openai", input=record)
+    assert converted.exit_code == 0
+    written = lines(converted.stdout)[0]["messages"][0]["content"]
+    if "text" in block:
+        assert written == [
+            {"type": "text", "text": "see"},
+            {"type": "text", "text": '<file name="a.txt">\nfile body\n</file>'},
+        ]
+        assert "written as text parts headed by the file's name" in converted.stderr
+    else:
+        assert written == [{"type": "text", "text": "see"}]
+        assert "openai cannot hold text files known only by url or id" in converted.stderr

@@ -18,7 +18,9 @@ HELP = """Write a chat log as OpenAI chat messages, as langchain's convert_to_op
 A message-per-line log gives one OpenAI message per line; conversation records give
 {"messages": [...]} per line with tools and the other fine-tuning fields kept.
 --keep-fields also writes back the OpenAI fields langchain drops (weight, audio,
-function_call...), so an OpenAI log round-trips; convert --to openai always does.
+function_call...), so an OpenAI log round-trips; convert --to openai always does. A text
+file (a text-plain block) fails here as in langchain; convert --to openai writes it as a
+text part.
 
 Examples:
 
@@ -65,9 +67,10 @@ def openai(
     def body() -> None:
         if text_format not in TEXT_FORMATS:
             raise UsageError(f"--text-format must be string, block or keep, got {text_format!r}")
-        writer = OpenAIWriter(
-            text_format, include_id, pass_through_unknown_blocks, keep_fields, files_as_text=True
-        )
+        # text files (text-plain blocks) fail as in langchain-core; convert --to openai
+        # writes them as text parts
+        writer = OpenAIWriter(text_format, include_id, pass_through_unknown_blocks, keep_fields)
+        writer.files_hint = "convert --to openai writes text files as text parts"
         target = ToDialect("openai", as_json=as_json, writer=writer, losses=False)
         execute(reading, Job(reading.inputs(), None, target), jobs)
 

@@ -18,6 +18,7 @@ READABLE = (
     "langchain",
     "mellea",
     "llamafactory",
+    "ai-sdk-ui",
     "anthropic",
     "gemini",
     "openai-responses",

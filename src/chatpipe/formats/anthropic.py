@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import ChatpipeError, Location, ValidationError
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from .base import Conversation, Dialect, _keys_hint
+from .tool_specs import for_target
 
 _BLOCK_TYPES = frozenset(
     (
@@ -263,7 +264,10 @@ class AnthropicDialect(Dialect):
 
     def write_conversation(self, conversation: Conversation) -> dict[str, Any]:
         system, turns = write_turns(conversation.messages)
-        meta = {k: v for k, v in conversation.meta.items() if k not in ("messages", "system")}
+        held = ("messages", "system", conversation.messages_key)  # (where the source's were)
+        meta = {k: v for k, v in conversation.meta.items() if k not in held}
+        if "tools" in meta:  # other providers' tool lists, as Anthropic declares tools
+            meta["tools"] = for_target(meta["tools"], "anthropic")[0]
         record: dict[str, Any] = {}
         if system is not None:
             record["system"] = system

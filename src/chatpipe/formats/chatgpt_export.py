@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import DataError, Location
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from .base import Conversation, Dialect
-from .exports import ReadOptions, branch_meta, branch_paths, tree_field
+from .exports import ReadOptions, branch_meta, branch_paths, tree_field, unlinked_chain
 
 
 def is_chatgpt_export(value: Any) -> bool:
@@ -136,6 +136,25 @@ def _chatgpt_messages(nodes: list[dict[str, Any]], include_hidden: bool) -> list
     return out
 
 
+def _parents(
+    nodes: dict[str, dict[str, Any]], order: list[str], times: dict[str, Any]
+) -> dict[str, str | None]:
+    """Each node's parent: its ``parent`` link, else the node whose ``children`` name it
+    (exports that write only one of the two); a tree with no links at all is one path in
+    creation time order."""
+    parents = {key: node.get("parent") for key, node in nodes.items()}
+    if any(parent is not None for parent in parents.values()):
+        return parents
+    for key, node in nodes.items():
+        children = node.get("children")
+        for child in children if isinstance(children, list) else ():
+            if isinstance(child, str) and child in parents and child != key:
+                parents[child] = key
+    if any(parent is not None for parent in parents.values()):
+        return parents
+    return unlinked_chain(order, times)
+
+
 class ChatGPTExportDialect(Dialect):
     name = "chatgpt-export"
     description = "ChatGPT data export conversations.json (array, object, or shards)"
@@ -158,15 +177,16 @@ class ChatGPTExportDialect(Dialect):
             key: node if isinstance(node, dict) else {} for key, node in mapping.items()
         }
         order = list(nodes_by_key)
-        parents = {key: node.get("parent") for key, node in nodes_by_key.items()}
         times = {
             key: (node.get("message") or {}).get("create_time")
             for key, node in nodes_by_key.items()
         }
+        parents = _parents(nodes_by_key, order, times)
         active = value.get("current_node")
         paths, dropped = branch_paths(parents, order, active, times, options, location)
         for number, path in enumerate(paths):
-            nodes = [{"_key": key, **nodes_by_key[key]} for key in path]
+            # (a link the file does not give: the one the path was read by)
+            nodes = [{"_key": key, "parent": parents[key], **nodes_by_key[key]} for key in path]
             branch = branch_meta(path, number, len(paths), dropped, active, options)
             yield Conversation(
                 _chatgpt_messages(nodes, options.include_hidden),

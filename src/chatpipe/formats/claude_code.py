@@ -42,6 +42,8 @@ from .exports import ReadOptions
 
 __all__ = ["ClaudeCodeDialect", "is_claude_code_line"]
 
+SUBAGENTS = "subagents' conversations left out (--include-subagents writes them)"
+
 
 class ClaudeCodeDialect(StreamDialect):
     name = "claude-code"
@@ -70,6 +72,9 @@ class ClaudeCodeDialect(StreamDialect):
             # a subagent's own file: its sidechain is the thread
             main, side = [n for nodes in side.values() for n in nodes], {}
         conversations = list(_conversations(main, session, options, location))
+        if not options.include_subagents and (side or session.agents_seen):
+            for conversation in conversations:
+                conversation.left_out = [SUBAGENTS]
         yield from conversations
         if options.include_subagents and conversations:
             yield from subagents(conversations, side, session, options, location, handle)

@@ -69,6 +69,7 @@ class _Session:
 
     def __init__(self, keep_progress: bool) -> None:
         self.keep_progress = keep_progress
+        self.agents_seen = False  # a subagent's messages copied in progress lines
         self.main: list[Node] = []
         self.side: dict[str, list[Node]] = {}  # sidechain lines by agent id
         self.summaries: dict[str, str] = {}
@@ -109,12 +110,10 @@ class _Session:
         if kind == "progress":
             keep = None
             data = value.get("data")
-            if (
-                self.keep_progress
-                and isinstance(data, dict)
-                and data.get("type") == "agent_progress"
-            ):
-                self._agent_progress(value, data, location)
+            if isinstance(data, dict) and data.get("type") == "agent_progress":
+                self.agents_seen = True
+                if self.keep_progress:
+                    self._agent_progress(value, data, location)
         is_message = kind in ("user", "assistant") and not value.get("isApiErrorMessage")
         node = Node(
             value["uuid"],

@@ -1,4 +1,5 @@
-"""Telling a source's dialect and record shape from its first records (formats.md §11)."""
+"""Telling a source's dialect and record shape from its first records (the detection order
+is the registry's: the most specific shapes first)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ STREAM = "stream"  # the records are events that spell out messages
 _LIST_WINDOW = 50  # messages of a bare list looked at to tell its dialect
 
 
-def detect(value: Any, more: list[Any] = ()) -> tuple[Dialect, str] | None:
+def detect(value: Any, more: list[Any] = (), framed: bool = False) -> tuple[Dialect, str] | None:
+    """``framed``: the records came as a sequence of their own (SSE events, the elements
+    of a JSON array), so one Gemini response among them is a stream's only chunk."""
     try:
-        return _detect(value, more)
+        return _detect(value, more, framed)
     except (TypeError, AttributeError):  # a shape no dialect expects (e.g. a list as "type")
         return None
 
@@ -27,7 +30,7 @@ def is_message_list(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(m, dict) for m in value)
 
 
-def _detect(value: Any, more: list[Any]) -> tuple[Dialect, str] | None:
+def _detect(value: Any, more: list[Any], framed: bool = False) -> tuple[Dialect, str] | None:
     """The dialect and record shape a first record shows, or None.
 
     ``more`` holds the next few records: the OpenAI family (Mellea, LLaMA-Factory) is
@@ -48,7 +51,7 @@ def _detect(value: Any, more: list[Any]) -> tuple[Dialect, str] | None:
     if (
         is_gemini_response(value)
         and "candidates" in value
-        and more
+        and (more or framed)
         and all(is_gemini_response(v) for v in more)
     ):
         return get_dialect("gemini-stream"), STREAM
@@ -75,7 +78,7 @@ def _detect(value: Any, more: list[Any]) -> tuple[Dialect, str] | None:
             for m in v.get("messages") or ()
             if isinstance(v.get("messages"), list)
         ]
-    for dialect in (get_dialect("mellea"), get_dialect("llamafactory")):
+    for dialect in (get_dialect("mellea"), get_dialect("llamafactory"), get_dialect("ai-sdk-ui")):
         if any(dialect.is_message(m) for m in samples):
             return dialect, found[1]
     return found

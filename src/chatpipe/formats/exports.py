@@ -66,12 +66,26 @@ def branch_paths(
         return [walk(leaf) for leaf in leaves], 0
     if options.branch == "active" and active is not None and active in parents:
         return [walk(active)], max(0, len(leaves) - 1)
-        # no active leaf named (a Claude.ai export of a retried answer): the newest leaf
+    # no active leaf named (a Claude.ai export of a retried answer): the newest leaf
+    if not leaves:
         if order:
             raise DataError("the parent links loop: no message is a leaf", location)
         return [], 0
     latest = max(leaves, key=lambda n: (times.get(n) or 0, order.index(n)))
     return [walk(latest)], len(leaves) - 1
+
+
+def unlinked_chain(order: list[str], times: dict[str, Any]) -> dict[str, str | None]:
+    """Parent links for a tree whose nodes hold none (as some exporters and re-importers
+    write them): one path, in creation time order, then node order (a node with no time
+    keeps its place before the timed ones)."""
+
+    def when(key: str) -> float:
+        time = times.get(key)
+        return float(time) if isinstance(time, (int, float)) else float("-inf")
+
+    chain = sorted(order, key=when)  # (a stable sort: node order among equal times)
+    return {key: (chain[i - 1] if i else None) for i, key in enumerate(chain)}
 
 
 def branch_meta(

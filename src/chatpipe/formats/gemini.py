@@ -19,6 +19,8 @@ from typing import Any
 from ..errors import ChatpipeError, Location, ValidationError
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from .base import Conversation, Dialect
+from .gemini_calls import CallPieces, Pairing
+from .tool_specs import for_target
 
 _SNAKE = re.compile(r"_([a-z])")
 
@@ -104,34 +106,9 @@ def _content(blocks: list[dict[str, Any]]) -> Any:
     return blocks
 
 
-class _Pairing:
-    """Ids for calls that have none, and the calls waiting for their responses."""
-
-    def __init__(self) -> None:
-        self.waiting: list[tuple[str, str]] = []  # (name, id), oldest first
-
-    def call_id(self, call: dict[str, Any], turn: int, n: int) -> str:
-        call_id = call.get("id") or f"call_{turn}_{n}"
-        self.waiting.append((call.get("name") or "", call_id))
-        return call_id
-
-    def response_id(self, response: dict[str, Any]) -> str:
-        if response.get("id"):
-            given = response["id"]
-            self.waiting = [w for w in self.waiting if w[1] != given]
-            return given
-        name = response.get("name") or ""
-        for i, (waiting_name, call_id) in enumerate(self.waiting):
-            if waiting_name == name:
-                del self.waiting[i]
-                return call_id
-        return ""
-
-
-def messages_from_contents(
-    contents: list[Any], pairing: _Pairing | None = None
-) -> list[AnyMessage]:
-    pairing = pairing or _Pairing()
+def messages_from_contents(contents: list[Any], pairing: Pairing | None = None) -> list[AnyMessage]:
+    pairing = pairing or Pairing()
+    pieces = CallPieces()
     out: list[AnyMessage] = []
     for turn, item in enumerate(contents):
         if not isinstance(item, dict):
@@ -139,20 +116,46 @@ def messages_from_contents(
         role = item.get("role") or "user"
         parts = item.get("parts") or []
         if role == "model":
-            out.append(_model_turn(parts, turn, pairing))
+            message = _model_turn(parts, turn, pairing, pieces)
+            if message is not None:
+                out.append(message)
+            elif pieces.unread:  # pieces that fit no call: kept on the call's message
+                if not out or not isinstance(out[-1], AIMessage):
+                    out.append(AIMessage(""))
+                out[-1].additional_kwargs.setdefault("unread_partial_args", []).extend(
+                    pieces.unread
+                )
+                pieces.unread = []
         else:
             out.extend(_user_turn(parts, pairing))
     return out
 
 
-def _model_turn(parts: list[Any], turn: int, pairing: _Pairing, **fields: Any) -> AIMessage:
+def _continues(part: Any) -> bool:
+    """A part that only carries pieces of a call begun before it (or ends that call)."""
+    call = _get(part, "functionCall") if isinstance(part, dict) else None
+    return isinstance(call, dict) and not call.get("name")
+
+
+def _model_turn(
+    parts: list[Any], turn: int, pairing: Pairing, pieces: CallPieces | None = None, **fields: Any
+) -> AIMessage | None:
+    """A model turn's message; None for a turn that only continues a call of the turn
+    before it (a replayed stream keeps each chunk as a turn of its own)."""
+    if pieces is not None and parts and all(map(_continues, parts)):
+        for part in parts:
+            pieces.add(_get(part, "functionCall"))
+        return None
+    pieces = pieces or CallPieces()
     blocks, calls, signatures = [], [], {}
     for part in parts:
         call = _get(part, "functionCall")
-        if call is not None:
+        if isinstance(call, dict) and not pieces.starts(call):
+            pieces.add(call)
+        elif isinstance(call, dict):
             call_id = pairing.call_id(call, turn, len(calls))
             calls.append(
-                {"name": call.get("name") or "", "args": call.get("args") or {}, "id": call_id}
+                {"name": call.get("name") or "", "args": pieces.start(call), "id": call_id}
             )
             signature = _get(part, "thoughtSignature")
             if signature:
@@ -162,12 +165,17 @@ def _model_turn(parts: list[Any], turn: int, pairing: _Pairing, **fields: Any) -
     kwargs = dict(fields.pop("additional_kwargs", {}))
     if signatures:
         kwargs["thought_signatures"] = signatures
-    return AIMessage(
+    if pieces.unread:
+        kwargs["unread_partial_args"] = pieces.unread
+        pieces.unread = []
+    message = AIMessage(
         _content(blocks) if blocks else "", tool_calls=calls, additional_kwargs=kwargs, **fields
     )
+    pairing.made(message)
+    return message
 
 
-def _user_turn(parts: list[Any], pairing: _Pairing) -> list[AnyMessage]:
+def _user_turn(parts: list[Any], pairing: Pairing) -> list[AnyMessage]:
     out: list[AnyMessage] = []
     blocks = []
     for part in parts:
@@ -201,7 +209,7 @@ def _usage(meta: Any) -> dict[str, Any] | None:
     return usage
 
 
-def message_from_response(value: dict[str, Any], pairing: _Pairing | None = None) -> AIMessage:
+def message_from_response(value: dict[str, Any], pairing: Pairing | None = None) -> AIMessage:
     candidates = value.get("candidates") or [{}]
     first = candidates[0]
     metadata = {k: v for k, v in first.items() if k != "content"}
@@ -213,7 +221,7 @@ def message_from_response(value: dict[str, Any], pairing: _Pairing | None = None
     return _model_turn(
         parts,
         0,
-        pairing or _Pairing(),
+        pairing or Pairing(),
         response_metadata=metadata,
         usage_metadata=_usage(_get(value, "usageMetadata")),
     )
@@ -270,9 +278,11 @@ class GeminiDialect(Dialect):
             {
                 k: v
                 for k, v in conversation.meta.items()
-                if k not in ("contents", "messages", "systemInstruction")
+                if k not in ("contents", "messages", "systemInstruction", conversation.messages_key)
             }
         )
+        if "tools" in record:  # other providers' tool lists, as functionDeclarations
+            record["tools"] = for_target(record["tools"], "gemini")[0]
         return record
 
 

@@ -9,34 +9,28 @@ from typing import Any
 from ..errors import Location
 from .base import Conversation, StreamDialect
 from .gemini import _get, message_from_response
+from .gemini_calls import CallPieces
 
 
 def assemble_stream(chunks: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """One response from streamed chunks: text joined, calls (and partial args) rebuilt."""
     parts: list[dict[str, Any]] = []
     last: dict[str, Any] = {}
-    open_call: dict[str, Any] | None = None
+    pieces = CallPieces()
     for chunk in chunks:
         last = chunk
         candidate = (chunk.get("candidates") or [{}])[0]
         for part in (candidate.get("content") or {}).get("parts") or []:
             call = _get(part, "functionCall")
-            if call is not None:
-                if "name" in call:
-                    open_call = {"name": call["name"], "args": dict(call.get("args") or {})}
-                    if call.get("id"):
-                        open_call["id"] = call["id"]
-                    new = {"functionCall": open_call}
-                    if _get(part, "thoughtSignature"):
-                        new["thoughtSignature"] = _get(part, "thoughtSignature")
+            if isinstance(call, dict):
+                if pieces.starts(call):
+                    new = {
+                        k: v for k, v in part.items() if k not in ("functionCall", "function_call")
+                    }
+                    new["functionCall"] = _whole_call(call, pieces.start(call))
                     parts.append(new)
-                    if not call.get("willContinue"):
-                        open_call = None
-                elif open_call is not None:
-                    for piece in call.get("partialArgs") or []:
-                        _apply(open_call["args"], piece)
-                    if not call.get("willContinue"):
-                        open_call = None
+                else:
+                    pieces.add(call)
                 continue
             previous = parts[-1] if parts else None
             if (
@@ -53,26 +47,23 @@ def assemble_stream(chunks: Iterable[dict[str, Any]]) -> dict[str, Any]:
     response = dict(last)
     candidate = dict((last.get("candidates") or [{}])[0])
     candidate["content"] = {"role": "model", "parts": parts}
+    if pieces.unread:  # kept with the response's other fields, not dropped
+        candidate["unreadPartialArgs"] = pieces.unread
     response["candidates"] = [candidate]
     return response
 
 
-def _apply(args: dict[str, Any], piece: dict[str, Any]) -> None:
-    """Set one ``partialArgs`` value at its ``$.a.b`` path; strings may come in pieces."""
-    path = [p for p in str(piece.get("jsonPath", "$")).lstrip("$").split(".") if p]
-    if not path:
-        return
-    target = args
-    for key in path[:-1]:
-        target = target.setdefault(key, {})
-    key = path[-1]
-    for kind in ("stringValue", "numberValue", "boolValue", "nullValue"):
-        if kind in piece:
-            value = None if kind == "nullValue" else piece[kind]
-            if kind == "stringValue" and isinstance(target.get(key), str):
-                target[key] += value
-            else:
-                target[key] = value
+def _whole_call(call: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    """A call as a whole response holds it: its fields with ``args`` (filled in place by
+    the pieces after it), without the streaming ones."""
+    whole = {
+        k: v
+        for k, v in call.items()
+        if k not in ("partialArgs", "partial_args", "willContinue", "will_continue", "args")
+        and v is not None
+    }
+    whole["args"] = args
+    return whole
 
 
 class GeminiStreamDialect(StreamDialect):

@@ -38,6 +38,7 @@ from ..model.tool_calls import (
 from .base import Conversation, Dialect, not_a_message
 from .openai_media import PROCESSOR_MEDIA, processor_media
 from .tool_links import _UNLINKED, link_tool_results
+from .tool_specs import for_target
 
 ROLE_CLASSES: dict[str, type[AnyMessage]] = {
     "human": HumanMessage,
@@ -389,17 +390,16 @@ class OpenAIDialect(Dialect):
 
     def record_meta(self, meta: dict[str, Any]) -> dict[str, Any]:
         """Fine-tuning rows hold tools as a list of ``{"type": "function", ...}``; other
-        datasets give them as JSON text or bare function schemas."""
+        datasets give them as JSON text or bare function schemas, and other providers'
+        requests in their own forms (Gemini ``functionDeclarations``, Anthropic tools)."""
         tools = meta.get("tools")
         if isinstance(tools, str):
             try:
                 tools = json.loads(tools)
             except ValueError:
                 return meta
-        if isinstance(tools, list) and all(isinstance(t, dict) for t in tools):
-            tools = [t if "type" in t else {"type": "function", "function": t} for t in tools]
-            return {**meta, "tools": tools}
-        return meta
+        written, _ = for_target(tools, "openai")
+        return meta if written is meta.get("tools") else {**meta, "tools": written}
 
     def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
         """Lossless: the OpenAI fields a reader kept in additional_kwargs go back."""

@@ -100,6 +100,7 @@ class OpenAIWriter:
         self.keep_fields = keep_fields
         # text-plain blocks (OpenAI has no text-file part) as text parts; langchain-core raises
         self.files_as_text = files_as_text
+        self.files_hint: str | None = None  # said with that error (the command's way out)
 
     def write(self, messages: Iterable[AnyMessage]) -> Iterator[dict[str, Any]]:
         for index, message in enumerate(messages):
@@ -200,7 +201,11 @@ class OpenAIWriter:
             if "image_url" not in block:
                 raise self._missing(i, j, block, "image_url", ["image_url"])
             return [{"type": "image_url", "image_url": block["image_url"]}]
-        if kind == "text-plain" and self.files_as_text:
+        if kind == "text-plain":
+            if not self.files_as_text:  # as langchain-core: no text-file part in OpenAI
+                raise ConversionError(
+                    "Block of type text-plain is not supported.", hint=self.files_hint
+                )
             text = file_as_text(block)  # None: a file known only by url or id, left out
             return [] if text is None else [{"type": "text", "text": text}]
         if is_data_content_block(block):

@@ -31,6 +31,7 @@ _WHERE = {
     "gemini": ("gemini", "GeminiDialect"),
     "openai-responses": ("openai_responses", "ResponsesDialect"),
     "sharegpt": ("sharegpt", "ShareGPTDialect"),
+    "ai-sdk-ui": ("ai_sdk_ui", "AiSdkUiDialect"),
     "mellea": ("mellea", "MelleaDialect"),
     "llamafactory": ("llamafactory", "LlamaFactoryDialect"),
     "openai": ("openai", "OpenAIDialect"),

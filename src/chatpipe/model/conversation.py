@@ -18,9 +18,11 @@ class Conversation:
     the number of the first message in its log: 0, but for a piece of a log read from
     its middle (a ``--jobs`` worker's range of lines). ``places``: where each message
     came from (a list of locations), when a reader knows it (session logs), else None.
+    ``left_out``: what its reader left out of it on purpose, each a kind the run says
+    once (a session's subagents without ``--include-subagents``), else None.
     """
 
-    __slots__ = ("location", "messages", "messages_key", "meta", "places", "start")
+    __slots__ = ("left_out", "location", "messages", "messages_key", "meta", "places", "start")
 
     def __init__(
         self,
@@ -36,10 +38,13 @@ class Conversation:
         self.messages_key = messages_key
         self.start = start
         self.places: list[Location] | None = None
+        self.left_out: list[str] | None = None
 
     def with_messages(self, messages: Iterable[AnyMessage]) -> Conversation:
         """The same conversation holding other messages (an operation's result)."""
-        return Conversation(messages, self.meta, self.location, self.messages_key, self.start)
+        changed = Conversation(messages, self.meta, self.location, self.messages_key, self.start)
+        changed.left_out = self.left_out
+        return changed
 
     def to_record(self, messages: list[Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:
         """The conversation as one record, ``{"messages": [...]}`` with the other fields

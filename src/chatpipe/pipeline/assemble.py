@@ -169,7 +169,8 @@ class Assembly:
         if run.losses is not None:
             base = 0 if again else self.start  # (a worker's are counted from its range's start)
             for kind, _, index in result.losses:
-                run.losses.cases.setdefault(kind, []).append((0, base + index))
+                at = None if index is None else base + index
+                run.losses.cases.setdefault(kind, []).append((0, at))
         self.line += result.lines
         self.start += result.messages
 

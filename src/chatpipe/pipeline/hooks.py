@@ -30,6 +30,12 @@ def read_messages(
     return read_lines(dialect, source, records, errors, start, links)
 
 
+def read_in_batches(conversation: Conversation) -> bool:
+    """Whether the conversation's messages are read in batches by the fast lane (checks
+    made message by message pass them by: the lane reads plain lines only)."""
+    return _read_in_batches(conversation) is not None
+
+
 def _read_in_batches(conversation: Conversation) -> Any:
     """The conversation's messages when ``read_messages`` read them, else None."""
     from ..fast.lane import LaneMessages

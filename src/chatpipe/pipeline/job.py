@@ -14,6 +14,7 @@ from typing import Any
 from ..formats.detect import MESSAGES
 from ..formats.exports import ReadOptions
 from ..model import Conversation
+from .losses import LossReport
 from .reading import ErrorLog, Reading, read
 from .target import Target
 
@@ -106,7 +107,8 @@ class Run:
         self.reading = Reading(self.target.row_reader)
         if found is not None:
             self.reading.found.append(found)
-        self.losses = self.target.loss_report()
+        # what the target cannot hold, and turns read empty (watched whatever the target)
+        self.losses: LossReport = self.target.loss_report() or LossReport(None)
         self.say = say
         self.notes: list[str] = []
         self.among_others = among_others
@@ -138,15 +140,17 @@ class Run:
         self, conversations: Iterable[Conversation], start: int = 0
     ) -> Iterator[Conversation]:
         """The conversations after the job's operation (those it leaves out gone), and
-        the loss watch; ``start`` is the first one's number in the run."""
-        operation, tallied = self.job.operation, self.tallied(conversations)
+        the loss watches (turns read empty, what the target cannot hold); ``start`` is
+        the first one's number in the run."""
+        operation = self.job.operation
+        read = self.losses.watch_read(self.tallied(conversations), start)
         if operation is None:
-            changed: Iterator[Conversation] = tallied
+            changed: Iterator[Conversation] = read
         elif is_stream(operation):
-            changed = operation.stream(tallied)  # type: ignore[attr-defined]
+            changed = operation.stream(read)  # type: ignore[attr-defined]
         else:
-            changed = (c for c in map(operation, tallied) if c is not None)
-        return changed if self.losses is None else self.losses.watch(changed, start)
+            changed = (c for c in map(operation, read) if c is not None)
+        return self.losses.watch(changed, start)
 
     def tallied(self, conversations: Iterable[Conversation]) -> Iterator[Conversation]:
         """The conversations, the newest branches written among them counted."""

@@ -1,11 +1,15 @@
 """What a target dialect cannot hold, noticed as messages pass on their way to the writer,
-so that nothing is left out silently: one warning per kind, each case with ``-v``."""
+and turns that were read empty although their record held text in a field the reader did
+not know, so that nothing is left out silently: one warning per kind, each case with
+``-v``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
-from ..model import AnyMessage, Conversation
+from ..model import AnyMessage, BaseMessage, Conversation
+from .hooks import read_in_batches
 
 _MEDIA = ("image", "image_url", "audio", "video", "file", "input_audio", "document", "text-plain")
 
@@ -124,6 +128,58 @@ _ARTIFACTS = "structured tool results (a tool message's artifact)"
 _NO_ARTIFACT = ("openai", "anthropic", "gemini", "sharegpt")
 # targets with one system prompt, before the turns
 _ONE_SYSTEM = ("anthropic", "gemini")
+# the start of a kind that a reader left out on purpose (``Conversation.left_out``)
+LEFT_OUT = "left out: "
+# the start of a kind (followed by the fields' names) said of turns read empty
+UNREAD_FIELDS = "text in fields the reader does not know"
+# fields of additional_kwargs that hold a turn's content in a form the writers know
+_CONTENT_FIELDS = frozenset(
+    (
+        "refusal",
+        "reasoning_content",
+        "reasoning",
+        "reasoning_details",
+        "function_call",
+        "audio",
+        "thought_signatures",
+    )
+)
+# keys under which a record holds text (not ids, times, urls or kinds)
+_TEXT_KEYS = (
+    frozenset(("text", "content", "value", "message", "output", "result", "reasoning", "thinking"))
+    | frozenset(("input", "args", "arguments", "summary", "errorText", "error_text", "data"))
+    | {"stringValue"}  # (Gemini's streamed argument pieces that fit no call)
+)
+
+
+def _holds_text(value: Any, key: str | None = None) -> bool:
+    if isinstance(value, str):
+        return key in _TEXT_KEYS and bool(value.strip())
+    if isinstance(value, dict):
+        return any(_holds_text(v, k) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_text(v, key) for v in value)
+    return False
+
+
+def unread(message: AnyMessage) -> list[str]:
+    """What was left unread of a turn read with no content: the names of the fields that
+    hold text none of its content, calls or known fields took (none for a turn that has
+    content, or that held none). Parts a reader kept as ``non_standard`` blocks are
+    content: kept, not emptied."""
+    if not isinstance(message, BaseMessage):  # a fast path's plain dict (its own checks)
+        return []
+    if (
+        message.content
+        or getattr(message, "tool_calls", None)
+        or getattr(message, "invalid_tool_calls", None)
+        or _CONTENT_FIELDS & message.additional_kwargs.keys()
+    ):
+        return []
+    fields = {**message.additional_kwargs, **message.extra}
+    found = [k for k, v in fields.items() if _holds_text(v, k)]
+    return [f"{UNREAD_FIELDS} ({', '.join(map(repr, found))})"] if found else []
+
 
 CHECKS: dict[str, Callable[[AnyMessage], list[str]]] = {
     "openai": _openai,
@@ -147,26 +203,76 @@ def _alpaca() -> Callable[[AnyMessage], list[str]]:
 WALKS: dict[str, Callable[[], Callable[[AnyMessage], list[str]]]] = {"alpaca": _alpaca}
 
 
-class LossReport:
-    """Kinds of things left out, and where (conversation and message numbers)."""
+def _tools_left_out(target: str, meta: dict[str, Any]) -> list[str]:
+    """Tools of a conversation that ``target`` has no form for (not functions)."""
+    if target not in ("openai", "anthropic", "gemini") or "tools" not in meta:
+        return []
+    from ..formats.tool_specs import for_target
 
-    def __init__(self, target: str, checked_as: str | None = None) -> None:
-        walk = WALKS.get(checked_as or target)
+    left = for_target(meta["tools"], target)[1]
+    return [f"tools that are not functions ({', '.join(left)})"] if left else []
+
+
+class LossReport:
+    """Kinds of things left out, and where (conversation and message numbers; a message
+    number of None for what a conversation holds beside its messages). ``target``: the
+    dialect written (``checked_as``: the dialect whose checks it takes), or None when only
+    turns read empty are watched for."""
+
+    def __init__(self, target: str | None, checked_as: str | None = None) -> None:
+        walk = WALKS.get(checked_as or target) if target is not None else None
         self.check = walk() if walk is not None else CHECKS.get(checked_as or target)
         self.target = target
-        self.cases: dict[str, list[tuple[int, int]]] = {}
+        self.cases: dict[str, list[tuple[int, int | None]]] = {}
 
     def watch(
         self, conversations: Iterable[Conversation], start: int = 0
     ) -> Iterator[Conversation]:
         """The conversations, their messages checked as they pass; ``start`` is the first
         one's number."""
-        if self.check is None:
+        if self.target is None:
             yield from conversations
             return
         for number, conversation in enumerate(conversations, start):
+            for kind in _tools_left_out(self.target, conversation.meta):
+                self.cases.setdefault(kind, []).append((number, None))
+            if self.check is None:
+                yield conversation
+                continue
             messages = self._messages(number, conversation.messages, conversation.start)
             yield conversation.with_messages(messages)
+
+    def watch_read(
+        self, conversations: Iterable[Conversation], start: int = 0
+    ) -> Iterator[Conversation]:
+        """The conversations as read, each turn read empty noted; those read in batches
+        by the fast lane pass as they are."""
+        for number, conversation in enumerate(conversations, start):
+            for kind in conversation.left_out or ():  # what its reader left out on purpose
+                self.cases.setdefault(LEFT_OUT + kind, []).append((number, None))
+            messages = conversation.messages
+            if isinstance(messages, list):  # checked now, kept a list
+                for _ in self._empties(number, messages, conversation.start):
+                    pass
+                yield conversation
+            elif read_in_batches(conversation):
+                yield conversation
+            else:
+                yield conversation.with_messages(
+                    self._empties(number, messages, conversation.start)
+                )
+
+    def _empties(
+        self, number: int, messages: Iterable[AnyMessage], first: int
+    ) -> Iterator[AnyMessage]:
+        """The messages, those with no content checked by ``unread`` (most have some: a
+        look at their content is all they cost)."""
+        cases = self.cases
+        for index, message in enumerate(messages, first):
+            if not getattr(message, "content", True):
+                for kind in unread(message):
+                    cases.setdefault(kind, []).append((number, index))
+            yield message
 
     def _messages(
         self, number: int, messages: Iterable[AnyMessage], first: int
@@ -191,11 +297,15 @@ class LossReport:
     def lines(self, verbose: bool) -> list[str]:
         out = []
         for kind, cases in self.cases.items():
-            # a writer's own cases (batch requests) are whole conversations: no message
-            what = "conversation" if cases[0][1] is None else "message"
-            count = f"{len(cases)} {what}{'s' * (len(cases) != 1)}"
+            whole = all(m is None for _, m in cases)
+            noun = "conversation" if whole else "message"
+            count = f"{len(cases)} {noun}{'s' * (len(cases) != 1)}"
             if kind in KEPT:
                 said = f"warning: {kind} in {count}: {KEPT[kind]}"
+            elif kind.startswith(LEFT_OUT):  # (a reader's choice, which an option undoes)
+                said = f"warning: {kind[len(LEFT_OUT) :]}: {count}"
+            elif kind.startswith(UNREAD_FIELDS):
+                said = f"warning: {kind} in {count}: read as empty turns (--from names a dialect)"
             else:
                 said = f"warning: {self.target} cannot hold {kind}: left out of {count}"
             out.append(said + ("" if verbose else " (-v lists them)"))

@@ -293,7 +293,8 @@ def open_records(
         return dialect, shape, first, Records(window, records)
     first = next((r for r in good if forced or detect(r.value) is not None), good[0])
     more = [r.value for r in good if r is not first]
-    dialect, shape = _choose(first, more, forced)
+    framed = source.container == "sse" or source.document is not None
+    dialect, shape = _choose(first, more, forced, framed)
     return dialect, shape, first, Records(window, records)
 
 
@@ -310,7 +311,9 @@ class Records:
         return itertools.chain(self.window, self.rest)
 
 
-def _choose(first: Record, more: list[Any], forced: Dialect | None) -> tuple[Dialect, str]:
+def _choose(
+    first: Record, more: list[Any], forced: Dialect | None, framed: bool = False
+) -> tuple[Dialect, str]:
     value = first.value
     if forced is not None:
         if forced.stream:
@@ -322,7 +325,7 @@ def _choose(first: Record, more: list[Any], forced: Dialect | None) -> tuple[Dia
         if is_message_list(value):  # a bare array of messages: one conversation
             return forced, CONVERSATIONS
         return forced, MESSAGES
-    found = detect(value, more)
+    found = detect(value, more, framed)
     if found is None:
         refused = refusal(value)
         if refused is not None:

@@ -182,8 +182,10 @@ def _validate_stream(
 ) -> Iterator[Problem]:
     reading = _StreamReading(dialect, records, raw_checks)
     check = StructureCheck(max_tokens, counter)
+    location = first.location
     for message in dialect.finish(reading.messages()):
-        location = reading.places.popleft()
+        # a record that is several messages (ai-sdk-ui) gives them before the next is read
+        location = reading.places.popleft() if reading.places else location
         yield from reading.drain()
         if structure:
             yield from check.add(message, location)
