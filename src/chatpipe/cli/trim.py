@@ -12,7 +12,16 @@ from ..pipeline.job import Job, on_messages
 from ..pipeline.trim import Trim
 from .options import Jobs, ReadingOptions, To, message_types, reads, to_dialect
 from .runtime import execute, run, warn
-from .template import CountThroughTemplate, TemplateName, Variables, templated_counter
+from .template import (
+    DEFAULT_MAX_OUTPUT,
+    CountThroughTemplate,
+    TemplateMaxLoops,
+    TemplateMaxOutput,
+    TemplateName,
+    TemplateTimeout,
+    Variables,
+    templated_counter,
+)
 
 TokenCounterOption = Annotated[
     str,
@@ -86,6 +95,9 @@ def trim(
     chat_template: CountThroughTemplate = None,
     template_name: TemplateName = None,
     var: Variables = None,
+    template_max_output: TemplateMaxOutput = DEFAULT_MAX_OUTPUT,
+    template_max_loops: TemplateMaxLoops = 1_000_000,
+    template_timeout: TemplateTimeout = 10.0,
     to: To = None,
     jobs: Jobs = 1,
 ) -> None:
@@ -97,7 +109,11 @@ def trim(
         starts, ends = message_types(start_on, "--start-on"), message_types(end_on, "--end-on")
         target = to_dialect(reading, to)
         counter = templated_counter(
-            resolve_counter(token_counter), chat_template, template_name, var
+            resolve_counter(token_counter),
+            chat_template,
+            template_name,
+            var,
+            (template_max_output, template_max_loops, template_timeout),
         )
         if chat_template is not None and (strategy != "last" or allow_partial or end_on):
             raise UsageError(

@@ -6,6 +6,12 @@ it up (read in its source, written here anew): Jinja's immutable sandbox with
 ``strftime_now``, a ``dict`` that only builds dicts and a ``namespace`` that refuses
 underscore names; templates compiled with their dict lookups inline.
 
+Unlike transformers' (and Jinja's) default, a variable that nothing defines is not text:
+printing it, iterating it or adding to it raises ``MissingVariable`` (testing it with
+``is defined``, ``default`` or ``if`` is as in Jinja). Every loop, call, filter and
+operator that can grow a value is checked against the render's budget (bounds.py,
+guards.py) before it runs.
+
 Jinja2 is an optional extra, imported when a template is first compiled.
 """
 
@@ -14,10 +20,14 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from functools import cache, lru_cache
+from types import BuiltinMethodType, FunctionType
 
 from ..errors import UsageError
+from .bounds import SMALL, Bounded, current, size_of
+from .variables import undefined_class
 
 _DICT_ATTRIBUTES = frozenset(dir(dict))
+_LOOP_FILTER = "_chatpipe_loop"  # the filter every loop's iterable goes through
 _STR_FORMATS = frozenset(("format", "format_map"))
 
 
@@ -61,6 +71,8 @@ def _environment():
     from jinja2.runtime import LoopContext
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+    from . import guards
+
     class Generation(Extension):
         """``{% generation %}...{% endgeneration %}``: the assistant's tokens, rendered as is."""
 
@@ -75,7 +87,7 @@ def _environment():
             return caller()
 
     def raise_exception(message):
-        raise Refusal(message)
+        raise Refusal(guards.refusal_text(message))
 
     plain_json = json.JSONEncoder(ensure_ascii=False).encode  # made once, not at each call
 
@@ -91,6 +103,8 @@ def _environment():
         )
 
     def strftime_now(format):
+        if isinstance(format, str) and "%" in format:
+            guards.strftime_format(current(), format)
         return datetime.now().strftime(format)
 
     class Dicts:
@@ -99,8 +113,10 @@ def _environment():
         def __call__(self, *args, **kwargs):
             return dict(*args, **kwargs)
 
-        def fromkeys(self, *args, **kwargs):
-            return dict.fromkeys(*args, **kwargs)
+        def fromkeys(self, keys, *args, **kwargs):
+            keys = list(keys)
+            current().check_size(len(keys) * 64, "a dict")
+            return dict.fromkeys(keys, *args, **kwargs)
 
     class Namespace(jinja2.utils.Namespace):
         """Jinja's namespace, refusing attributes that start with an underscore."""
@@ -126,7 +142,72 @@ def _environment():
 
     class Sandbox(ImmutableSandboxedEnvironment):
         """Jinja's immutable sandbox; reaching an unsafe attribute (``__class__``,
-        ``__globals__``, ...) is refused at once, where Jinja's would render it as empty."""
+        ``__globals__``, ...) is refused at once, where Jinja's would render it as empty.
+        Its loops, calls and growing operators count against the render's budget."""
+
+        intercepted_binops = frozenset(("+", "*", "%", "**"))
+
+        def call_binop(self, context, operator, left, right):
+            if (  # most of a template's operators
+                operator == "+"
+                and type(left) is str
+                and type(right) is str
+                and len(left) + len(right) < SMALL
+            ):
+                return left + right
+            budget = current()
+            budget.tick()
+            if operator == "+":
+                if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
+                    budget.check_size(size_of(left) + size_of(right))
+            elif operator == "*":
+                budget.check_product(left, right)
+            elif operator == "%":
+                if isinstance(left, str):
+                    budget.check_percent(left, right)
+                    guards.check_text(budget, right)
+            else:
+                budget.check_power(left, right)
+            return budget.sized(self.binop_table[operator](left, right))
+
+        def call(__self, __context, __obj, /, *args, **kwargs):
+            budget = current()
+            budget.tick()  # (a macro that calls itself twice loops without a loop)
+            kind = type(__obj)
+            if kind is LoopContext:  # loop(children) in a recursive loop
+                if args:
+                    args = (Bounded(args[0]), *args[1:])
+            elif (kind is BuiltinMethodType or kind is FunctionType) and (
+                __obj.__name__ in guards.CHECKED_METHODS
+            ):
+                args = guards.check_call(budget, __obj, args, kwargs)
+            # (the sandbox's own call, inline)
+            if not __self.is_safe_callable(__obj):
+                raise jinja2.exceptions.SecurityError(f"{__obj!r} is not safely callable")
+            result = __context.call(__obj, *args, **kwargs)
+            if type(result) is str and len(result) < SMALL:
+                return result
+            return budget.sized(result)
+
+        def concat(self, pieces):
+            """What a macro, a ``{% set %}`` block or a ``{% filter %}`` block wrote, joined
+            once measured (its pieces are held as references: one string printed a
+            million times is a long text)."""
+            total = sum(map(len, pieces))
+            if total >= SMALL:
+                current().check_size(total, "a text")
+            return "".join(pieces)
+
+        def measured(self, parts):
+            """The operands the code for ``~`` joins, measured first (_inline_lookups)."""
+            return guards.concat_parts(parts)
+
+        def _parse(self, source, name, filename):
+            # every loop's iterable counted as it goes round (see bounds.Bounded)
+            tree = super()._parse(source, name, filename)
+            for loop in tree.find_all(nodes.For):
+                loop.iter = nodes.Filter(loop.iter, _LOOP_FILTER, [], [], None, None)
+            return tree
 
         # the data a template reads is plain JSON (dicts, lists, strings): a key of a dict
         # that is not one of dict's own attributes is looked up at once, which is what
@@ -172,8 +253,18 @@ def _environment():
             )
 
     Sandbox.code_generator_class = _inline_lookups()
-    env = Sandbox(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, loopcontrols])
+    env = Sandbox(
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=[Generation, loopcontrols],
+        undefined=undefined_class(),
+        finalize=guards.finalize,
+    )
     env.filters["tojson"] = tojson
+    env.filters = {name: guards.bounded_filter(name, f) for name, f in env.filters.items()}
+    env.filters["tojson"] = guards.bounded_tojson(tojson)
+    env.filters[_LOOP_FILTER] = Bounded
+    env.globals["lipsum"] = guards.bounded_lipsum(env.globals["lipsum"])
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = strftime_now
     env.globals["dict"] = Dicts()
@@ -189,11 +280,41 @@ def _inline_lookups():
     the key (a key that is not one of dict's attributes); anything else still goes to them,
     the sandbox's checks included. A template reads message fields this way hundreds of
     times a conversation, and a call each was a sixth of rendering.
+
+    Likewise ``a + b`` on two short strings is added inline, anything else going to the
+    sandbox's ``call_binop`` (which checks what it would make), and the operands of ``~``
+    are measured before they are joined.
     """
     from jinja2 import nodes
     from jinja2.compiler import CodeGenerator, optimizeconst
 
     class InlineLookups(CodeGenerator):
+        @optimizeconst
+        def visit_Add(self, node, frame):
+            # ``a + b`` on two short strings inline; anything else the sandbox's (checked)
+            left, right = self.temporary_identifier(), self.temporary_identifier()
+            self.write(f"({left} + {right} if (({left} := ")
+            self.visit(node.left, frame)
+            self.write(f"), ({right} := ")
+            self.visit(node.right, frame)
+            self.write(
+                f")) and type({left}) is str and type({right}) is str and "
+                f"len({left}) + len({right}) < {SMALL} else "
+                f"environment.call_binop(context, '+', {left}, {right}))"
+            )
+
+        def visit_Concat(self, node, frame):
+            # the operands of ``~`` measured before they are joined (Sandbox.measured)
+            if frame.eval_ctx.volatile:
+                join = "(markup_join if context.eval_ctx.volatile else str_join)"
+            else:
+                join = "markup_join" if frame.eval_ctx.autoescape else "str_join"
+            self.write(f"{join}(environment.measured((")
+            for arg in node.nodes:
+                self.visit(arg, frame)
+                self.write(", ")
+            self.write(")))")
+
         def _inline(self, node, key, method, frame):
             self.write(f"(_cp_v[{key!r}] if type(_cp_v := ")
             self.visit(node.node, frame)
