@@ -79,7 +79,7 @@ BOMBS = [
     # a list holding one long string a million times prints as a long text
     (
         "{{ ['x'*60000000]*1000000 }}",
-        f"the chat template built a text of 114.4 MiB, more than 64 MiB {OUTPUT}",
+        f"the chat template built a text of more than 64 MiB {OUTPUT}",
     ),
     (
         "{{ (['x'*60000000]*1000000)|join }}",
@@ -87,7 +87,7 @@ BOMBS = [
     ),
     (
         "{{ (['x'*60000000]*1000000)|tojson }}",
-        f"the chat template built JSON of 114.4 MiB, more than 64 MiB {OUTPUT}",
+        f"the chat template built JSON of more than 64 MiB {OUTPUT}",
     ),
     # doubling, by ~ and by +
     (
@@ -290,3 +290,82 @@ def test_sizes_and_their_words():
         assert len(str(value)) <= text_size(value, 10**9) <= 4 * len(str(value)) + 64
     assert text_size([shared] * 1000, 10**6) < 2 * 10**6  # stops once past the cap
     assert TemplateLimits() == TemplateLimits(64 << 20, 1_000_000, 10.0)
+
+
+# ordinary uses of every checked operation render as transformers renders them
+ORDINARY = [
+    "{{ 'a' * 3 }}|{{ 3 * 'b' }}|{{ [1, 2] * 2 }}|{{ 2 ** 10 }}|{{ 7 * 6 }}|{{ [1] + [2] }}",
+    "{{ '%-5s|%05.1f|%(x)s' % ('ab', 3.14159, ) if false else '%-5s|%05.1f' % ('ab', 3.14159) }}",
+    "{{ '%(name)s=%(n)d' % {'name': 'k', 'n': 3} }}|{{ '%*d' % (4, 7) }}",
+    "{{ '{:>6}|{:.2f}|{name}'.format('r', 2.5, name='n') }}|{{ '{0:{1}}'.format('w', 4) }}",
+    "{{ '{a}-{b}'.format_map({'a': 1, 'b': messages[0].role}) }}",
+    "{{ 'x'.ljust(4) }}|{{ 'x'.rjust(4) }}|{{ 'x'.center(5, '*') }}|{{ '7'.zfill(3) }}",
+    "{{ 'a\\tb'.expandtabs(4) }}|{{ 'aXbX'.replace('X', '--') }}|{{ 'aXbX'.replace('X', '-', 1) }}",
+    "{{ ', '.join(['a', 'b']) }}|{{ '-'.join(messages|map(attribute='role')) }}",
+    "{{ 'abc'.translate({97: 'AA'}) }}|{{ 'a b  c'.split() }}|{{ 'a,b'.split(',') }}",
+    "{{ 'a\\nb'.splitlines() }}|{{ 'a,b,c'.rsplit(',', 1) }}",
+    "{{ 'hi'|center(6) }}|{{ 'a\\nb'|indent(2, true) }}|{{ '%s-%s'|format('a', 1) }}",
+    "{{ 'aXb'|replace('X', 'yy') }}|{{ ['a', 'b']|join('+') }}|{{ messages|join(',', attribute='role') }}",
+    "{{ [[1], [2, 3]]|sum(start=[]) }}|{{ [1, 2]|sum }}|{{ [(1,), (2,)]|sum(start=()) }}",
+    "{{ [1, 2, 3]|batch(2, 0)|list }}|{{ [1, 2, 3]|slice(2)|list }}|{{ 'ab'|list }}",
+    "{{ 'aaa bbb ccc'|wordwrap(4, wrapstring='/') }}|{{ '<&>\"'|e }}|{{ 'x'|escape }}",
+    "{{ 'x'|truncate(5) }}|{{ [3, 1]|sort }}|{{ 'ab'|unique|list }}|{{ {'a': 1}|tojson }}",
+    "{{ messages|tojson(indent=2) }}|{{ [1, [2]]|tojson(false, 1) }}",
+    "{{ dict.fromkeys(['a', 'b'], 0) }}|{{ dict(a=1) }}|{{ lipsum(2, false)|wordcount > 10 }}",
+    "{{ [1, 2] }}|{{ {'k': [1]} }}|{{ ['x'] ~ 'y' }}|{{ 'a' ~ 1 ~ none }}",
+    "{% macro m(x) %}<{{ x }}>{% endmacro %}{{ m('a') }}{% set b %}[{{ m(1) }}]{% endset %}{{ b }}",
+    "{% for x in [[1, [2]], [3]] recursive %}{{ x if x is number else loop(x) }}{% endfor %}",
+    "{% filter upper %}{{ messages[0].content }}{% endfilter %}{{ strftime_now('%Y') | length }}",
+    "{% set ns = namespace(s='') %}{% for m in messages %}{% set ns.s = ns.s + m.role %}{% endfor %}{{ ns.s }}",
+]
+
+
+@pytest.mark.parametrize("source", ORDINARY)
+def test_ordinary_uses_render_as_transformers(source):
+    from transformers.utils.chat_template_utils import render_jinja_template
+
+    from chatpipe.templates.source import TemplateSource
+
+    chat = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]
+    theirs = render_jinja_template([chat], chat_template=source)[0][0]
+    ours = ChatTemplate(TemplateSource("t", {"default": source})).render_dicts(chat)
+    assert ours == theirs
+
+
+REFUSED = [
+    ("{{ 'a\\t'.expandtabs(10**9) }}", "a value of 1.9 GiB"),
+    ("{{ 'aaaa'.replace('a', 'b' * 10**7) }}", "a value of 38.1 MiB"),
+    ("{{ ('x' * 1000).replace('x', 'y' * 10**5, 800) }}", "a value of 76.3 MiB"),
+    ("{{ ''.join(['x' * 10**6] * 100) }}", "a value of 95.4 MiB"),
+    ("{{ 'aaaa'.translate({97: 'b' * 10**7}) }}", "a value of 38.1 MiB"),
+    ("{{ (('ab ' * 10**7).split())|length }}", "a list of strings of 610.4 MiB"),
+    ("{{ '{}'.format(['x' * 10**7] * 10) }}", "a text of more than 32 MiB"),
+    ("{{ '%s' % (['x' * 10**7] * 10,) }}", "a text of more than 32 MiB"),
+    ("{{ '%s'|format(['x' * 10**7] * 10) }}", "a text of more than 32 MiB"),
+    ("{{ (['x' * 10**7] * 10)|string }}", "a text of more than 32 MiB"),
+    ("{{ (['x' * 10**7] * 10)|join(',') }}", "a value of 95.4 MiB"),
+    ("{{ ([{'a': 'x' * 10**7}] * 10)|join(attribute='a') }}", "a value of 95.4 MiB"),
+    ("{{ ([['x'] * 10**6] * 10)|sum(start=[]) }}", "a list of 76.3 MiB"),
+    ("{{ [1]|slice(10**7)|list }}", "a list of lists of 610.4 MiB"),
+    ("{{ ('x ' * 10**6)|wordwrap(1, wrapstring='-' * 100) }}", "a value of 192.6 MiB"),
+    ("{{ ('<' * 10**7)|e }}", "a value of 38.1 MiB"),
+    ("{{ ('x' * 10**7)|list }}", "a list of 76.3 MiB"),
+    ("{{ dict.fromkeys(range(100000) | list * 20, 1) }}", "a dict of 122.1 MiB"),
+    ("{{ ('x' * 10**7) ~ ('x' * 10**7) ~ ('x' * 10**7) ~ ('x' * 10**7) }}", "a value of 38.1 MiB"),
+    ("{{ raise_exception(['x' * 10**7] * 10) }}", "an error message of more than 32 MiB"),
+    ("{{ (['x' * 10**6] * 10) + (['x'] * 10**7) }}", "a value of 76.3 MiB"),
+]
+
+
+@pytest.mark.parametrize(("source", "built"), REFUSED, ids=[r[0][:40] for r in REFUSED])
+def test_each_checked_operation_is_refused_before_it_runs(source, built):
+    from chatpipe.errors import ChatpipeError
+    from chatpipe.templates.source import TemplateSource
+
+    template = ChatTemplate(
+        TemplateSource("t", {"default": source}), limits=TemplateLimits(max_output=32 << 20)
+    )
+    with pytest.raises(ChatpipeError) as caught:
+        template.render_dicts([{"role": "user", "content": "hi"}])
+    more = "" if "more than" in built else ", more than 32 MiB"
+    assert str(caught.value) == f"the chat template built {built}{more} (see --template-max-output)"

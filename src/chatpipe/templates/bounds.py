@@ -175,6 +175,16 @@ class Budget:
             self._built = 0
             self._check_memory()
 
+    def check_estimate(self, size: int, what: str = "a text") -> None:
+        """``check_size`` for a size measured only up to just past the bound (guards.py's
+        ``text_size``): past it, the size is not known, only that it is too large."""
+        if size > self.limits.max_output:
+            raise LimitBroken(
+                f"the chat template built {what} of more than "
+                f"{size_text(self.limits.max_output)} (see --template-max-output)"
+            )
+        self.check_size(size, what)
+
     def check_output(self, size: int) -> None:
         if size > self.limits.max_output:
             raise LimitBroken(

@@ -88,7 +88,7 @@ def text_size(value: Any, cap: int) -> int:
 def check_text(budget: Budget, value: Any, what: str = "a text") -> None:
     """``value`` is about to be made text (printed, joined, formatted)."""
     if type(value) is not str:
-        budget.check_size(text_size(value, budget.limits.max_output + 1), what)
+        budget.check_estimate(text_size(value, budget.limits.max_output + 1), what)
 
 
 def finalize(value: Any) -> Any:
@@ -109,8 +109,11 @@ def concat_parts(parts: tuple) -> tuple:
     if 0 <= total < SMALL:
         return parts
     budget = current()
-    cap = budget.limits.max_output + 1
-    budget.check_size(sum(len(p) if type(p) is str else text_size(p, cap) for p in parts))
+    if total >= 0:
+        budget.check_size(total)
+    else:
+        cap = budget.limits.max_output + 1
+        budget.check_estimate(sum(len(p) if type(p) is str else text_size(p, cap) for p in parts))
     return parts
 
 
@@ -158,7 +161,8 @@ def check_call(budget: Budget, function: Any, args: tuple, kwargs: dict) -> tupl
         named = args[0] if name == "format_map" and args else kwargs
         budget.check_format(owner, args if name == "format" else (), named)
         values = [*args, *(named.values() if isinstance(named, dict) else ())]
-        budget.check_size(len(owner) + sum(text_size(v, budget.limits.max_output) for v in values))
+        cap = budget.limits.max_output + 1
+        budget.check_estimate(len(owner) + sum(text_size(v, cap) for v in values))
     elif name == "translate" and args and isinstance(args[0], dict):
         longest = max((len(v) for v in args[0].values() if isinstance(v, str)), default=1)
         budget.check_size(len(owner) * longest)
@@ -234,7 +238,8 @@ def _format(budget: Budget, passed: tuple, args: tuple, kwargs: dict) -> tuple:
     if isinstance(value, str):
         budget.check_percent(value, kwargs or values)
         shown = [*values, *kwargs.values()]
-        budget.check_size(len(value) + sum(text_size(v, budget.limits.max_output) for v in shown))
+        cap = budget.limits.max_output + 1
+        budget.check_estimate(len(value) + sum(text_size(v, cap) for v in shown))
     return args
 
 
@@ -342,7 +347,7 @@ def bounded_tojson(encode: Any) -> Any:
         budget = current()
         budget.tick()
         compact = text_size(value, budget.limits.max_output + 1)
-        budget.check_size(compact, "JSON")
+        budget.check_estimate(compact, "JSON")
         indent = args[1] if len(args) > 1 else kwargs.get("indent")
         width = len(indent) if isinstance(indent, str) else indent
         if isinstance(width, int) and width > 0:
