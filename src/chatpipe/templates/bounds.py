@@ -291,23 +291,29 @@ _PERCENT = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?[a-
 _FORMAT_SPEC = re.compile(r"(?<!\{)\{[^{}:!]*(?:![rsa])?:((?:[^{}]|\{[^{}]*\})*)\}")
 
 
-class Bounded:
-    """An iterable whose iterations count against the budget of the render (each loop of a
-    template goes through one); its length, where it has one, is the iterable's."""
+def bounded_loop(iterable: Any) -> Any:
+    """``iterable`` with its iterations counted against the render's budget (each loop of a
+    template goes through here). A short one with a length is counted at once and given
+    back as it is; a long one, or one without a length, counts as it goes round (and
+    looks at the clock)."""
+    budget = current()
+    try:
+        length = len(iterable)
+    except TypeError:
+        return _counted(iterable, budget)
+    if length > _CHECK_EVERY:
+        return _counted(iterable, budget)
+    before = budget.loops
+    budget.loops = after = before + length
+    if after > budget.limits.max_loops or (after ^ before) > _CHECK_EVERY:
+        budget.loop()
+    return iterable
 
-    __slots__ = ("iterable",)
 
-    def __init__(self, iterable: Any) -> None:
-        self.iterable = iterable
-
-    def __len__(self) -> int:
-        return len(self.iterable)
-
-    def __iter__(self) -> Iterator[Any]:
-        budget = current()
-        most = budget.limits.max_loops
-        for item in self.iterable:
-            budget.loops = loops = budget.loops + 1
-            if loops > most or not loops & _CHECK_EVERY:
-                budget.loop()
-            yield item
+def _counted(iterable: Any, budget: Budget) -> Iterator[Any]:
+    most = budget.limits.max_loops
+    for item in iterable:
+        budget.loops = loops = budget.loops + 1
+        if loops > most or not loops & _CHECK_EVERY:
+            budget.loop()
+        yield item

@@ -23,7 +23,7 @@ from functools import cache, lru_cache
 from types import BuiltinMethodType, FunctionType
 
 from ..errors import UsageError
-from .bounds import SMALL, Bounded, current, size_of
+from .bounds import SMALL, bounded_loop, current, size_of
 from .variables import undefined_class
 
 _DICT_ATTRIBUTES = frozenset(dir(dict))
@@ -176,7 +176,7 @@ def _environment():
             kind = type(__obj)
             if kind is LoopContext:  # loop(children) in a recursive loop
                 if args:
-                    args = (Bounded(args[0]), *args[1:])
+                    args = (bounded_loop(args[0]), *args[1:])
             elif (kind is BuiltinMethodType or kind is FunctionType) and (
                 __obj.__name__ in guards.CHECKED_METHODS
             ):
@@ -189,6 +189,13 @@ def _environment():
                 return result
             return budget.sized(result)
 
+        def add_chain(self, context, operands):
+            """``a + b + c`` (as _inline_lookups writes it), each ``+`` checked, in order."""
+            total = operands[0]
+            for operand in operands[1:]:
+                total = self.call_binop(context, "+", total, operand)
+            return total
+
         def concat(self, pieces):
             """What a macro, a ``{% set %}`` block or a ``{% filter %}`` block wrote, joined
             once measured (its pieces are held as references: one string printed a
@@ -198,12 +205,17 @@ def _environment():
                 current().check_size(total, "a text")
             return "".join(pieces)
 
+        def printed(self, value):
+            """A value ``{{ }}`` prints that is not a string, measured first (the code for
+            printing a string is inline: see _inline_lookups)."""
+            return guards.finalize(value)
+
         def measured(self, parts):
             """The operands the code for ``~`` joins, measured first (_inline_lookups)."""
             return guards.concat_parts(parts)
 
         def _parse(self, source, name, filename):
-            # every loop's iterable counted as it goes round (see bounds.Bounded)
+            # every loop's iterable counted (bounds.bounded_loop)
             tree = super()._parse(source, name, filename)
             for loop in tree.find_all(nodes.For):
                 loop.iter = nodes.Filter(loop.iter, _LOOP_FILTER, [], [], None, None)
@@ -258,12 +270,11 @@ def _environment():
         lstrip_blocks=True,
         extensions=[Generation, loopcontrols],
         undefined=undefined_class(),
-        finalize=guards.finalize,
     )
     env.filters["tojson"] = tojson
     env.filters = {name: guards.bounded_filter(name, f) for name, f in env.filters.items()}
     env.filters["tojson"] = guards.bounded_tojson(tojson)
-    env.filters[_LOOP_FILTER] = Bounded
+    env.filters[_LOOP_FILTER] = bounded_loop
     env.globals["lipsum"] = guards.bounded_lipsum(env.globals["lipsum"])
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = strftime_now
@@ -282,8 +293,8 @@ def _inline_lookups():
     times a conversation, and a call each was a sixth of rendering.
 
     Likewise ``a + b`` on two short strings is added inline, anything else going to the
-    sandbox's ``call_binop`` (which checks what it would make), and the operands of ``~``
-    are measured before they are joined.
+    sandbox's ``call_binop`` (which checks what it would make); the operands of ``~``, and
+    what ``{{ }}`` prints that is not a string, are measured before they become text.
     """
     from jinja2 import nodes
     from jinja2.compiler import CodeGenerator, optimizeconst
@@ -291,17 +302,53 @@ def _inline_lookups():
     class InlineLookups(CodeGenerator):
         @optimizeconst
         def visit_Add(self, node, frame):
-            # ``a + b`` on two short strings inline; anything else the sandbox's (checked)
-            left, right = self.temporary_identifier(), self.temporary_identifier()
-            self.write(f"({left} + {right} if (({left} := ")
-            self.visit(node.left, frame)
-            self.write(f"), ({right} := ")
-            self.visit(node.right, frame)
+            # ``a + b + c``: one sum of short strings inline (constants as they are), else
+            # the sandbox's checked ``+``, left to right (Sandbox.add_chain)
+            operands = []
+            spine = node
+            while isinstance(spine, nodes.Add):
+                operands.append(spine.right)
+                spine = spine.left
+            operands.append(spine)
+            operands.reverse()
+            names, temps, known = [], [], 0
+            for operand in operands:
+                if isinstance(operand, nodes.Const) and type(operand.value) is str:
+                    names.append(repr(operand.value))
+                    known += len(operand.value)
+                else:
+                    names.append(self.temporary_identifier())
+                    temps.append((names[-1], operand))
+            if not temps:
+                self.write(repr("".join(o.value for o in operands)))
+                return
+            self.write(f"({' + '.join(names)} if (")
+            for name, operand in temps:
+                self.write(f"({name} := ")
+                self.visit(operand, frame)
+                self.write("), ")
+            checks = " and ".join(f"type({name}) is str" for name, _ in temps)
+            lengths = " + ".join(f"len({name})" for name, _ in temps)
             self.write(
-                f")) and type({left}) is str and type({right}) is str and "
-                f"len({left}) + len({right}) < {SMALL} else "
-                f"environment.call_binop(context, '+', {left}, {right}))"
+                f") and {checks} and {lengths} < {SMALL - known} else "
+                f"environment.add_chain(context, ({', '.join(names)},)))"
             )
+
+        def _output_child_pre(self, node, frame, finalize):
+            # what ``{{ }}`` prints: a string as it is, anything else measured first
+            # (Sandbox.printed), then made text as Jinja makes it
+            if frame.eval_ctx.volatile or frame.eval_ctx.autoescape:
+                super()._output_child_pre(node, frame, finalize)
+                self.write("environment.printed(")
+            else:
+                self.write("(_cp_o if type(_cp_o := ")
+
+        def _output_child_post(self, node, frame, finalize):
+            if frame.eval_ctx.volatile or frame.eval_ctx.autoescape:
+                self.write(")")
+                super()._output_child_post(node, frame, finalize)
+            else:
+                self.write(") is str else str(environment.printed(_cp_o)))")
 
         def visit_Concat(self, node, frame):
             # the operands of ``~`` measured before they are joined (Sandbox.measured)
