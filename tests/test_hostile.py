@@ -821,3 +821,48 @@ def test_the_corpus_generator_makes_its_folder(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert len(target.read_text().splitlines()) == 50
+
+
+# -- terminal escapes from the data (#44) ---------------------------------------------------
+
+
+def test_escapes_in_error_and_warning_lines_are_shown_written_out(tmp_path):
+    """A key, a name, a template's own message: what stderr prints from the data has its
+    control characters written out; the terminal never gets an escape to act on."""
+    keys = tmp_path / "keys.jsonl"
+    keys.write_bytes(b'{"\\u001b]0;PWNED\\u0007x": 1}\n')
+    done = chatpipe("convert", str(keys))
+    assert done.returncode == 1
+    assert done.stderr.decode().startswith(
+        f"chatpipe: error: {keys}:1:1: cannot tell what chat format this is "
+        "(top-level keys: \\x1b]0;PWNED\\x07x; name it with --from"
+    )
+    assert b"\x1b" not in done.stderr and b"\x07" not in done.stderr
+    template = tmp_path / "t.jinja"
+    template.write_text("{{ raise_exception('\\x1b]0;PWNED\\x07 \\x9b2J\\u202egnp.exe') }}")
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"role": "user", "content": "hi"}\n')
+    done = chatpipe("template", "--chat-template", str(template), str(log))
+    assert done.returncode == 1
+    assert done.stderr.decode() == (
+        f"chatpipe: error: {log}:1:1: the chat template refused this conversation: "
+        "\\x1b]0;PWNED\\x07 \\x9b2J\\u202egnp.exe\n"
+    )
+    skipped = chatpipe("template", "--chat-template", str(template), "--on-error", "skip", str(log))
+    assert skipped.returncode == 0
+    assert skipped.stderr.decode().splitlines()[0] == (
+        f"chatpipe: skipped: {log}:1:1: the chat template refused this conversation: "
+        "\\x1b]0;PWNED\\x07 \\x9b2J\\u202egnp.exe"
+    )
+
+
+def test_terminal_safe_writes_out_every_control_but_tab_and_line_feed():
+    from chatpipe.render.markup import terminal_safe
+
+    assert terminal_safe("plain: é, 中文, 👍🏽, a\tb\nc") == "plain: é, 中文, 👍🏽, a\tb\nc"
+    every = "".join(map(chr, range(0x20))) + "\x7f\x80\x9b\x9f\u202a\u202e\u2066\u2069\u200d"
+    assert terminal_safe(every) == (
+        "\\x00\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\t\n\\x0b\\x0c\\r\\x0e\\x0f"
+        "\\x10\\x11\\x12\\x13\\x14\\x15\\x16\\x17\\x18\\x19\\x1a\\x1b\\x1c\\x1d\\x1e\\x1f"
+        "\\x7f\\x80\\x9b\\x9f\\u202a\\u202e\\u2066\\u2069\u200d"  # a ZWJ joins emoji: kept
+    )

@@ -109,3 +109,141 @@ def test_every_kind_of_block_has_its_line(tmp_path):
     # a tool result that only looks like JSON is shown as its text; an error is said
     assert "╭─ Tool · result of c1 · error" in result.stdout
     assert "│ [not json" in result.stdout
+
+
+# -- on a terminal: the pager, and what the data may not do to the terminal --------------
+
+
+def _on_a_terminal(argv: list[str], env: dict[str, str], keys: bytes = b"q") -> tuple[bytes, int]:
+    """What ``chatpipe ARGV`` shows on a 24x80 pseudo-terminal that is its controlling
+    terminal (stdin, stdout and stderr: a pager reads its keys there), with ``keys`` typed
+    once the screen has been still for half a second."""
+    import fcntl
+    import os
+    import pty
+    import select
+    import struct
+    import sys
+    import termios
+    import time
+
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("LESS", "LV", "PAGER", "CHATPIPE_PAGER", "MANPAGER", "NO_COLOR", "COLUMNS")
+    }
+    environ.update(TERM="xterm-256color", **env)
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: its terminal 24 rows by 80 columns, then chatpipe
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        os.execvpe(sys.executable, [sys.executable, "-m", "chatpipe", *argv], environ)
+    out, typed, last = b"", False, time.monotonic()
+    while time.monotonic() - last < 30:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:  # the terminal closed: the process is done
+                break
+            if not chunk:
+                break
+            out, last = out + chunk, time.monotonic()
+        elif out and not typed and time.monotonic() - last > 0.5:
+            os.write(fd, keys)
+            typed = True
+    os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return out, os.waitstatus_to_exitcode(status)
+
+
+def _long_log(tmp_path) -> str:
+    """Twelve messages: more than a 24-row screen holds."""
+    import json
+
+    path = tmp_path / "long.jsonl"
+    roles = ("system", "user")
+    path.write_text(
+        "".join(
+            json.dumps({"role": roles[i % 2], "content": f"message {i}"}) + "\n" for i in range(12)
+        )
+    )
+    return str(path)
+
+
+def test_the_pager_shows_colours_when_less_is_not_set(tmp_path):
+    """less without -R showed rich's colours as `ESC[35m` text (#41): LESS=FRX, as git."""
+    out, code = _on_a_terminal(["show", _long_log(tmp_path)], {})
+    assert code == 0, out
+    assert b"ESC" not in out  # less -R passes the colours through
+    assert b"\x1b[35m\xe2\x95\xad\xe2\x94\x80" in out  # a system panel's magenta corner
+    assert b"\x1b[?1049h" not in out  # -X: the screen is not switched and cleared
+    assert b"message 11" not in out  # paged: only the first screen was shown, then q
+
+
+def test_pager_variables_are_respected(tmp_path):
+    log = _long_log(tmp_path)
+    record = tmp_path / "record"
+    pager = f"printf '%s' \"$LESS\" > {record}.less; cat > {record}.text"
+    # CHATPIPE_PAGER wins over PAGER; LESS=FRX when the user set none
+    out, code = _on_a_terminal(["show", log], {"CHATPIPE_PAGER": pager, "PAGER": "false"})
+    assert (code, out) == (0, b"")
+    assert (tmp_path / "record.less").read_text() == "FRX"
+    paged = (tmp_path / "record.text").read_bytes()
+    assert b"message 0" in paged and b"message 11" in paged and b"\x1b[35m" in paged
+    # the user's LESS is kept, and PAGER is used when CHATPIPE_PAGER is not set
+    out, code = _on_a_terminal(["show", log], {"PAGER": pager, "LESS": "-S"})
+    assert (code, out) == (0, b"")
+    assert (tmp_path / "record.less").read_text() == "-S"
+    # no pager: PAGER=cat or empty, and --no-pager, print to the terminal itself
+    for env, argv in (
+        ({"PAGER": "cat"}, ["show", log]),
+        ({"CHATPIPE_PAGER": ""}, ["show", log]),
+        ({"PAGER": pager}, ["show", "--no-pager", log]),
+    ):
+        (tmp_path / "record.less").unlink(missing_ok=True)
+        out, code = _on_a_terminal(argv, env)
+        assert code == 0
+        assert b"message 0" in out and b"message 11" in out, env
+        assert not (tmp_path / "record.less").exists()
+
+
+def test_a_pager_that_cannot_run_is_said_and_the_transcript_printed(tmp_path):
+    out, code = _on_a_terminal(["show", _long_log(tmp_path)], {"PAGER": "no-such-pager-here"})
+    assert code == 0
+    assert b"no-such-pager-here: not found" in out  # the shell's own word
+    assert b"chatpipe: the pager 'no-such-pager-here' could not be run; printing without it" in out
+    assert b"message 0" in out and b"message 11" in out
+
+
+def test_escapes_in_the_data_never_reach_the_terminal(tmp_path):
+    """OSC 0 (the window title), CSI, C1 and bidi overrides from message text, names and
+    titles are shown written out (#44)."""
+    import json
+
+    path = tmp_path / "osc.jsonl"
+    record = {
+        "title": "t\x1b]0;PWNED\x07",
+        "messages": [
+            {"role": "user", "name": "n\x1b[2J", "content": "hi \x1b]0;PWNED\x07 there\r\nok"},
+            {"role": "assistant", "content": "csi \x9b31m, rlo \u202eabc, bell \x07, cr \r."},
+            {"role": "tool", "tool_call_id": "c\x1b[1A", "content": '{"k\\u009b": "v\\u001b"}'},
+        ],
+    }
+    path.write_text(json.dumps(record) + "\n")
+    result = runner.invoke(app, ["show", str(path)], env={**ENV, "COLUMNS": "70"})
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert [line.rstrip() for line in result.stdout.splitlines()] == [
+        "───────────────────────── t\\x1b]0;PWNED\\x07 ──────────────────────────",
+        "╭─ User · n\\x1b[2J ──────────────────────────────────────────────────╮",
+        "│ hi \\x1b]0;PWNED\\x07 there                                          │",
+        "│ ok                                                                 │",
+        "╰─────────────────────────────────────────────────────────────── #1 ─╯",
+        "╭─ Assistant ────────────────────────────────────────────────────────╮",
+        "│ csi \\x9b31m, rlo \\u202eabc, bell \\x07, cr \\r.                      │",
+        "╰─────────────────────────────────────────────────────────────── #2 ─╯",
+        "╭─ Tool · result of c\\x1b[1A ────────────────────────────────────────╮",
+        "│ {                                                                  │",
+        '│   "k\\x9b": "v\\u001b"                                               │',
+        "│ }                                                                  │",
+        "╰─────────────────────────────────────────────────────────────── #3 ─╯",
+    ]

@@ -638,7 +638,9 @@ def test_a_missing_extra_is_named(monkeypatch):
     "name", ["Qwen-Qwen2.5-7B-Instruct", "Qwen-Qwen3-0.6B", "microsoft-Phi-3.5-mini-instruct"]
 )
 def test_exact_counts_equal_transformers_token_ids(tmp_path, name):
-    # no added special tokens: the tokens in the count are the tokenizer.json's own
+    # no added special tokens: the tokens in the count are the tokenizer.json's own (Phi's
+    # template prints eos_token, which transformers renders empty when the tokenizer has
+    # none: chatpipe is told so, with an empty --var)
     directory = model_dir(tmp_path, name, tokens={})
     tokenizer = AutoTokenizer.from_pretrained(str(directory))
     counter = f"hf:{directory / 'tokenizer.json'}"
@@ -659,6 +661,8 @@ def test_exact_counts_equal_transformers_token_ids(tmp_path, name):
             counter,
             "--from",
             "openai",
+            "--var",
+            "eos_token=",
             input=lines + "\n",
         )
         assert result.exit_code == 0, (fixture, result.stderr)
@@ -723,12 +727,6 @@ def test_stats_and_count_through_the_template_agree(tmp_path):
     assert [r["tokens"] for r in rows] == [int(n) for n in counted.stdout.split()]
     plain = HFCounter(str(directory / "tokenizer.json"))
     assert rows[0]["tokens"] > plain.count(cp.convert_to_messages([]))
-
-
-NO_TEMPLATE_HINT = (
-    "(give a tokenizer_config.json, a chat_template.jinja, a model directory, or a model id"
-    " already downloaded (HF_HUB_CACHE, HF_HOME); chatpipe never downloads)"
-)
 
 
 @pytest.mark.parametrize(
@@ -802,11 +800,25 @@ def test_a_model_directory_and_a_cached_model_id_serve_their_templates(tmp_path,
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     cached = cli("template", "--chat-template", "org/tiny", str(conversation))
     assert (cached.exit_code, cached.stdout) == (0, "hi\n")
+    # a model id not in the cache: where it was looked for, and how to give a file (#41)
     missing = cli("template", "--chat-template", "org/missing", str(conversation))
     assert (missing.exit_code, missing.stderr) == (
         2,
-        "chatpipe: error: no chat template found at 'org/missing': no such file or directory,"
-        f" and no model of that id in the local Hugging Face cache {NO_TEMPLATE_HINT}\n",
+        "chatpipe: error: --chat-template org/missing: no such file, and no org/missing in the"
+        f" local Hugging Face cache ({tmp_path}/hf/hub/models--org--missing is not there; the"
+        " cache is HF_HUB_CACHE, else $HF_HOME/hub); chatpipe never downloads (download it"
+        " first (hf download org/missing tokenizer_config.json), or give a file:"
+        " --chat-template FILE.jinja, its tokenizer_config.json, or the model's folder)\n",
+    )
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    missing = cli("template", "--chat-template", "org/missing", str(conversation))
+    assert f"({tmp_path}/hub/models--org--missing is not there;" in missing.stderr
+    nofile = cli("template", "--chat-template", "no/such/t.jinja", str(conversation))
+    assert (nofile.exit_code, nofile.stderr) == (
+        2,
+        "chatpipe: error: --chat-template no/such/t.jinja: no such file or directory (give a"
+        " chat_template.jinja, a tokenizer_config.json, a model's folder, or a model id"
+        " (ORG/NAME) in the local Hugging Face cache)\n",
     )
 
 

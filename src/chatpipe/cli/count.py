@@ -14,8 +14,12 @@ from ..pipeline.targets import Lines
 from .options import AsJson, Jobs, ReadingOptions, between, reads
 from .runtime import execute, run
 from .template import (
+    DEFAULT_MAX_OUTPUT,
     CountThroughTemplate,
+    TemplateMaxLoops,
+    TemplateMaxOutput,
     TemplateName,
+    TemplateTimeout,
     Variables,
     templated_counter,
     through_template,
@@ -42,6 +46,9 @@ def count(
     chat_template: CountThroughTemplate = None,
     template_name: TemplateName = None,
     var: Variables = None,
+    template_max_output: TemplateMaxOutput = DEFAULT_MAX_OUTPUT,
+    template_max_loops: TemplateMaxLoops = 1_000_000,
+    template_timeout: TemplateTimeout = 10.0,
     chars_per_token: Annotated[
         float,
         typer.Option(
@@ -93,7 +100,14 @@ def count(
                 "tokens_per_image": tokens_per_image,
                 "use_usage_metadata_scaling": use_usage_metadata_scaling,
             }
-        plain = templated_counter(token_counter, chat_template, template_name, var, **options)
+        plain = templated_counter(
+            token_counter,
+            chat_template,
+            template_name,
+            var,
+            (template_max_output, template_max_loops, template_timeout),
+            **options,
+        )
 
         def line(conversation) -> bytes:
             tools = conversation.meta.get("tools")

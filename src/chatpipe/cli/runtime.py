@@ -29,10 +29,14 @@ _quiet = False  # -q: no warnings or notes on stderr, only errors
 
 def _one_line(text: str) -> str:
     """A message on one line: langchain-core's messages span several (a block shown
-    after a blank line), and each stderr line must stand alone for grep and logs."""
-    if "\n" not in text and "\r" not in text:
-        return text
-    return " ".join(part.strip() for part in text.splitlines() if part.strip())
+    after a blank line), and each stderr line must stand alone for grep and logs. What
+    it quotes from the data (a key, a template's own message) has its control characters
+    made visible: nothing a line prints is an escape the terminal acts on."""
+    if "\n" in text or "\r" in text:
+        text = " ".join(part.strip() for part in text.splitlines() if part.strip())
+    from ..render.markup import terminal_safe  # (loaded when a line is printed)
+
+    return terminal_safe(text)
 
 
 def warn(text: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import sys
 from collections.abc import Iterator
 from typing import Annotated, Any
@@ -12,6 +13,7 @@ import typer
 
 from ..io.sink import write_failed
 from ..model import AIMessage, AnyMessage, ToolMessage
+from ..render.markup import terminal_safe
 from .options import ReadingOptions, reads
 from .runtime import Conversations, rich_console, run
 
@@ -19,7 +21,8 @@ HELP = """Show a conversation for people: one panel per message, coloured by rol
 
 Tool calls and JSON tool results are highlighted; images and files appear as labelled
 placeholders; long messages are folded (--full shows them whole). On a terminal, a long
-transcript opens in a pager.
+transcript opens in a pager, as git's output does: CHATPIPE_PAGER, else PAGER, else less,
+with LESS=FRX when LESS is not set (colours shown, one screen printed as it is).
 
 Examples:
 
@@ -86,12 +89,75 @@ def _print(console: Any, panels: Iterator[Any], pager: bool) -> None:
             held.append(panel)
             height += len(console.render_lines(panel, options, pad=False))
             if height > console.height:
-                with console.pager(styles=True):
+                command = pager_command()
+                if command is None:
+                    break
+                with console.pager(_Pager(command), styles=True):
                     for item in itertools.chain(held, panels):
                         console.print(item)
                 return
     for item in itertools.chain(held, panels):
         console.print(item)
+
+
+def pager_command() -> str | None:
+    """The pager to run, as git picks its own: ``CHATPIPE_PAGER``, else ``PAGER``, else
+    ``less``; None for no pager (an empty value, ``cat``, or no ``less`` to run)."""
+    import shutil
+
+    for name in ("CHATPIPE_PAGER", "PAGER"):
+        command = os.environ.get(name)
+        if command is not None:
+            command = command.strip()
+            return command if command and command != "cat" else None
+    return "less" if shutil.which("less") else None
+
+
+def pager_environment() -> dict[str, str]:
+    """The pager's environment: ours, with git's defaults for less and lv where the user
+    set none (``LESS=FRX``: colours passed through, one screen printed and left, the
+    screen not cleared)."""
+    environment = dict(os.environ)
+    environment.setdefault("LESS", "FRX")
+    environment.setdefault("LV", "-c")
+    return environment
+
+
+class _Pager:
+    """Rich's pager protocol (``show(content)``) over a shell command, as git runs one."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+
+    def show(self, content: str) -> None:
+        import signal
+        import subprocess
+        import threading
+
+        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+        data = content.encode(encoding, errors="replace")
+        sys.stdout.flush()
+        pager = subprocess.Popen(
+            self.command, shell=True, stdin=subprocess.PIPE, env=pager_environment()
+        )
+        # Ctrl-C is the pager's while it runs (less stops a search with it), as in git
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+        try:
+            try:
+                pager.stdin.write(data)
+                pager.stdin.close()
+            except BrokenPipeError:  # the pager was left before it read everything
+                pass
+            code = pager.wait()
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, previous)
+        if code in (126, 127):  # the shell could not run it: the transcript unshown
+            from .runtime import warn
+
+            warn(f"the pager {self.command!r} could not be run; printing without it")
+            sys.stdout.buffer.write(data)
 
 
 def _conversation(conversation: Any, number: int, full: bool) -> Iterator[Any]:
@@ -103,13 +169,13 @@ def _conversation(conversation: Any, number: int, full: bool) -> Iterator[Any]:
 
     meta = conversation.meta
     title = meta.get("title") or meta.get("name") or f"conversation {number + 1}"
-    yield Rule(Text(str(title)), style="bold")
+    yield Rule(Text(_safe(title)), style="bold")
     started = subagent_line(conversation)
     if started:
-        yield _dim(started)
+        yield _dim(_safe(started))
     for index, message, note in with_notes(conversation):
         if note is not None:
-            yield Rule(Text(note_text(note), style="dim"), style="dim", characters="·")
+            yield Rule(Text(_safe(note_text(note)), style="dim"), style="dim", characters="·")
         else:
             yield _panel(message, index, full)
 
@@ -121,15 +187,16 @@ def _panel(message: AnyMessage, index: int, full: bool) -> Any:
 
     from ..render.sessions import message_label
 
-    # Text, never markup: names, roles and ids come from the data
+    # Text, never markup, and its control characters visible: names, roles and ids come
+    # from the data
     label = (
         message_label(message) or LABELS.get(message.type) or getattr(message, "role", message.type)
     )
-    title = Text(str(label), style="bold")
+    title = Text(_safe(label), style="bold")
     if message.name:
-        title.append(f" · {message.name}")
+        title.append(f" · {_safe(message.name)}")
     if isinstance(message, ToolMessage):
-        title.append(f" · result of {message.tool_call_id}")
+        title.append(f" · result of {_safe(message.tool_call_id)}")
         if message.status == "error":
             title.append(" · ")
             title.append("error", style="red")
@@ -175,23 +242,30 @@ def _panel(message: AnyMessage, index: int, full: bool) -> Any:
 def _heading(name: str, call_id: Any) -> Any:
     from rich.text import Text
 
-    text = Text(name, style="bold")
+    text = Text(_safe(name), style="bold")
     if call_id:
-        text.append(f"  ({call_id})", style="dim")
+        text.append(f"  ({_safe(call_id)})", style="dim")
     return text
 
 
 def _dim(text: str) -> Any:
     from rich.text import Text
 
-    return Text(text, style="dim")
+    return Text(_safe(text), style="dim")
+
+
+def _safe(text: Any) -> str:
+    """Text from the data as the terminal shows it: line ends as line ends, every other
+    control character written out (an escape in a message never reaches the terminal)."""
+    return terminal_safe(str(text).replace("\r\n", "\n"))
 
 
 def _json(value: Any) -> Any:
     from rich.syntax import Syntax
 
     return Syntax(
-        json.dumps(value, ensure_ascii=False, indent=2),
+        # (JSON escapes C0 controls itself; C1 ones and bidi overrides it leaves as they are)
+        terminal_safe(json.dumps(value, ensure_ascii=False, indent=2)),
         "json",
         word_wrap=True,
         background_color="default",
@@ -207,6 +281,7 @@ def _text(text: str, full: bool, as_json: bool = False) -> Any:
             return _json(json.loads(text))
         except ValueError:
             pass
+    text = _safe(text)
     lines = text.splitlines()
     if full or len(lines) <= FOLD_LINES:
         return Text(text)
@@ -223,7 +298,7 @@ def _block(block: Any, full: bool) -> Any:
     if kind in ("reasoning", "thinking"):
         from rich.text import Text
 
-        text = str(block.get("reasoning") or block.get("thinking") or "")
+        text = _safe(block.get("reasoning") or block.get("thinking") or "")
         return Text(
             "thinking: " + text if full or len(text) < 400 else "thinking: " + text[:400] + " …",
             style="italic dim",

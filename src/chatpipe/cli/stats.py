@@ -14,7 +14,16 @@ from ..pipeline.targets import Stats
 from ..render.report import stats_page
 from .options import AsJson, Jobs, ReadingOptions, reads
 from .runtime import execute, rich_console, run
-from .template import CountThroughTemplate, TemplateName, Variables, templated_counter
+from .template import (
+    DEFAULT_MAX_OUTPUT,
+    CountThroughTemplate,
+    TemplateMaxLoops,
+    TemplateMaxOutput,
+    TemplateName,
+    TemplateTimeout,
+    Variables,
+    templated_counter,
+)
 from .trim import TokenCounterOption
 
 HELP = """Count messages by type, tool calls, images and files, characters and tokens, per
@@ -43,6 +52,9 @@ def stats(
     chat_template: CountThroughTemplate = None,
     template_name: TemplateName = None,
     var: Variables = None,
+    template_max_output: TemplateMaxOutput = DEFAULT_MAX_OUTPUT,
+    template_max_loops: TemplateMaxLoops = 1_000_000,
+    template_timeout: TemplateTimeout = 10.0,
     as_json: AsJson = False,
     as_table: Annotated[
         bool, typer.Option("--table", help="Print the table even when stdout is not a terminal.")
@@ -70,7 +82,13 @@ def stats(
             raise UsageError(f"stats --to takes html, got {to!r}", hint="or --json, or --table")
         if sum((as_json, as_table, to is not None)) > 1:
             raise UsageError("--json, --table and --to html ask for different outputs; pick one")
-        counter = templated_counter(token_counter, chat_template, template_name, var)
+        counter = templated_counter(
+            token_counter,
+            chat_template,
+            template_name,
+            var,
+            (template_max_output, template_max_loops, template_timeout),
+        )
         output = reading.output
         table = as_table or (not as_json and to is None and output is None and sys.stdout.isatty())
         # a table goes to the terminal, or as text into the -o file; a page anywhere

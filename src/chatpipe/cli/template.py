@@ -22,6 +22,12 @@ SOURCE is a tokenizer_config.json, a chat_template.jinja or .json, a model direc
 or a model id already in the local Hugging Face cache (never downloaded). Tools and
 documents come from each conversation (a fine-tuning row's "tools") or --tools/--documents.
 
+The special tokens the template prints (bos_token, eos_token, ...) come from the model's
+tokenizer_config.json or special_tokens_map.json (beside a .jinja file, or in the model's
+folder), from --tokenizer, or --var; a variable the template needs and nothing defines is
+an error, never an empty string. Each render is bounded (--template-max-output,
+--template-max-loops, --template-timeout): a template past one fails on that conversation.
+
 Framing as buffer: one conversation in gives its text; several give one JSON string per
 line, or raw with --separator or -0.
 
@@ -31,6 +37,7 @@ Examples:
   chatpipe template --chat-template Qwen/Qwen3-0.6B --var enable_thinking=false session.jsonl
   chatpipe template --chat-template Qwen/Qwen2.5-7B-Instruct train.jsonl
   chatpipe template --chat-template DIR --continue-field reasoning_content chat.jsonl
+  chatpipe template --chat-template llama.jinja --tokenizer Llama-3.1-8B/ chat.jsonl
   chatpipe count --chat-template DIR --token-counter hf:DIR/tokenizer.json train.jsonl
 """
 
@@ -108,6 +115,59 @@ DocumentsFile = Annotated[
 ]
 
 
+TokenizerOption = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--tokenizer",
+        metavar="PATH",
+        help="The model's tokenizer folder (or its tokenizer.json): the special tokens "
+        "(bos_token, eos_token, ...) of its tokenizer_config.json or special_tokens_map.json.",
+        show_default=False,
+    ),
+]
+TemplateMaxOutput = Annotated[
+    str,
+    typer.Option(
+        "--template-max-output",
+        metavar="SIZE",
+        help="The most text one render may write, and the largest value it may build "
+        "(K, M, G); it may take 16 times this in memory.",
+    ),
+]
+TemplateMaxLoops = Annotated[
+    int,
+    typer.Option(
+        "--template-max-loops",
+        metavar="N",
+        min=1,
+        max=1_000_000_000,
+        help="The most loop iterations of one render (all its loops together).",
+    ),
+]
+TemplateTimeout = Annotated[
+    float,
+    typer.Option(
+        "--template-timeout",
+        metavar="SECONDS",
+        min=0.001,
+        max=86_400,
+        help="The longest one render may run.",
+    ),
+]
+DEFAULT_MAX_OUTPUT = "64M"
+
+
+def template_limits(max_output: str, max_loops: int, timeout: float) -> Any:
+    """The bounds of each render the options give."""
+    from ..templates.bounds import TemplateLimits, parse_size
+
+    try:
+        size = parse_size(max_output, "--template-max-output")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return TemplateLimits(max_output=size, max_loops=max_loops, timeout=timeout)
+
+
 def parse_variables(values: list[str] | None) -> dict[str, Any]:
     """``KEY=VALUE`` pairs; a VALUE that is JSON (false, 3, "x", [..]) is taken as JSON."""
     out: dict[str, Any] = {}
@@ -156,9 +216,13 @@ def chat_template_from_options(
     variables: list[str] | None = None,
     tools: str | None = None,
     documents: str | None = None,
+    tokenizer: str | None = None,
+    limits: Any = None,
+    default_tokens: dict[str, str] | None = None,
 ):
     """The ``ChatTemplate`` the command-line options describe."""
     from ..templates import ChatTemplate
+    from ..templates.bounds import DEFAULT_LIMITS
 
     return ChatTemplate(
         source,
@@ -168,6 +232,9 @@ def chat_template_from_options(
         variables=parse_variables(variables),
         tools=json_list_file(tools, "--tools"),
         documents=json_list_file(documents, "--documents"),
+        tokenizer=tokenizer,
+        limits=limits or DEFAULT_LIMITS,
+        default_tokens=default_tokens,
     )
 
 
@@ -182,6 +249,10 @@ def template(
     var: Variables = None,
     tools: ToolsFile = None,
     documents: DocumentsFile = None,
+    tokenizer: TokenizerOption = None,
+    template_max_output: TemplateMaxOutput = DEFAULT_MAX_OUTPUT,
+    template_max_loops: TemplateMaxLoops = 1_000_000,
+    template_timeout: TemplateTimeout = 10.0,
     separator: Separator = None,
     null: Null = False,
     jobs: Jobs = 1,
@@ -195,6 +266,8 @@ def template(
             variables=var,
             tools=tools,
             documents=documents,
+            tokenizer=tokenizer,
+            limits=template_limits(template_max_output, template_max_loops, template_timeout),
         )
         between = unescape(separator) if separator is not None else None
 
@@ -223,15 +296,23 @@ CountThroughTemplate = Annotated[
 
 
 def templated_counter(
-    counter, source: str | None, name: str | None, variables: list[str] | None, **options
+    counter,
+    source: str | None,
+    name: str | None,
+    variables: list[str] | None,
+    limits: tuple[str, int, float] = (DEFAULT_MAX_OUTPUT, 1_000_000, 10.0),
+    **options,
 ):
     """The counter a command's options name: ``counter`` (a spec, ``options`` for the
     approximate one) counting through the chat template of ``source``, or as it is
     without one. ``template:MODEL`` is a model's chat template and tokenizer at once (a
     model directory or cached id); a Hugging Face tokenizer through a template is set up
     as ``chatpipe tokenize`` sets it up (the config's special tokens added), so that
-    counts equal the length of its token ids."""
+    counts equal the length of its token ids, and gives the template the special tokens
+    of the tokenizer files beside it (the source's own come first)."""
     from ..ops.count import HFCounter, resolve_counter
+    from ..templates.count import TemplateCounter
+    from ..templates.tokenizer import load_tokenizer
 
     if isinstance(counter, str) and counter.startswith("template:"):
         model = counter.split(":", 1)[1]
@@ -240,24 +321,30 @@ def templated_counter(
                 "--token-counter template:MODEL names the chat template already; "
                 "leave --chat-template out"
             )
-        from ..templates.count import TemplateCounter
-        from ..templates.tokenizer import load_tokenizer
-
-        template = chat_template_from_options(model, name, variables=variables)
+        template = chat_template_from_options(
+            model, name, variables=variables, limits=template_limits(*limits)
+        )
         return TemplateCounter(template, load_tokenizer(model))
     counter = resolve_counter(counter, **options)
     if source is None:
         if name is not None or variables:
             raise UsageError("--template-name and --var go with --chat-template")
+        if tuple(limits) != (DEFAULT_MAX_OUTPUT, 1_000_000, 10.0):
+            raise UsageError(
+                "--template-max-output, --template-max-loops and --template-timeout go with "
+                "--chat-template"
+            )
         return counter
-    from ..templates.count import TemplateCounter
+    from ..templates.source import tokenizer_tokens
 
-    encoder = counter
+    beside, encoder = None, counter
     if isinstance(counter, HFCounter):
-        from ..templates.tokenizer import load_tokenizer
-
+        beside = tokenizer_tokens(counter.path, required=False)
         encoder = load_tokenizer(counter.name.split(":", 1)[1])
-    return TemplateCounter(chat_template_from_options(source, name, variables=variables), encoder)
+    template = chat_template_from_options(
+        source, name, variables=variables, limits=template_limits(*limits), default_tokens=beside
+    )
+    return TemplateCounter(template, encoder)
 
 
 def through_template(counter) -> bool:

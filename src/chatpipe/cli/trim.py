@@ -12,8 +12,12 @@ from ..pipeline.trim import Trim
 from .options import Jobs, ReadingOptions, To, message_types, reads, to_dialect
 from .runtime import execute, run, warn
 from .template import (
+    DEFAULT_MAX_OUTPUT,
     CountThroughTemplate,
+    TemplateMaxLoops,
+    TemplateMaxOutput,
     TemplateName,
+    TemplateTimeout,
     Variables,
     templated_counter,
     through_template,
@@ -92,6 +96,9 @@ def trim(
     chat_template: CountThroughTemplate = None,
     template_name: TemplateName = None,
     var: Variables = None,
+    template_max_output: TemplateMaxOutput = DEFAULT_MAX_OUTPUT,
+    template_max_loops: TemplateMaxLoops = 1_000_000,
+    template_timeout: TemplateTimeout = 10.0,
     to: To = None,
     jobs: Jobs = 1,
 ) -> None:
@@ -102,7 +109,13 @@ def trim(
             raise UsageError("--start-on and --include-system go with --strategy last")
         starts, ends = message_types(start_on, "--start-on"), message_types(end_on, "--end-on")
         target = to_dialect(reading, to)
-        counter = templated_counter(token_counter, chat_template, template_name, var)
+        counter = templated_counter(
+            token_counter,
+            chat_template,
+            template_name,
+            var,
+            (template_max_output, template_max_loops, template_timeout),
+        )
         templated = through_template(counter)
         if templated and (strategy != "last" or allow_partial or end_on):
             raise UsageError(

@@ -229,6 +229,7 @@ class HFCounter(_EncodingCounter):
     def __init__(self, path: str) -> None:
         super().__init__()
         self.name = f"hf:{path}"
+        self.path = path
         try:
             from tokenizers import Tokenizer
         except ImportError:

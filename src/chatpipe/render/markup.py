@@ -1,5 +1,6 @@
-"""Transcript text as safe HTML: Markdown (markdown-it-py, raw HTML off) with code
-highlighted by Pygments; both come with rich, so this adds no dependency.
+"""Transcript text made safe to show: as HTML, Markdown (markdown-it-py, raw HTML off) with
+code highlighted by Pygments (both come with rich, so this adds no dependency); for a
+terminal, its control characters made visible (``terminal_safe``).
 
 Transcript content is data, never code: raw HTML in Markdown is shown as text, a link
 keeps its address only when its scheme is http, https or mailto, an image is shown
@@ -27,6 +28,29 @@ _MAX_HIGHLIGHT = LONG = 200_000
 # Markdown is parsed in pieces of about this size, cut at blank lines outside code
 # fences: memory stays that of a piece whatever the message's length
 _PIECE = 64_000
+
+
+# what a terminal would act on instead of showing: C0 controls but tab and line feed, DEL,
+# the C1 controls (U+009B is a CSI of its own), and the bidi overrides and isolates that
+# reorder what a line shows
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(match: re.Match) -> str:
+    code = ord(match.group())
+    if code == 0x0D:
+        return "\\r"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` as a terminal may show it: each control character written out as its
+    escape (``\\x1b``, ``\\r``, ``\\u202e``), so that text from the data (an error naming a
+    key, a template's own message, a message shown by ``show``) cannot set the window's
+    title, move the cursor or hide what follows; tabs and line feeds stay."""
+    if _CONTROLS.search(text) is None:
+        return text
+    return _CONTROLS.sub(_visible, text)
 
 
 def escape(text: str) -> str:

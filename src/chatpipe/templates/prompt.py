@@ -7,10 +7,12 @@ from typing import Any
 
 from ..errors import Location, UsageError
 from ..model import AnyMessage
+from .bounds import DEFAULT_LIMITS, TemplateLimits
 from .environment import compile_template
 from .messages import chat_messages
-from .render import TemplateRaised, check_variables, render
-from .source import TemplateSource, load_source
+from .render import TemplateRaised, VariableMissing, check_variables, render
+from .source import TemplateSource, load_source, missing_hint, tokenizer_tokens
+from .variables import needed
 
 
 class ChatTemplate:
@@ -18,8 +20,14 @@ class ChatTemplate:
 
     ``source``: a path or cached model id (``load_source``) or a ``TemplateSource``.
     ``variables`` are extra template variables (``enable_thinking=False``); they win over
-    the model's special tokens. ``tools``/``documents`` apply to every conversation that
-    does not carry its own (a fine-tuning row's ``tools``).
+    the model's special tokens, which come with the source (its tokenizer files) or from
+    ``tokenizer``: a tokenizer's folder or a file in it (``tokenizer_tokens``), whose tokens
+    win over the source's; ``default_tokens`` fill in what neither gives (the tokens of a
+    counting tokenizer's folder). ``tools``/``documents`` apply to every conversation that
+    does not carry its own (a fine-tuning row's ``tools``). ``limits`` bound each render.
+
+    A template that uses a variable none of these defines is refused when it is chosen
+    (at once, for the template without tools), naming the variable and how to give it.
     """
 
     def __init__(
@@ -32,12 +40,23 @@ class ChatTemplate:
         variables: dict[str, Any] | None = None,
         tools: list[Any] | None = None,
         documents: list[Any] | None = None,
+        tokenizer: str | None = None,
+        limits: TemplateLimits = DEFAULT_LIMITS,
+        default_tokens: dict[str, str] | None = None,
     ) -> None:
         self.source = load_source(source) if isinstance(source, str) else source
         self.name = name
         self.add_generation_prompt = add_generation_prompt
         self.continue_final_message = continue_final_message
-        self.variables = {**self.source.special_tokens, **(variables or {})}
+        tokens = tokenizer_tokens(tokenizer) if tokenizer is not None else {}
+        self.tokenizer = tokenizer
+        self.variables = {
+            **(default_tokens or {}),
+            **self.source.special_tokens,
+            **(tokens or {}),
+            **(variables or {}),
+        }
+        self.limits = limits
         check_variables(self.variables)
         self.tools = tools
         self.documents = documents
@@ -57,7 +76,14 @@ class ChatTemplate:
         if selected is None:
             name, text = self.source.select(self.name, tools=tools)
             origin = self.source.files.get(name, self.source.origin)
-            selected = self._selected[tools] = (name, compile_template(text, origin), text)
+            compiled = compile_template(text, origin)
+            missing = sorted(needed(text) - set(self.variables))
+            if missing:
+                raise UsageError(
+                    f"{origin}: the chat template uses {_listed(missing)}, which nothing defines",
+                    hint=missing_hint(missing, self.source, self.tokenizer),
+                )
+            selected = self._selected[tools] = (name, compiled, text)
         return selected
 
     def extras(self, meta: dict[str, Any] | None) -> tuple[list | None, list | None]:
@@ -90,8 +116,12 @@ class ChatTemplate:
                 template_text=text,
                 variables=self.variables,
                 plain=True,
+                limits=self.limits,
             )
         except TemplateRaised as exc:
+            raise exc.located(location) from None
+        except VariableMissing as exc:
+            exc.hint = missing_hint([exc.name], self.source, self.tokenizer)
             raise exc.located(location) from None
 
     def render_dicts(self, messages: list[dict[str, Any]], **options: Any) -> str:
@@ -109,4 +139,9 @@ class ChatTemplate:
             ),
             template_text=text,
             variables={**self.variables, **options},
+            limits=self.limits,
         )
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

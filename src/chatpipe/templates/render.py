@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import DataError, UsageError
-from .environment import load_jinja, refusal_class
+from .bounds import DEFAULT_LIMITS, Budget, LimitBroken, TemplateLimits
+from .jinja import load_jinja, refusal_class
+from .undefined import missing_variable_class
 
 REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
 _CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
@@ -20,6 +22,14 @@ _OWN_VARIABLES = frozenset(("messages", "tools", "documents", "add_generation_pr
 
 class TemplateRaised(DataError):
     """The template refused the conversation (its ``raise_exception``, or a failed render)."""
+
+
+class VariableMissing(UsageError):
+    """The template used a variable that nothing defines (``name``) as a value."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"the chat template uses {name}, which nothing defines")
+        self.name = name
 
 
 def plain_data(value: Any) -> Any:
@@ -83,14 +93,17 @@ def render(
     template_text: str = "",
     variables: dict[str, Any] | None = None,
     plain: bool = False,
+    limits: TemplateLimits = DEFAULT_LIMITS,
 ) -> str:
     """One conversation's prompt text, as ``apply_chat_template(..., tokenize=False)``.
 
     ``messages`` are chat dicts (``chat_messages``); ``variables``: the special tokens and
     any extra template variables (these win over the special tokens, as in transformers).
     ``plain``: the messages are fresh plain dicts without None values (``chat_messages``
-    makes them so), which need no copy.
-    Raises ``TemplateRaised`` with the template's own message when it refuses.
+    makes them so), which need no copy. ``limits``: what the render may write, loop and
+    take in time (bounds.py).
+    Raises ``TemplateRaised`` with the template's own message when it refuses or passes a
+    limit, ``VariableMissing`` when it uses a variable nothing defines.
     """
     load_jinja()  # (a missing or unsafe Jinja said before anything else)
     if continue_final_message and add_generation_prompt:
@@ -107,7 +120,7 @@ def render(
     if continue_final_message:
         final_text = _tag_final(chat, continue_final_message, template_text)
     context = render_context(chat, variables, tools, documents, add_generation_prompt)
-    text = run_template(template, context)
+    text = run_template(template, context, limits=limits)
     if final_text is not None:
         text = _cut_at_tag(text, final_text)
     return text
@@ -132,16 +145,38 @@ def render_context(
     return context
 
 
-def run_template(template, context: dict[str, Any], pieces: Any = None) -> str:
-    """The template's text for ``context``; a failure is one ``TemplateRaised``.
-    ``pieces`` (a function of the generator of output pieces) takes the render over,
-    for a caller that follows the output as it is made (templates/tracking.py)."""
+def run_template(
+    template, context: dict[str, Any], pieces: Any = None, limits: Any = DEFAULT_LIMITS
+) -> str:
+    """The template's text for ``context``, within ``limits``; a failure is one
+    ``TemplateRaised``. ``pieces`` (a function of the generator of output pieces) takes
+    the render over, for a caller that follows the output as it is made
+    (templates/tracking.py)."""
     jinja2 = load_jinja()
     try:
         # Template.render, without its copy of the variables and its traceback rewriting
-        # (a failure here becomes one line, below)
-        made = template.root_render_func(template.new_context(context))
-        return "".join(made) if pieces is None else pieces(made)
+        # (a failure here becomes one line, below), and with its output measured
+        return _bounded_render(template, context, Budget(limits), pieces)
+    except LimitBroken as exc:
+        raise TemplateRaised(str(exc)) from None
+    except missing_variable_class() as exc:
+        raise VariableMissing(exc.name) from None
+    except RecursionError:
+        raise TemplateRaised(
+            "the chat template called itself too deeply (a macro or a recursive loop "
+            "that does not end)"
+        ) from None
+    except MemoryError:
+        raise TemplateRaised(
+            "the chat template ran out of memory (see --template-max-output)"
+        ) from None
+    except OverflowError as exc:
+        said = str(exc)
+        if "MAX_RANGE" in said:
+            said = "a range of more than 100,000 numbers"
+        raise TemplateRaised(f"the chat template failed on this conversation: {said}") from None
+    except AssertionError as exc:  # Jinja's own checks of filter arguments (truncate's)
+        raise TemplateRaised(f"the chat template failed on this conversation: {exc}") from None
     except jinja2.exceptions.SecurityError as exc:
         raise TemplateRaised(
             f"the chat template tried something the sandbox forbids: {exc}"
@@ -155,6 +190,25 @@ def run_template(template, context: dict[str, Any], pieces: Any = None) -> str:
             f"the chat template failed on this conversation: {exc} "
             "(a value of a type the template does not expect)"
         ) from None
+
+
+def _bounded_render(template: Any, context: dict, budget: Budget, follow: Any = None) -> str:
+    """The template's text for ``context``, stopped once it passes the budget's limits;
+    ``follow`` takes the generator of pieces over (``run_template``'s ``pieces``)."""
+    previous = budget.open()
+    try:
+        made = template.root_render_func(template.new_context(context))
+        if follow is not None:
+            text = follow(made)
+            budget.check_output(len(text))
+            return text
+        # the pieces are held as references (a piece printed a million times is one
+        # string), so they are measured before they are joined
+        pieces = list(made)
+    finally:
+        budget.close(previous)
+    budget.check_output(sum(map(len, pieces)))
+    return "".join(pieces)
 
 
 def _tag_final(chat: list[dict], field: bool | str, template_text: str) -> str:

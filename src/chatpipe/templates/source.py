@@ -4,7 +4,9 @@ A model keeps its chat template (a Jinja program) in ``tokenizer_config.json`` (
 a list of named templates), in ``chat_template.jinja`` beside it (which takes precedence,
 as in transformers), with more named ones under ``additional_chat_templates/``, or, for
 processors, in ``chat_template.json``. The special tokens the template may use
-(``bos_token``, ``eos_token``, ...) come from the same ``tokenizer_config.json``.
+(``bos_token``, ``eos_token``, ...) come from the same ``tokenizer_config.json`` and from
+``special_tokens_map.json`` beside it (a lone template file takes those beside it), or
+from a tokenizer's folder named apart (``tokenizer_tokens``).
 
 Nothing here reaches the network: a model id is looked up in the local cache only.
 """
@@ -44,6 +46,7 @@ class TemplateSource:
     templates: dict[str, str]
     special_tokens: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)  # template name -> file it came from
+    bare: bool = False  # a template file alone: no tokenizer files came with it
 
     def select(self, name: str | None, *, tools: bool) -> tuple[str, str]:
         """The template to run and its name, as transformers' ``get_chat_template`` picks it.
@@ -83,11 +86,18 @@ def load_source(spec: str) -> TemplateSource:
         source = _from_directory(cached, spec)
         source.origin = f"{spec} ({cached})"
         return source
+    if _is_model_id(spec):
+        raise UsageError(
+            f"--chat-template {spec}: no such file, and no {spec} in the local Hugging Face "
+            f"cache ({_model_cache_dir(spec)} is not there; the cache is HF_HUB_CACHE, else "
+            "$HF_HOME/hub); chatpipe never downloads",
+            hint=f"download it first (hf download {spec} tokenizer_config.json), or give a "
+            "file: --chat-template FILE.jinja, its tokenizer_config.json, or the model's folder",
+        )
     raise UsageError(
-        f"no chat template found at {spec!r}: no such file or directory, and no model of that "
-        "id in the local Hugging Face cache",
-        hint="give a tokenizer_config.json, a chat_template.jinja, a model directory, or a model "
-        "id already downloaded (HF_HUB_CACHE, HF_HOME); chatpipe never downloads",
+        f"--chat-template {spec}: no such file or directory",
+        hint="give a chat_template.jinja, a tokenizer_config.json, a model's folder, or a "
+        "model id (ORG/NAME) in the local Hugging Face cache",
     )
 
 
@@ -95,12 +105,15 @@ def _from_file(path: Path) -> TemplateSource:
     name = path.name
     if name.endswith(".jinja") or name.endswith(".j2"):
         templates = {"default": _read_text(path)}
-        source = TemplateSource(str(path), templates, files={"default": str(path)})
-        # a chat_template.jinja saved beside its tokenizer_config.json takes that file's tokens
-        config = path.with_name(CONFIG_FILE)
-        if config.is_file():
-            source.special_tokens = special_tokens(_read_json(config), str(config))
-        return source
+        # a template saved beside its tokenizer's files takes their special tokens
+        found = _tokens_in(path.parent)
+        return TemplateSource(
+            str(path),
+            templates,
+            found or {},
+            files={"default": str(path)},
+            bare=found is None,
+        )
     data = _read_json(path)
     if not isinstance(data, dict) or "chat_template" not in data:
         raise UsageError(
@@ -142,11 +155,63 @@ def _from_directory(directory: Path, spec: str) -> TemplateSource:
             hint=f"a model directory holds {TEMPLATE_FILE} or a {CONFIG_FILE} with 'chat_template'",
         )
     tokens = special_tokens(config, str(config_path))
-    legacy = _maybe_json(directory / SPECIAL_TOKENS_FILE)
-    if isinstance(legacy, dict):
-        for key, value in special_tokens(legacy, str(directory / SPECIAL_TOKENS_FILE)).items():
-            tokens.setdefault(key, value)
+    for key, value in (_tokens_in(directory, config=False) or {}).items():
+        tokens.setdefault(key, value)
     return TemplateSource(str(directory), templates, tokens, files)
+
+
+def _tokens_in(directory: Path, *, config: bool = True) -> dict[str, str] | None:
+    """The special tokens of the tokenizer files in ``directory``: ``tokenizer_config.json``'s,
+    then ``special_tokens_map.json``'s for those it lacks (as transformers reads them);
+    None when neither file is there."""
+    found = None
+    for name in (CONFIG_FILE, SPECIAL_TOKENS_FILE) if config else (SPECIAL_TOKENS_FILE,):
+        path = directory / name
+        if not path.is_file():
+            continue
+        data = _read_json(path)
+        if not isinstance(data, dict):
+            raise UsageError(f"{path}: not a JSON object")
+        found = found or {}
+        for key, value in special_tokens(data, str(path)).items():
+            found.setdefault(key, value)
+    return found
+
+
+def tokenizer_tokens(spec: str, *, required: bool = True) -> dict[str, str] | None:
+    """The special tokens of ``--tokenizer PATH``: a tokenizer's folder, or a file in it
+    (its ``tokenizer.json``, ``tokenizer_config.json`` or ``special_tokens_map.json``).
+    Not ``required``: None where there are none."""
+    path = Path(spec)
+    if not path.exists():
+        if not required:
+            return None
+        raise UsageError(f"--tokenizer {spec}: no such file or directory")
+    directory = path if path.is_dir() else path.parent
+    found = _tokens_in(directory)
+    if found is None and required:
+        raise UsageError(
+            f"--tokenizer {spec}: no {CONFIG_FILE} or {SPECIAL_TOKENS_FILE} in {directory}",
+            hint="a tokenizer.json alone does not say which token is bos_token or eos_token; "
+            "put the model's tokenizer_config.json beside it, or give --var bos_token=TOKEN",
+        )
+    return found
+
+
+def missing_hint(names: list[str], source: TemplateSource, tokenizer: str | None = None) -> str:
+    """How to give the template variables ``names`` that nothing defined."""
+    given = " ".join(
+        f"--var {name}={'TOKEN' if name in SPECIAL_TOKENS else 'VALUE'}" for name in names
+    )
+    if not any(name in SPECIAL_TOKENS for name in names):
+        return f"give {'it' if len(names) == 1 else 'them'} with {given}"
+    if tokenizer is not None:
+        return f"--tokenizer {tokenizer} does not name it either; give {given}"
+    where = "beside the template" if source.bare else "with the template"
+    return (
+        f"a special token: put the model's {CONFIG_FILE} or {SPECIAL_TOKENS_FILE} {where}, "
+        f"or give --tokenizer PATH (the model's tokenizer folder) or {given}"
+    )
 
 
 def _templates_of(value: object, where: str) -> dict[str, str]:
@@ -185,17 +250,26 @@ def special_tokens(config: dict, where: str) -> dict[str, str]:
     return tokens
 
 
-def _cached_model(model_id: str) -> Path | None:
-    """The newest local snapshot of ``org/name`` in the Hugging Face hub cache, if any."""
-    if model_id.count("/") != 1 or model_id.startswith((".", "/")):
-        return None
+def _is_model_id(spec: str) -> bool:
+    return spec.count("/") == 1 and not spec.startswith((".", "/")) and not spec.endswith("/")
+
+
+def _model_cache_dir(model_id: str) -> Path:
+    """Where the Hugging Face hub cache keeps ``org/name``, as huggingface_hub finds it."""
     cache = os.environ.get("HF_HUB_CACHE") or os.environ.get("HUGGINGFACE_HUB_CACHE")
     if not cache:
         home = os.environ.get("HF_HOME") or os.path.join(
             os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "huggingface"
         )
         cache = os.path.join(home, "hub")
-    repo = Path(cache) / ("models--" + model_id.replace("/", "--"))
+    return Path(cache) / ("models--" + model_id.replace("/", "--"))
+
+
+def _cached_model(model_id: str) -> Path | None:
+    """The newest local snapshot of ``org/name`` in the Hugging Face hub cache, if any."""
+    if not _is_model_id(model_id):
+        return None
+    repo = _model_cache_dir(model_id)
     snapshots = repo / "snapshots"
     if not snapshots.is_dir():
         return None
