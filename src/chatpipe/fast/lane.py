@@ -3,7 +3,7 @@
 Most lines of real logs are a handful of shapes ({role, content}, a tool result, an
 assistant turn of function calls). The lane reads such a log in large batches of lines,
 parses them with orjson, and turns each plain line straight into its canonical dict
-(docs/ARCHITECTURE.md, "Canonical JSONL") with no message object; every other line takes
+(docs/architecture.md, "Canonical JSONL") with no message object; every other line takes
 the ordinary reader. Writers that know plain dicts (fast/writers.py) write them directly;
 the rest get messages. The two ways give the same output: tests/test_lane.py checks them against
 each other on generated logs.

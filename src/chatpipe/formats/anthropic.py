@@ -1,4 +1,4 @@
-"""Anthropic Messages API: requests, responses and stream events (formats.md §4).
+"""Anthropic Messages API: requests, responses and stream events.
 
 Messages keep Anthropic's own content blocks, as langchain-anthropic does, so thinking
 signatures, citations and cache_control survive untouched; ``tool_use`` blocks also give
@@ -224,7 +224,7 @@ class AnthropicDialect(Dialect):
     description = "Anthropic Messages requests {system, messages}, responses, stream events"
 
     def is_message(self, value: Any) -> bool:
-        return False  # bare {role, content} lists read as OpenAI (formats.md §11)
+        return False  # bare {role, content} lists read as OpenAI
 
     def is_conversation(self, value: Any) -> bool:
         return is_anthropic_request(value) or is_anthropic_response(value)

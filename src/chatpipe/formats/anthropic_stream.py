@@ -1,5 +1,5 @@
 """Anthropic Messages API streams (``message_start`` ... ``message_stop`` events, JSONL or SSE)
-reassembled into responses, then read as the anthropic dialect reads them (formats.md §2)."""
+reassembled into responses, then read as the anthropic dialect reads them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The canonical dialect: chatpipe's flat JSONL, one message object per line (also
-LangGraph's ``model_dump``; docs/ARCHITECTURE.md, "Canonical JSONL")."""
+LangGraph's ``model_dump``; docs/architecture.md, "Canonical JSONL")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """ChatGPT data exports (``conversations.json``): each conversation's node mapping, the
-current branch by default, hidden messages left out unless asked for (formats.md §5)."""
+current branch by default, hidden messages left out unless asked for."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Claude.ai data exports (``conversations.json``): each conversation's message tree, the
-current branch by default (formats.md §6)."""
+current branch by default."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Message-likes made messages, as langchain-core's ``convert_to_messages`` does (spec §8):
+"""Message-likes made messages, as langchain-core's ``convert_to_messages`` does:
 message objects, strings, (role, content) pairs and role dicts."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the ChatGPT and Claude.ai export dialects share (formats.md §6, §7): trees of
+"""What the ChatGPT and Claude.ai export dialects share (docs/formats.md): trees of
 messages, walked from
 the active leaf to the root (``--branch active``, the default), every root-to-leaf path
 (``--branch all``), or the newest leaf (``--branch latest``). A tree that names no active

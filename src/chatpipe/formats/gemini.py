@@ -1,5 +1,5 @@
 """Google Gemini: requests ``{contents, systemInstruction}``, responses and streamed
-responses (formats.md §5). camelCase and snake_case keys both read.
+responses. camelCase and snake_case keys both read.
 
 Parts become standard blocks: text, reasoning for ``thought`` parts, image / audio /
 video / file for inline and file data; ``functionCall`` parts become tool calls (ids made

@@ -1,4 +1,4 @@
-"""LLaMA-Factory v1 rows: content is a list of ``{"type", "value"}`` parts (formats.md §8).
+"""LLaMA-Factory v1 rows: content is a list of ``{"type", "value"}`` parts.
 
 Parts become standard blocks (text, reasoning, and image/video/audio from ``image_url``,
 ``video_url``, ``audio_url`` parts whose value is a URL or a dataset path); a ``tool_call``

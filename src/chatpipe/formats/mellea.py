@@ -1,4 +1,4 @@
-"""Mellea-shaped messages (spec/mellea.md §4-5): role and content plus images, audio,
+"""Mellea-shaped messages: role and content plus images, audio,
 documents, thinking; tool messages with ``tool_name``, ``arguments`` and ``tool_output``.
 
 Attachments become content blocks after the text (image, audio, text-plain for

@@ -4,7 +4,7 @@ One mapping from role dicts to messages serves the library's ``convert_to_messag
 the ``openai`` dialect reader: where langchain-core succeeds it gives the same message;
 where langchain-core raises on shapes real logs contain (no ``content`` key, arguments
 that are not JSON, a tool result without ``tool_call_id``, a custom role, usage on an AI
-dict) it gives the message the log means (spec §8, §13.10; formats.md §1).
+dict) it gives the message the log means (docs/langchain-differences.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Media content blocks as Chat Completions parts (spec §3): LangChain data blocks (v0 and
+"""Media content blocks as Chat Completions parts: LangChain data blocks (v0 and
 v1), Anthropic and Bedrock images, and the ``media`` blocks of Vertex AI, each as
 langchain-core's ``convert_to_openai_messages`` writes it, failing where it fails."""
 

@@ -1,5 +1,5 @@
 """The OpenAI Responses API: requests and responses (``input`` / ``output`` items) and their
-event streams (formats.md §3)."""
+event streams."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""OpenAI ``chat.completion.chunk`` captures (JSONL or SSE) reassembled into messages
-(formats.md §2).
+"""OpenAI ``chat.completion.chunk`` captures (JSONL or SSE) reassembled into messages.
 
 Deltas are summed as ``AIMessageChunk``s, by langchain's chunk addition, so tool-call
 argument fragments join by index; a capture may hold several streams, split where the

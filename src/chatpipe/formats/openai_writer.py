@@ -1,4 +1,4 @@
-"""Messages as OpenAI chat dicts: langchain-core's ``convert_to_openai_messages`` (spec §3).
+"""Messages as OpenAI chat dicts: langchain-core's ``convert_to_openai_messages``.
 
 Value for value what langchain-core gives, in string, block and strict modes, failing
 where it fails (with a ``ConversionError`` that names the message and block). With

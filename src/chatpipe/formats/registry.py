@@ -9,7 +9,7 @@ from importlib import import_module
 from ..errors import UsageError
 from .base import Dialect
 
-# name: (module, class), in detection order: the most specific shapes first (formats.md §11)
+# name: (module, class), in detection order: the most specific shapes first
 _WHERE = {
     "chatgpt-export": ("chatgpt_export", "ChatGPTExportDialect"),
     "claude-export": ("claude_export", "ClaudeExportDialect"),

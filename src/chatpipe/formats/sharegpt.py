@@ -1,5 +1,5 @@
-"""ShareGPT / FastChat / LLaMA-Factory rows: ``conversations`` of ``{from, value}`` turns
-(formats.md §8), with ``function_call`` / ``observation`` turns, a ``system`` field,
+"""ShareGPT / FastChat / LLaMA-Factory rows: ``conversations`` of ``{from, value}`` turns,
+with ``function_call`` / ``observation`` turns, a ``system`` field,
 ``tools``, and preference rows (``chosen`` / ``rejected``); and the rows of the same family
 that ms-swift and Firefly take, a ``conversation`` of ``{human, assistant}`` pairs.
 

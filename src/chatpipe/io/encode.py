@@ -1,4 +1,4 @@
-"""The encoder: compact JSON lines as chatpipe writes them (docs/ARCHITECTURE.md,
+"""The encoder: compact JSON lines as chatpipe writes them (docs/architecture.md,
 "Canonical JSONL"): orjson's bytes, U+2028, U+2029 and U+0085 escaped, with the standard
 library for what orjson refuses."""
 

@@ -1,4 +1,4 @@
-"""Standard content blocks (langchain-core's v1 blocks, spec §11) and their factories.
+"""Standard content blocks (langchain-core's v1 blocks) and their factories.
 
 Blocks are plain dicts with a ``type``; these TypedDicts document the keys and the
 ``create_*_block`` factories build well-formed ones (each with an ``lc_`` id unless one

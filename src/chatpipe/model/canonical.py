@@ -1,7 +1,7 @@
 """The canonical flat dict of a message, and the compact JSON line it is written as.
 
 One object per message, langchain's flat shape, keys in a fixed order and omitted when
-they hold their default (docs/ARCHITECTURE.md, "Canonical JSONL"). ``HumanMessage(**rest)``
+they hold their default (docs/architecture.md, "Canonical JSONL"). ``HumanMessage(**rest)``
 rebuilds a message from its dict, and reading canonical JSONL then writing it again gives
 the same bytes.
 """

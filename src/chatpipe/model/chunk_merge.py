@@ -1,4 +1,4 @@
-"""Merge rules used when message chunks are added (spec §7, §10.2, §10.3).
+"""Merge rules used when message chunks are added (as langchain-core's).
 
 Streamed pieces of one message are glued together with these rules: strings concatenate,
 dicts merge key by key, list items that carry the same ``index`` are merged into one,

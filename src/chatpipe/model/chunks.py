@@ -1,5 +1,5 @@
 """The chunk classes (pieces of streamed messages) and their addition, the class
-registries, and ``message_chunk_to_message`` (spec §10)."""
+registries, and ``message_chunk_to_message``."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The message model: langchain-core's message classes as plain ``__slots__`` values.
 
-Same class names, field names, defaults, validation and coercions as langchain-core
-(spec §1, §10), no pydantic. Two messages are equal when they are of the same class and
+Same class names, field names, defaults, validation and coercions as langchain-core,
+no pydantic. Two messages are equal when they are of the same class and
 hold equal values. Chunk classes add with ``+`` by langchain's merge rules.
 """
 
@@ -287,7 +287,7 @@ class ToolMessage(BaseMessage):
     _takes_content_blocks = True
 
     def __init__(self, content: Any = _MISSING, **kwargs: Any) -> None:
-        # tool output is coerced to text rather than rejected (spec §1.1)
+        # tool output is coerced to text rather than rejected
         if content is not _MISSING and not isinstance(content, (str, list)):
             content = list(content) if isinstance(content, tuple) else str(content)
         if isinstance(content, list):

@@ -1,4 +1,4 @@
-"""Tool calls, tool-call chunks, invalid tool calls and token usage (spec §1.2, §1.3, §10.2).
+"""Tool calls, tool-call chunks, invalid tool calls and token usage.
 
 They are plain dicts with langchain-core's keys, in langchain-core's key order, so that
 they compare, print (``repr``) and serialise exactly as LangChain users expect. The

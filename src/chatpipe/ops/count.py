@@ -1,4 +1,4 @@
-"""Token counters: langchain's approximate count (spec §4), one per message, and exact
+"""Token counters: langchain's approximate count, one per message, and exact
 counts with tiktoken or a Hugging Face ``tokenizer.json``.
 
 A counter counts a list of messages. Counters that are a sum of per-message costs say so
@@ -279,7 +279,7 @@ def count_tokens_approximately(
     use_usage_metadata_scaling: bool = False,
     tools: list[Any] | None = None,
 ) -> int:
-    """langchain-core's approximate token count of message-likes (spec §4)."""
+    """langchain-core's approximate token count of message-likes."""
     from ..formats.coerce import convert_to_messages
 
     counter = ApproximateCounter(

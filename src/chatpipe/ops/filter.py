@@ -1,11 +1,12 @@
-"""``filter_messages`` and ``merge_message_runs`` (spec §6, §7).
+"""``filter_messages`` and ``merge_message_runs``.
 
 filter is langchain-core's, except that excluding a tool call also removes its ``tool_call``
 content blocks, not only its ``tool_use`` blocks (langchain-ai/langchain#36492). merge is
-linear where langchain's is quadratic, and fixes what spec §13 lists: names and extra fields
-are kept, equal ``__openai_role__`` values are not doubled, invalid tool calls stay invalid,
-a string merged into an empty list is kept, and runs that cannot merge (different names,
-function names or chat roles; remove messages) stay separate instead of raising.
+linear where langchain's is quadratic, and fixes what docs/langchain-differences.md
+lists: names and extra fields are kept, equal ``__openai_role__`` values are not doubled,
+invalid tool calls stay invalid, a string merged into an empty list is kept, and runs that
+cannot merge (different names, function names or chat roles; remove messages) stay
+separate instead of raising.
 """
 
 from __future__ import annotations

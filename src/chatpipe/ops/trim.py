@@ -1,4 +1,4 @@
-"""Token-trimmed histories: langchain-core's ``trim_messages`` (spec §5), and a streaming
+"""Token-trimmed histories: langchain-core's ``trim_messages``, and a streaming
 ``strategy="last"`` that holds only the window the budget can reach.
 
 The algorithm is langchain's, step for step (the binary searches included), so the
@@ -187,7 +187,7 @@ def trim_messages(
     include_system: bool = False,
     text_splitter: Callable[[str], list[str]] | None = None,
 ) -> list[AnyMessage]:
-    """Keep the messages that fit in ``max_tokens``, as langchain-core does (spec §5)."""
+    """Keep the messages that fit in ``max_tokens``, as langchain-core does."""
     from ..formats.coerce import convert_to_messages
 
     if start_on and strategy == "first":

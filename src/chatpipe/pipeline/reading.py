@@ -1,4 +1,4 @@
-"""Reading: sources -> conversations (docs/ARCHITECTURE.md, "What it is").
+"""Reading: sources -> conversations (docs/architecture.md, "The data flow").
 
 ``read(sources)`` parses each source's container, tells from the first records which
 dialect it is and whether its records are messages (one conversation), conversations or

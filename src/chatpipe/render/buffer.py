@@ -1,6 +1,6 @@
 """Buffer strings: a conversation as one prompt text, ``Role: text`` or ``<message>`` XML.
 
-Byte for byte what langchain-core's ``get_buffer_string`` makes (spec §2). The renderer
+Byte for byte what langchain-core's ``get_buffer_string`` makes. The renderer
 works one message at a time so a long log can be rendered as it streams past.
 """
 
@@ -207,7 +207,7 @@ def _block_xml(block: dict[str, Any]) -> str | None:
     kind = block.get("type")
     if kind == "text":
         text = block.get("text")
-        # langchain-core crashes on a non-string text (spec §13.15); shown as text here
+        # langchain-core crashes on a non-string text; shown as text here
         return escape(str(text)) if text else None
     if kind == "reasoning":
         reasoning = block.get("reasoning")
