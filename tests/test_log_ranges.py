@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
-from chatpipe.pipeline import hooks, parts
+from chatpipe.pipeline import hooks, log_parts
 from chatpipe.pipeline.plan import JOB_BLOCKSIZE, LOG, plan
 from conftest import FIXTURES, noting_pids
 
@@ -39,7 +39,7 @@ def agent_log(tmp_path_factory):
 
 def _noting(tmp_path, monkeypatch):
     """A file each process that reads a range writes its pid into."""
-    return noting_pids(monkeypatch, parts, "log_range", tmp_path / "pids")
+    return noting_pids(monkeypatch, log_parts, "log_range", tmp_path / "pids")
 
 
 def _same(tmp_path, monkeypatch, command, path, code=0):

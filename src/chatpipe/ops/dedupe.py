@@ -4,12 +4,12 @@
 messages before the last assistant turn), both by digest (ops/digest.py); ``by="messages"``
 drops the messages that repeat an earlier one of the same conversation.
 
-Across parts of the input (``--jobs``, Dask) it is two passes: ``digests`` gives each
-part's ``(digest, position)`` pairs, ``FirstSeen.combine`` takes them part by part in
-input order and remembers the first position of each digest (memory: one digest and one
-position per distinct conversation), and ``FirstSeen.kept`` says, in the second pass,
-whether a conversation at a position is the one kept. On one process ``Deduper`` does
-both at once.
+Across parts of the input (``--jobs``, Dask) it is two passes over the same parts
+(``Deduper.first_pass``, ``second_pass``, which the pipeline runs): ``Digests`` gives each
+part's ``(digest, position, label)``, ``FirstSeen.combine`` takes them part by part and
+remembers the first position of each digest (memory: one digest, one position and, for a
+report, one label per distinct conversation), and ``KeepFirst`` keeps, in the second
+pass, the conversation at that position. On one process ``Deduper`` does both at once.
 """
 
 from __future__ import annotations
@@ -47,23 +47,26 @@ def digests(
 
 
 class FirstSeen:
-    """The first position of each digest, from the parts' pass-one pairs in input order
-    (a position: anything ordered, such as ``(part, index)``)."""
+    """The first position of each digest (and its label, for a report), from the parts'
+    pass-one entries ``(digest, position[, label])`` (a position: anything ordered, such
+    as ``(part, index)``)."""
 
     def __init__(self) -> None:
         self.first: dict[bytes, Any] = {}
+        self.labels: dict[bytes, str] = {}
         self.dropped = 0
 
-    def combine(self, pairs: Iterable[tuple[bytes, Any]]) -> FirstSeen:
-        first = self.first
-        for found, position in pairs:
+    def combine(self, pairs: Iterable[tuple[Any, ...]]) -> FirstSeen:
+        first, labels = self.first, self.labels
+        for found, position, *label in pairs:
             kept = first.get(found)
-            if kept is None:
-                first[found] = position
-                continue
-            self.dropped += 1
-            if position < kept:  # parts combined out of order: the earliest is kept
-                first[found] = position
+            if kept is not None:
+                self.dropped += 1
+                if not position < kept:
+                    continue  # (parts combined out of order: the earliest is kept)
+            first[found] = position
+            if label and label[0] is not None:
+                labels[found] = label[0]
         return self
 
     def kept(self, found: bytes, position: Any) -> bool:
@@ -72,6 +75,70 @@ class FirstSeen:
 
     def duplicate_of(self, found: bytes) -> Any:
         return self.first.get(found)
+
+
+class Digests:
+    """Pass one on parts (the operation of a first run over them): each conversation's
+    digest and position ``(part, index)``, and its label for a report; it writes nothing.
+    ``for_part`` gives a part's own, ``part_state`` what it gathered, ``absorb`` takes a
+    part's into ``seen``."""
+
+    def __init__(self, by: str, report: bool, part: int = 0) -> None:
+        self.by, self.report, self.part = by, report, part
+        self.entries: list[tuple[bytes, tuple[int, int], str | None]] = []
+        self.seen = FirstSeen()
+
+    def for_part(self, part: int) -> Digests:
+        return Digests(self.by, self.report, part)
+
+    def __call__(self, conversation: Conversation) -> None:
+        conversation, messages = facts.listed(conversation)
+        index = len(self.entries)
+        label = _label(conversation, index) if self.report else None
+        self.entries.append((digest(conversation, messages, self.by), (self.part, index), label))
+        return None
+
+    def part_state(self) -> list[tuple[bytes, tuple[int, int], Any]]:
+        return self.entries
+
+    def absorb(self, entries: list[tuple[bytes, tuple[int, int], Any]], placed: Any) -> None:
+        self.seen.combine((d, p, _said(label, placed)) for d, p, label in entries)
+
+
+class KeepFirst:
+    """Pass two on parts: the conversation at the first position of its digest kept, the
+    others dropped and counted into ``deduper.dropped`` (``absorb``: a part's counts)."""
+
+    def __init__(self, deduper: Deduper, seen: FirstSeen, part: int = 0) -> None:
+        self.deduper, self.seen, self.part = deduper, seen, part
+        self.index = 0
+        self.dropped = Dropped()
+
+    def for_part(self, part: int) -> KeepFirst:
+        return KeepFirst(self.deduper, self.seen, part)
+
+    def __call__(self, conversation: Conversation) -> Conversation | None:
+        conversation, messages = facts.listed(conversation)
+        found = digest(conversation, messages, self.deduper.by)
+        position = (self.part, self.index)
+        self.index += 1
+        if self.seen.kept(found, position):
+            return conversation
+        self.dropped.conversations += 1
+        if self.deduper.report:
+            label = _label(conversation, self.index - 1)
+            self.dropped.pairs.append((label, self.seen.labels.get(found, "")))
+        return None
+
+    def part_state(self) -> tuple[Dropped, int]:
+        return self.dropped, self.index
+
+    def absorb(self, state: tuple[Dropped, int], placed: Any) -> None:
+        dropped, seen = state
+        mine = self.deduper.dropped
+        mine.conversations += dropped.conversations
+        mine.pairs.extend((_said(label, placed), kept) for label, kept in dropped.pairs)
+        self.deduper.position += seen
 
 
 # -- one pass, on one process -------------------------------------------------------
@@ -101,6 +168,33 @@ class Deduper:
         self.seen: dict[bytes, str | None] = {}
         self.position = 0
         self.dropped = Dropped()
+        self.in_part = False  # a part's own (``for_part``): its places said where parts meet
+
+    def first_pass(self) -> Digests | None:
+        """On parts, the operation of a first run that gathers every digest (None for
+        ``by="messages"``, which works within each conversation: one pass)."""
+        return None if self.by == "messages" else Digests(self.by, self.report)
+
+    def second_pass(self, gathered: Digests) -> KeepFirst:
+        """On parts, the operation that keeps what the first run found first."""
+        return KeepFirst(self, gathered.seen)
+
+    def for_part(self, part: int) -> Deduper:
+        """``by="messages"`` on parts: a part's own (its counts handed back)."""
+        own = Deduper(self.by, self.report)
+        own.in_part = True
+        return own
+
+    def part_state(self) -> tuple[Dropped, int]:
+        return self.dropped, self.position
+
+    def absorb(self, state: tuple[Dropped, int], placed: Any) -> None:
+        dropped, seen = state
+        self.dropped.message_count += dropped.message_count
+        self.dropped.messages.extend(
+            (_said(label, placed), pairs) for label, pairs in dropped.messages
+        )
+        self.position += seen
 
     def __call__(self, conversation: Conversation) -> Conversation | None:
         conversation, messages = facts.listed(conversation)
@@ -134,11 +228,26 @@ class Deduper:
             return conversation
         self.dropped.message_count += len(repeats)
         if self.report:
-            self.dropped.messages.append((facts.label(conversation, position), repeats))
+            label = _label(conversation, position)  # (a part's place: said where they meet)
+            self.dropped.messages.append((label if self.in_part else str(label), repeats))
         return conversation.with_messages(kept)
 
 
 _NEW: Any = object()
+
+
+def _label(conversation: Conversation, position: int) -> Any:
+    """What a report calls a conversation, before it is said: its id, else its place (a
+    part's, which the process putting the parts together makes its file's), else its
+    number."""
+    if facts.conversation_id(conversation) is None and conversation.location is not None:
+        return conversation.location
+    return facts.label(conversation, position)
+
+
+def _said(label: Any, placed: Any) -> Any:
+    """A label as a report says it: a place made its file's (``placed``)."""
+    return label if label is None or isinstance(label, str) else str(placed(label))
 
 
 def dedupe(

@@ -114,6 +114,23 @@ class Redactor:
         self.conversations = 0  # conversations with something replaced
         self._changed = False
 
+    def for_part(self, part: int) -> Redactor:
+        """A part's own (the same patterns and key, its own counts), on ``--jobs`` and
+        Dask; ``part_state`` gives its counts back and ``absorb`` adds them here."""
+        import copy
+
+        own = copy.copy(self)
+        own.counts, own.conversations, own._changed = Counter(), 0, False
+        return own
+
+    def part_state(self) -> tuple[Counter[str], int]:
+        return self.counts, self.conversations
+
+    def absorb(self, state: tuple[Counter[str], int], placed: Any = None) -> None:
+        counts, conversations = state
+        self.counts.update(counts)
+        self.conversations += conversations
+
     # -- texts ------------------------------------------------------------------------
 
     def placeholder(self, kind: str, value: str) -> str:

@@ -154,6 +154,73 @@ def sample(
         yield conversation
 
 
+class SampleN:
+    """``sample -n``, as a job's operation: on one process, over the whole stream
+    (``stream``: the chosen held until the input ends); on parts, two passes over the same
+    parts (``first_pass``: each part's ``n`` smallest keys, merged here; ``second_pass``:
+    the chosen positions kept), which choose the same conversations."""
+
+    def __init__(self, n: int, seed: int | str = 0) -> None:
+        SmallestKeys(n)  # (checks n)
+        self.n, self.seed = n, seed
+
+    def stream(self, conversations: Iterable[Conversation]) -> Iterator[Conversation]:
+        return sample(conversations, n=self.n, seed=self.seed)
+
+    def __call__(self, conversation: Conversation) -> Conversation | None:
+        raise TypeError("sample -n takes the conversations all at once")
+
+    def first_pass(self) -> _Keys:
+        return _Keys(self.n, self.seed)
+
+    def second_pass(self, gathered: _Keys) -> _Chosen:
+        return _Chosen(gathered.smallest.positions())
+
+
+class _Keys:
+    """Pass one on parts: a part's ``n`` smallest keys at their positions ``(part,
+    index)``; it writes nothing."""
+
+    def __init__(self, n: int, seed: int | str, part: int = 0) -> None:
+        self.n, self.seed, self.part = n, seed, part
+        self.smallest = SmallestKeys(n)
+        self.index = 0
+
+    def for_part(self, part: int) -> _Keys:
+        return _Keys(self.n, self.seed, part)
+
+    def __call__(self, conversation: Conversation) -> None:
+        conversation, _ = facts.listed(conversation)
+        self.smallest.add(key(conversation, self.seed), (self.part, self.index))
+        self.index += 1
+        return None
+
+    def part_state(self) -> SmallestKeys:
+        return self.smallest
+
+    def absorb(self, other: SmallestKeys, placed: Any = None) -> None:
+        self.smallest.merge(other)
+
+
+class _Chosen:
+    """Pass two on parts: the conversations at the chosen positions."""
+
+    def __init__(self, positions: frozenset[Any], part: int = 0) -> None:
+        self.positions, self.part = positions, part
+        self.index = 0
+
+    def for_part(self, part: int) -> _Chosen:
+        return _Chosen(self.positions, part)
+
+    def __call__(self, conversation: Conversation) -> Conversation | None:
+        position = (self.part, self.index)
+        self.index += 1
+        return conversation if position in self.positions else None
+
+    def part_state(self) -> None:
+        return None
+
+
 # -- split ----------------------------------------------------------------------------
 
 _SIDE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")

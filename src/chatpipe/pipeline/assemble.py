@@ -11,7 +11,9 @@ from typing import Any
 from ..errors import DataError, Location, UsageError
 from ..io.sources import Source
 from ..ops.validate import Problem
-from .parts import ERROR, NOTE, PartResult, Shards, log_again, run_part
+from .log_parts import log_again
+from .part_result import ERROR, NOTE, PartResult, Shards
+from .parts import run_part
 from .plan import LINES, LOG, ROWS, Part, Plan, shard_name
 
 
@@ -112,6 +114,8 @@ class Assembly:
         run.newest[0] += result.newest[0]
         run.newest[1] += result.newest[1]
         run.unanswered += result.unanswered
+        if result.state is not None:  # what the operation gathered there (``for_part``)
+            run.job.operation.absorb(result.state, _placed(before))
         data, start = result.data, 0
         name = Source(part.spec).name
         for event in result.events:
@@ -178,6 +182,17 @@ class Assembly:
         """After the last part: a log's text ends as one process ends it."""
         if self.logged:
             sink.raw(self.run.target.log_end())
+
+
+def _placed(before: int) -> Callable[[Any], Any]:
+    """How a part's places (lines counted from its start) become its file's."""
+
+    def placed(location: Any) -> Any:
+        if location is None or location.line is None or not before:
+            return location
+        return Location(location.file, before + location.line, location.col, location.message_index)
+
+    return placed
 
 
 def _after(links: Any, state: tuple[Any, set[str], bool]) -> Any:

@@ -74,7 +74,7 @@ def execute(
             "this output is one document or a folder of pages, written by one process",
             hint="leave --engine dask and --output-dir out, or write records (--to canonical)",
         )
-    if is_stream(job.operation):  # it must see the whole input, in order
+    if is_stream(job.operation) and not two_passes(job.operation):  # the whole input, in order
         if output_dir is not None:
             raise UsageError("this command reads its inputs in one process, not in parts")
         if engine.dask or engine.jobs > 1:
@@ -149,7 +149,7 @@ def _on_processes(
     mapper = ForkPool(workers) if workers > 1 else Inline()
     if output_dir is None:
         job = settled(job, found)
-    run = Run(job, say=say)
+    run = Run(_second_pass(job, found, mapper), say=say)
     return run_in_parts(
         run, found, mapper, sink, output_dir=output_dir, parquet=parquet, progress=progress
     )
@@ -179,17 +179,42 @@ def _on_dask(
         job = settled(job, found)
     workers = engine.jobs if engine.jobs > 1 else None
     with client(engine.scheduler, workers) as connected:
-        run = Run(job, say=say)
+        mapper = DaskMapper(connected)
+        run = Run(_second_pass(job, found, mapper), say=say)
         return run_in_parts(
             run,
             found,
-            DaskMapper(connected),
+            mapper,
             sink,
             output_dir=output_dir,
             parquet=parquet,
             shard_per_part=True,
             progress=progress,
         )
+
+
+def two_passes(operation: Any) -> bool:
+    """Whether an operation must see every conversation before it decides about any, and
+    can do so in parts over two passes (``first_pass``: dedupe, sample -n)."""
+    return getattr(operation, "first_pass", None) is not None
+
+
+def _second_pass(job: Job, found: Any, mapper: Any) -> Job:
+    """The job to run on the parts: as it is, or, for an operation that decides once it
+    has seen every conversation, the one that filters by what a first pass over the same
+    parts gathered (its errors left for the second to say)."""
+    if not two_passes(job.operation):
+        return job
+    from .assemble import run_in_parts
+    from .reading import ErrorLog
+    from .target import Target
+
+    gather = job.operation.first_pass()
+    if gather is None:
+        return job
+    first = Run(Job(job.inputs, gather, Target()), ErrorLog("skip"))
+    run_in_parts(first, found, mapper, None)
+    return Job(job.inputs, job.operation.second_pass(gather), job.target)
 
 
 def settled(job: Job, found: Any) -> Job:

@@ -10,74 +10,15 @@ into the file's and writes the outputs in order, as one process would.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from dataclasses import replace
+from typing import Any
 
 from ..errors import ChatpipeError, Location
-from ..io.ranges import PIECE, lines_in, range_records, read_range
+from ..io.ranges import range_records
 from ..io.records import BadRecord, Record
 from ..io.sources import Source
+from .part_result import ERROR, NOTE, PROBLEM, Event, Output, PartResult, Shards, finished
 from .plan import FILE, LOG, ROWS, Part
-
-ERROR, NOTE, PROBLEM = "error", "note", "problem"
-
-
-class Event:
-    """Something a part said, in its place among its output (``offset``: the output's
-    bytes before it): an ``ERROR``, a target's ``NOTE`` or a ``PROBLEM`` (validate), its
-    line counted from the part's start (a whole file's: the file's own)."""
-
-    __slots__ = ("col", "file", "hint", "index", "kind", "line", "message", "offset", "what")
-
-    def __init__(
-        self,
-        what: str,
-        offset: int,
-        message: str,
-        hint: str | None = None,
-        line: int | None = None,
-        col: int | None = None,
-        index: int | None = None,
-        kind: str | None = None,
-        file: str | None = None,
-    ) -> None:
-        self.what, self.offset, self.message, self.hint = what, offset, message, hint
-        self.line, self.col, self.index, self.kind, self.file = line, col, index, kind, file
-
-    def __reduce__(self) -> Any:
-        return Event, tuple(getattr(self, name) for name in _EVENT_FIELDS)
-
-
-_EVENT_FIELDS = ("what", "offset", "message", "hint", "line", "col", "index", "kind", "file")
-
-
-@dataclass
-class PartResult:
-    """What a part gave: its output (``data``; None when written to its shard), the lines
-    (rows) it read, the conversations it wrote and, for a range of a message log, the
-    messages it read; its events in order, its losses ``(kind, conversation, message
-    index)``; the newest branches written (``Run.newest``). A range of a log whose output
-    depends on the lines before it says so (``context``) and has no output; ``links``:
-    a log range's tool links after it."""
-
-    data: Any = None
-    lines: int = 0
-    conversations: int = 0
-    messages: int = 0
-    events: list[Event] = field(default_factory=list)
-    losses: list[tuple[str, int, int | None]] = field(default_factory=list)
-    newest: tuple[int, int] = (0, 0)
-    unanswered: int = 0  # Run.unanswered's count (batch requests with no answer)
-    context: bool = False
-    links: Any = None
-
-
-class Shards(NamedTuple):
-    """Where parts write their own shards (one a part: Dask's workers): the staging
-    folder, Parquet or JSON lines."""
-
-    staging: str
-    parquet: bool
 
 
 def run_part(part: Part, job: Any, alone: bool = False, shards: Shards | None = None) -> PartResult:
@@ -87,6 +28,9 @@ def run_part(part: Part, job: Any, alone: bool = False, shards: Shards | None = 
     from ..io.shards import ShardStream
     from .plan import shard_name
 
+    own = getattr(job.operation, "for_part", None)
+    if own is not None:  # an operation with a state of its own: a copy for this part
+        job = replace(job, operation=own(part.seq))
     shard = None
     if shards is not None:
         extension = ".parquet" if shards.parquet else ".jsonl"
@@ -96,60 +40,18 @@ def run_part(part: Part, job: Any, alone: bool = False, shards: Shards | None = 
         if part.kind == FILE:
             result = _whole_file(job, part, alone or shard is not None, out)
         elif part.kind == LOG:
+            from .log_parts import log_range
+
             result = log_range(job, part, out)
         else:
             result = _rows(job, part, out)
         result.data = out.close()
+        if own is not None:
+            result.state = job.operation.part_state()
     except BaseException:
         out.abort()
         raise
     return result
-
-
-class Output:
-    """A part's output: kept to be handed back, or given to its shard about every
-    megabyte of whole lines (a part of any size is written in the memory of a piece)."""
-
-    def __init__(self, shard: Any = None) -> None:
-        self.shard = shard
-        self.pieces: list[Any] = []
-        self.size = self.given = 0
-
-    def line(self, data: bytes) -> None:
-        self.pieces.append(data)
-        self.pieces.append(b"\n")
-        self.size += len(data) + 1
-
-    def raw(self, data: Any) -> None:
-        self.pieces.append(data)
-        self.size += len(data)
-
-    def borrowed(self, data: Any) -> None:
-        """Bytes valid only until the caller's next step (a worker's shared memory)."""
-        self.raw(bytes(data))
-
-    def flush(self) -> None:
-        pass
-
-    def hand_on(self) -> None:
-        """Whole lines so far to the shard, once they make a piece."""
-        if self.shard is not None and self.size - self.given >= PIECE:
-            self.shard.borrowed(b"".join(self.pieces))
-            self.pieces.clear()
-            self.given = self.size
-
-    def close(self) -> bytes | None:
-        data = b"".join(self.pieces)
-        self.pieces.clear()
-        if self.shard is None:
-            return data
-        self.shard.borrowed(data)
-        self.shard.close()
-        return None
-
-    def abort(self) -> None:
-        if self.shard is not None:
-            self.shard.abort()
 
 
 def part_run(job: Any, part: Part) -> Any:
@@ -225,7 +127,7 @@ def _rows(job: Any, part: Part, out: Output) -> PartResult:
             events[at:at] = [Event(NOTE, size, note) for note in run.notes]
             run.notes.clear()
         out.hand_on()
-    return _finished(run, result, lines, kept)
+    return finished(run, result, lines, kept)
 
 
 def _problem(problem: Any, offset: int) -> Event:
@@ -243,15 +145,6 @@ def _problem(problem: Any, offset: int) -> Event:
         problem.kind,
         place.file,
     )
-
-
-def _finished(run: Any, result: PartResult, lines: int, conversations: int) -> PartResult:
-    found = {} if run.losses is None else run.losses.cases
-    result.losses = [(kind, c, m) for kind, cases in found.items() for c, m in cases]
-    result.lines, result.conversations = lines, conversations
-    result.newest = (run.newest[0], run.newest[1])
-    result.unanswered = run.unanswered
-    return result
 
 
 class _Kept:
@@ -327,90 +220,4 @@ def _whole_file(job: Any, part: Part, alone: bool, out: Output) -> PartResult:
             )
         )
     result.events.extend(note for _, note in reversed(notes))
-    return _finished(run, result, 0, read[0])
-
-
-# -- ranges of one message log --------------------------------------------------------------
-
-
-class _Context(Exception):
-    """A range whose output depends on what came before it."""
-
-
-class _Flagged:
-    """A worker's ErrorLog: an error's place depends on the lines before it."""
-
-    skip = False
-
-    def handle(self, error: ChatpipeError) -> None:
-        raise _Context
-
-
-def log_range(job: Any, part: Part, out: Output) -> PartResult:
-    """A range of a message log read knowing nothing of what came before it: its output
-    and what it changed (messages read, tool links); or, when its output would depend on
-    what came before (an id given to a call or result, a warning, an error: they number
-    messages), only that (``context``), to be read again where that is known
-    (``log_again``)."""
-    from ..formats.tool_links import ToolLinks
-    from .job import Run
-
-    data = read_range(part.spec, part.start, part.end)
-    run = Run(job, _Flagged(), found=_log_found(part), say=_flag)
-    links = ToolLinks()
-    links.pending = None  # the calls before the range are not known
-    made = Output()
-    try:
-        result = _log_piece(run, part, data, made, 1, 0, links)
-    except (_Context, ChatpipeError):
-        return PartResult(lines=lines_in(data), context=True)
-    if result.links[2]:  # an id given: it may need the calls before
-        return PartResult(lines=result.lines, context=True)
-    out.raw(made.close())
-    return result
-
-
-def _flag(_: str) -> None:
-    raise _Context
-
-
-def _log_found(part: Part) -> tuple[Any, Any, str]:
-    from ..formats.detect import MESSAGES
-    from ..formats.registry import get_dialect
-
-    return Source(part.spec), get_dialect(part.dialect), MESSAGES
-
-
-def log_again(run: Any, part: Part, line: int, start: int, links: Any, out: Any) -> PartResult:
-    """In the process that puts the parts together: a range of a log read with its first
-    line's and first message's numbers and the links before it, its errors and warnings
-    the run's own. What it made before an error that stops the run is written, as one
-    process writes it."""
-    from ..formats.tool_links import ToolLinks
-    from .job import Run
-
-    data = read_range(part.spec, part.start, part.end)
-    again = Run(run.job, run.errors, found=_log_found(part), say=run.note)
-    before = ToolLinks(list(links.pending or ()), set(links.answered))
-    result = _log_piece(again, part, data, out, line, start, before)
-    pending, answered, _ = result.links
-    result.links = ToolLinks(list(pending or ()), answered)
-    return result
-
-
-def _log_piece(
-    run: Any, part: Part, data: bytes, out: Any, line: int, start: int, links: Any
-) -> PartResult:
-    """A range read, operated on and written into ``out`` by the job's own code."""
-    from .reading import log_piece
-
-    dialect = run.reading.found[0][1]
-    conversation, read = log_piece(
-        dialect, part.spec, data, run.errors, part.location, line=line, start=start, links=links
-    )
-    run.target.log_lines(run, run.operated([conversation]), out)
-    end, after = read()
-    result = _finished(run, PartResult(), lines_in(data), 0)
-    result.messages = end - start
-    result.links = (after.pending, after.answered, after.linked)
-    return result
+    return finished(run, result, 0, read[0])

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import ChatpipeError, Location, UsageError
@@ -41,6 +41,7 @@ class Part:
     dialect: str = ""  # the dialect the plan found for the file ("": none found)
     shape: str = ""  # and the shape of its records
     location: Location | None = None  # LOG: the log's first record (the conversation's place)
+    seq: int = 0  # the part's number in the plan: (seq, index in the part) orders the input
 
     def describe(self, total: int) -> str:
         """The part in words, for a message about it: ``total`` parts in the run."""
@@ -85,16 +86,23 @@ def plan(job: Any, blocksize: int | None = DEFAULT_BLOCKSIZE, *, logs: bool = Fa
     """The parts of a job's inputs: files of conversations cut into parts of about
     ``blocksize`` bytes (None: one part a file); with ``logs``, a job's only input that is
     a message log its target writes message by message, cut likewise."""
-    from ..formats.batch import BatchDialect
-    from ..formats.detect import CONVERSATIONS, MESSAGES
-    from ..formats.registry import reading_dialect
-    from .reading import detect_file, joins_batches
-
     files = tuple(expand(job.inputs.files))
     found = Plan(files)
     found.once = [spec for spec in files if is_pipe(spec)]
     if found.once:
         return found
+    _cut(found, job, files, blocksize, logs)
+    found.parts = [replace(part, seq=number) for number, part in enumerate(found.parts)]
+    return found
+
+
+def _cut(found: Plan, job: Any, files: tuple[str, ...], blocksize: int | None, logs: bool) -> None:
+    """Each input detected once and cut into ``found``'s parts."""
+    from ..formats.batch import BatchDialect
+    from ..formats.detect import CONVERSATIONS, MESSAGES
+    from ..formats.registry import reading_dialect
+    from .reading import detect_file, joins_batches
+
     forced = reading_dialect(job.inputs.dialect)
     group_by = job.inputs.group_by
     for spec in files:
@@ -130,7 +138,6 @@ def plan(job: Any, blocksize: int | None = DEFAULT_BLOCKSIZE, *, logs: bool = Fa
             Part(spec, kind, a, b, index=k, parts=len(spans), location=first, **named)
             for k, (a, b) in enumerate(spans)
         )
-    return found
 
 
 def _row_group_parts(spec: str, blocksize: int | None, dialect: str, shape: str) -> list[Part]:

@@ -36,8 +36,11 @@ class Target:
             sink.line(line)
 
     def part_lines(self, run: Run, conversations: Iterable[Conversation]) -> Iterator[bytes]:
-        """Each conversation's lines, independently of the others."""
-        raise NotImplementedError
+        """Each conversation's lines, independently of the others (none: the target
+        itself writes nothing, as in a first pass that only gathers)."""
+        for _ in conversations:
+            pass
+        return iter(())
 
     def collect(self, run: Run, sink: Any) -> Any:
         """Where a part's lines go, in input order: the sink itself, or a collector that
