@@ -6,9 +6,9 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from doc_blocks import NOT_RUN, Block, all_blocks, blocks, environment, workspace
 
 from conftest import ROOT
+from doc_blocks import NOT_RUN, Block, all_blocks, blocks, environment, workspace
 
 CONSOLE = all_blocks("console")
 

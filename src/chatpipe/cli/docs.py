@@ -88,7 +88,9 @@ def _params_table(command: typer.core.TyperCommand, ctx: typer.Context) -> list[
     return ["| argument or option | what it does |", "|---|---|", *rows, ""]
 
 
-def _section(command: typer.core.TyperCommand | typer.core.TyperGroup, ctx: typer.Context) -> list[str]:
+def _section(
+    command: typer.core.TyperCommand | typer.core.TyperGroup, ctx: typer.Context
+) -> list[str]:
     path = ctx.command_path
     out = [f"## {path}", "", "```text", command.get_usage(ctx), "```", ""]
     out += _help_markdown(command.help or "")
