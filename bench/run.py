@@ -5,7 +5,7 @@ floor once, back to back (order alternating), then langchain-core --langchain-re
 times; the tables show medians of wall time, the median of the rounds' ratios to the
 floor with their range, peak RSS, and whether each of issue #20's targets is met on every
 corpus. ``--markdown`` prints the whole report as Markdown with the run's stamp (date,
-CPU, Python, chatpipe), ready to paste into the README. Not part of the test suite.
+CPU, Python, chatpipe), ready to paste into docs/performance.md. Not part of the test suite.
 
     python bench/corpus.py 100000 bench/corpus/log_100k.jsonl
     python bench/agent_corpus.py 100000 bench/corpus/agent_100k.jsonl

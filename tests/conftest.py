@@ -82,10 +82,10 @@ CRASHES = (KeyError, AttributeError, TypeError, IndexError)
 
 @cache
 def pinned_messages() -> tuple[re.Pattern, ...]:
-    """The error messages the README's differences list pins, as patterns: ``{word}`` stands
+    """The error messages docs/langchain-differences.md pins, as patterns: ``{word}`` stands
     for any text and a location (``messages[0].content[1]: ``) may come first."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split("<!-- pinned-errors -->")[1].split("<!-- /pinned-errors -->")[0]
+    page = (ROOT / "docs" / "langchain-differences.md").read_text(encoding="utf-8")
+    block = page.split("<!-- pinned-errors -->")[1].split("<!-- /pinned-errors -->")[0]
     patterns = []
     items = re.findall(r"^\s*- (.+)$", block, flags=re.M)
     assert all(re.fullmatch(r"`.+`", item) for item in items), (
@@ -94,22 +94,24 @@ def pinned_messages() -> tuple[re.Pattern, ...]:
     for message in (item[1:-1] for item in items):
         body = re.sub(r"\\\{\w+\\\}", ".+?", re.escape(message))
         patterns.append(re.compile(r"(messages\[\d+\](\.content\[\d+\])?: )?" + body, re.S))
-    assert patterns, "the README pins no error message"
+    assert patterns, "docs/langchain-differences.md pins no error message"
     return tuple(patterns)
 
 
 def assert_same_outcome(ours, theirs):
     """Both succeed with equal results, or both fail with the same exception class and
     message; or chatpipe says better, on purpose, what langchain-core says wrongly or only
-    with a crash: then chatpipe's is a ``ValueError`` whose message the README pins. (Two
-    results are the caller's to compare: each library has its own classes.)"""
+    with a crash: then chatpipe's is a ``ValueError`` whose message
+    docs/langchain-differences.md pins. (Two results are the caller's to compare: each
+    library has its own classes.)"""
     if ours == theirs or ours[0] == theirs[0] == "ok":
         return
     assert ours[0] == theirs[0] == "error", (ours, theirs)
     mine, lcs = ours[1], theirs[1]
     assert mine.kind is ValueError and lcs.kind in (ValueError, *CRASHES), (mine, lcs)
     assert any(p.fullmatch(mine.message) for p in pinned_messages()), (
-        f"{mine!r} differs from langchain-core's {lcs!r} and the README does not pin it"
+        f"{mine!r} differs from langchain-core's {lcs!r} and docs/langchain-differences.md "
+        "does not pin it"
     )
 
 

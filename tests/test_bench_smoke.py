@@ -1,5 +1,5 @@
 """A smoke run of the benchmark on a tiny corpus: the corpus generator and the runner work.
-(The benchmark itself is not a test; its table is in the README.)"""
+(The benchmark itself is not a test; its table is in docs/performance.md.)"""
 
 from __future__ import annotations
 

@@ -231,7 +231,7 @@ def test_type_keyed_dicts_tuples_and_strings_convert_as_langchain(item):
     ],
 )
 def test_a_type_langchain_refuses_is_a_chat_message_on_purpose(item, role, content):
-    # README, differences: "a role it does not know (a ChatMessage with that role)"
+    # docs/langchain-differences.md: "a role it does not know (a ChatMessage with that role)"
     theirs = outcome(lc.convert_to_messages, [item])
     assert theirs[0] == "error" and theirs[1].kind is ValueError
     assert "Unexpected message type" in theirs[1].message

@@ -205,7 +205,7 @@ def test_what_neither_library_reads_is_refused_in_words(value, said):
 
 
 def test_a_custom_tool_call_is_read_where_langchain_crashes():
-    # a difference the README lists: OpenAI's custom tools take free text
+    # a difference docs/langchain-differences.md lists: OpenAI's custom tools take free text
     value = {
         "role": "assistant",
         "content": "",

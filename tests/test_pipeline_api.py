@@ -140,9 +140,9 @@ def test_a_job_that_cannot_be_split_runs_in_one_process_and_says_why(tmp_path):
         assert len(one) > 1 << 20 and said == [why]
 
 
-def test_the_readme_python_examples_run_and_write_what_they_say(tmp_path, monkeypatch, capsys):
-    readme = (FIXTURES.parent / "README.md").read_text()
-    section = readme[readme.index("### Pipelines from Python") : readme.index("## Architecture")]
+def test_the_library_page_examples_run_and_write_what_they_say(tmp_path, monkeypatch, capsys):
+    page = (FIXTURES.parent / "docs" / "library.md").read_text()
+    section = page[page.index("## Pipelines from Python") :]
     blocks = section.split("```python\n")[1:]
     assert len(blocks) == 2
     rows = FIXTURES / "sharegpt__fastchat_dummy_conversation_first20.json"
@@ -161,7 +161,7 @@ def test_the_readme_python_examples_run_and_write_what_they_say(tmp_path, monkey
     )
     for block in blocks:
         (tmp_path / "train.jsonl").unlink(missing_ok=True)
-        exec(compile(block.split("```")[0], "README.md", "exec"), {})
+        exec(compile(block.split("```")[0], "docs/library.md", "exec"), {})
         assert (tmp_path / "train.jsonl").read_bytes() == expected
     assert expected.count(b"\n") == 20
     assert capsys.readouterr().out == "0 bad rows skipped\n"

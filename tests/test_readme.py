@@ -1,41 +1,47 @@
-"""The README's console examples are real: each command prints what the README shows."""
+"""The console examples of the README and of docs/*.md are real: each command prints what
+the page shows, run where a reader of a clone runs it (its fixtures/ and bench/)."""
 
 from __future__ import annotations
 
-import os
-import re
 import subprocess
-import sys
+
+import pytest
 
 from conftest import ROOT
+from doc_blocks import NOT_RUN, Block, all_blocks, blocks, environment, workspace
 
-BLOCK = re.compile(r"(`{3,})console\n(.*?)\1\n", re.S)
-
-
-def examples():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    for _, block in BLOCK.findall(text):
-        command, _, output = block.partition("\n")
-        assert command.startswith("$ ")
-        yield command[2:], output
+CONSOLE = all_blocks("console")
 
 
-def test_readme_has_examples():
-    assert len(list(examples())) >= 4
+def example(block: Block) -> tuple[str, str]:
+    command, _, shown = block.text.partition("\n")
+    assert command.startswith("$ "), f"{block.where}: a console block starts with '$ command'"
+    return command[2:], shown
 
 
-def test_readme_examples_print_what_they_show():
-    bindir = os.path.dirname(sys.executable)
-    env = {**os.environ, "PATH": bindir + os.pathsep + os.environ.get("PATH", "")}
-    for command, shown in examples():
-        # stdout and stderr in one stream, in the order a terminal shows them
-        proc = subprocess.run(
-            command,
-            shell=True,
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=env,
-        )
-        assert proc.stdout == shown, command
+def test_the_readme_has_its_examples():
+    readme = [b for b in blocks(ROOT / "README.md") if b.language == "console"]
+    assert 5 <= len(readme) <= 8
+
+
+def test_no_console_example_is_left_unrun():
+    assert not [block.where for block in CONSOLE if block.note], (
+        f"console examples always run: no '{NOT_RUN}' note before one"
+    )
+
+
+@pytest.mark.parametrize("block", CONSOLE, ids=[block.where for block in CONSOLE])
+def test_the_example_prints_what_it_shows(block, tmp_path):
+    command, shown = example(block)
+    # stdout and stderr in one stream, in the order a terminal shows them
+    proc = subprocess.run(
+        command,
+        shell=True,
+        executable="/bin/bash",
+        cwd=workspace(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=environment(),
+    )
+    assert proc.stdout == shown, f"{block.where}: {command}"

@@ -383,7 +383,7 @@ def test_the_command_prints_what_transformers_prints(models, tmp_path):
     result = cli("template", "--chat-template", directory, str(session))
     assert result.exit_code == 0, result.stderr
     assert result.stdout == expected + "\n"
-    # a lone .jinja file, as the README shows it, gives the same text (Qwen needs no tokens)
+    # a lone .jinja file, as docs/chat-templates.md shows it, gives the same text (Qwen needs no tokens)
     jinja = TEMPLATES / "Qwen-Qwen2.5-7B-Instruct.jinja"
     result = cli("template", "--chat-template", str(jinja), str(session))
     assert result.stdout == expected + "\n"

@@ -17,7 +17,7 @@ def convert_to_messages(messages: Iterable[Any] | Any) -> list[AnyMessage]:
     """Messages from message objects, strings, (role, content) pairs and role dicts.
 
     Everything langchain-core accepts gives the same messages; shapes it rejects but
-    real logs hold (see the README's differences) give the message they mean.
+    real logs hold (see docs/langchain-differences.md) give the message they mean.
     """
     if hasattr(messages, "to_messages"):  # a langchain PromptValue
         messages = messages.to_messages()
