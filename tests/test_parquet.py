@@ -11,10 +11,15 @@ import pytest
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
-from chatpipe.io import parquet as chatpipe_parquet
+from chatpipe.io import parquet_writer as chatpipe_parquet
 from conftest import FIXTURES
 
 runner = CliRunner()
+NOT_ROWS = (
+    "chatpipe: error: Parquet holds records, a JSON object a row, and this output is text, "
+    "not records (write it to a file of another name, without --to-format parquet, or write "
+    "records: --to canonical, openai, ...)\n"
+)
 
 
 def cli(*args):
@@ -115,7 +120,7 @@ def test_parquet_is_written_to_a_file_and_bad_files_are_one_line(tmp_path):
     code, out, err = cli("convert", "--to-format", "parquet", log)
     assert code == 2 and out == b"" and "add -o FILE.parquet" in err
     code, _, err = cli("buffer", "-o", tmp_path / "b.parquet", log)
-    assert code == 2 and "Parquet rows are records" in err
+    assert (code, err) == (2, NOT_ROWS)
     assert not (tmp_path / "b.parquet").exists()
     broken = tmp_path / "cut.parquet"
     good = tmp_path / "good.parquet"

@@ -74,10 +74,11 @@ class PartResult:
 
 class Shards(NamedTuple):
     """Where parts write their own shards (one a part: Dask's workers): the staging
-    folder, Parquet or JSON lines."""
+    folder, Parquet or JSON lines, the folder as the command line named it (for errors)."""
 
     staging: str
     parquet: bool
+    shown: str | None = None
 
 
 def run_part(part: Part, job: Any, alone: bool = False, shards: Shards | None = None) -> PartResult:
@@ -90,7 +91,8 @@ def run_part(part: Part, job: Any, alone: bool = False, shards: Shards | None = 
     shard = None
     if shards is not None:
         extension = ".parquet" if shards.parquet else ".jsonl"
-        shard = ShardStream(shards.staging, shard_name(part, extension), shards.parquet)
+        name = shard_name(part, extension)
+        shard = ShardStream(shards.staging, name, shards.parquet, shards.shown)
     out = Output(shard)
     try:
         if part.kind == FILE:
