@@ -303,3 +303,84 @@ def test_stdin_with_output_dir_says_it_has_no_name(tmp_path, engine):
         "no name (write the input to a file and name the file, or write one output with -o)\n"
     )
     assert os.listdir(tmp_path) == []
+
+
+def test_old_files_that_cannot_be_put_back_are_kept_and_said(tmp_path):
+    """A disk failing under the commit, put-backs too: the old files stay in the staging
+    folder, which is kept, and the error says where they are."""
+    from chatpipe.io.folders import Stranded, move_in
+    from chatpipe.io.signals import Held
+
+    target, staging, names = _staged(tmp_path)
+
+    class Broken(Failing):
+        def move(self, source, target):
+            self.moves += 1
+            if self.moves >= 4:
+                raise OSError(5, "Input/output error")
+            self.local.move(source, target)
+
+    held = Held()
+    try:
+        with pytest.raises(Stranded) as raised:
+            move_in(names, str(staging), str(target), "od", held, Broken(0))
+    finally:
+        held.release()
+    aside = staging / ".chatpipe-old"
+    assert str(raised.value) == (
+        f"od: cannot write (Input/output error), and 2 old files could not be put back "
+        f"(they are in {aside})"
+    )
+    assert tree(aside) == {"c/": None, "index.html": b"old index\n", "c/1.html": b"old page 1\n"}
+
+
+@pytest.mark.parametrize("when", ["before", "during"])
+def test_a_signal_while_a_new_output_dir_is_renamed_leaves_none(tmp_path, monkeypatch, when):
+    """A new DIR is the staging folder renamed: a signal held before the rename stops
+    it, one held during it renames the folder back out of the way; either way, no DIR."""
+    from chatpipe.errors import Terminated
+    from chatpipe.io import folders
+
+    folder = folders.OutputFolder(str(tmp_path / "od"))
+    folder.write("index.html", b"new\n")
+    name = "chmod" if when == "before" else "rename"
+    function = getattr(os, name)
+
+    def signalled(*args):
+        function(*args)
+        os.kill(os.getpid(), signal.SIGTERM)  # (held: noted, acted on after)
+
+    monkeypatch.setattr(folders.os, name, signalled)
+    with pytest.raises(Terminated):
+        folder.commit()
+    assert os.listdir(tmp_path) == []
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_a_signal_once_every_file_is_in_place_is_acted_on_after(tmp_path, monkeypatch):
+    """The files are in place, the old ones being removed: the output stays, and the
+    signal goes to the handler there was before the run."""
+    import shutil
+
+    from chatpipe.io import folders
+
+    heard = []
+    before = signal.signal(signal.SIGTERM, lambda number, frame: heard.append(number))
+    try:
+        folder = tmp_path / "od"
+        folder.mkdir()
+        (folder / "index.html").write_text("old\n")
+        output = folders.OutputFolder(str(folder))
+        output.write("index.html", b"new\n")
+        remove = shutil.rmtree
+
+        def signalled(*args, **kwargs):
+            os.kill(os.getpid(), signal.SIGTERM)  # (held: noted, sent again after)
+            remove(*args, **kwargs)
+
+        monkeypatch.setattr(shutil, "rmtree", signalled)
+        output.commit()
+        assert heard == [signal.SIGTERM]
+        assert tree(folder) == {"index.html": b"new\n"}
+    finally:
+        signal.signal(signal.SIGTERM, before)

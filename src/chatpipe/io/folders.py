@@ -18,7 +18,7 @@ import stat
 from typing import Any
 
 from ..errors import Location, OutputError, UsageError
-from .signals import Held, clean_up_on_signals, restore
+from .signals import Held, clean_up_on_signals
 from .sink import umask, write_all, write_failed
 from .sources import display_path, is_url, local_path
 
@@ -193,13 +193,13 @@ class OutputFolder:
         """The files in DIR, all of them, or none (an error, or the signal that came while
         they moved, raised); no staging folder is left either way."""
         assert self.staging is not None
-        held = Held()
+        held, done = Held(), False
         try:
             if os.path.isdir(self.target):
                 move_in(self.files, self.staging, self.target, self.path, held)
             else:
-                held.check()
                 os.chmod(self.staging, 0o777 & ~umask())
+                held.check()
                 os.rename(self.staging, self.target)
                 self.staging = None
                 try:
@@ -207,6 +207,8 @@ class OutputFolder:
                 except BaseException:
                     self.staging = _renamed_back(self.target)
                     raise
+            done = True
+            self._remove()  # (the old files moved aside)
         except Stranded:
             self.staging = None  # (it holds the old files)
             raise
@@ -217,14 +219,20 @@ class OutputFolder:
             self._remove()
             raise
         finally:
-            held.release(self._signals)
+            # a signal that came once every file was in place: acted on as it would
+            # have been without a run (the output stays, complete)
+            held.release(self._signals, again=done)
             self._signals = {}
-        self._remove()
 
     def abort(self) -> None:
-        self._remove()
-        restore(self._signals)
-        self._signals = {}
+        """The staging folder removed; a signal meanwhile is held, then dropped (the run
+        is ending already, with the error that aborted it)."""
+        held = Held()
+        try:
+            self._remove()
+        finally:
+            held.release(self._signals)
+            self._signals = {}
 
     def _remove(self) -> None:
         import shutil

@@ -58,20 +58,22 @@ class ShardFolder:
             return
         fs, staging = filesystem(self.staging)
         target = filesystem(self.path)[1].rstrip("/")
-        held = Held()
+        held, done = Held(), False
         try:
             move_in(names, staging, target, self.path, held, _Remote(fs))
+            done = True
+            fs.rm(staging, recursive=True)  # (the old files moved aside)
         except Stranded:
             raise  # (its staging folder holds the old files)
         except BaseException as exc:
-            fs.rm(staging, recursive=True)
+            if not done:
+                fs.rm(staging, recursive=True)
             if isinstance(exc, OSError):
                 raise write_failed(exc, self.path) from None
             raise
         finally:
-            held.release(self._signals)
+            held.release(self._signals, again=done)
             self._signals = {}
-        fs.rm(staging, recursive=True)
 
     def abort(self) -> None:
         """Remove the staging folder, shards being written into it as it goes (parts

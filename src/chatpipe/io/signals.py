@@ -65,9 +65,14 @@ class Held:
             raise KeyboardInterrupt
         raise Terminated(self.came)
 
-    def release(self, before: dict[int, Any] | None = None) -> None:
+    def release(self, before: dict[int, Any] | None = None, again: bool = False) -> None:
         """The handlers back: those ``before`` names (the ones before the output was
-        begun), else those there were when holding began."""
+        begun), else those there were when holding began; with ``again``, a signal that
+        came is sent again, to be acted on by them (else it is dropped)."""
         before = before or {}
         restore({signum: before.get(signum, handler) for signum, handler in self.saved.items()})
         self.saved = {}
+        if again and self.came is not None:
+            import os
+
+            os.kill(os.getpid(), self.came)
