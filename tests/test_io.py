@@ -130,7 +130,12 @@ def test_missing_file_and_directory(tmp_path):
     [
         ("/no/such/file.jsonl", "/no/such/file.jsonl: no such file"),
         ("memory://nothing/here.jsonl", "memory://nothing/here.jsonl: no such file"),
-        ("nosuchproto://x/y.jsonl", "nosuchproto://x/y.jsonl: Protocol not known: nosuchproto"),
+        (
+            "nosuchproto://x/y.jsonl",
+            "nosuchproto://x/y.jsonl: no such file, and nosuchproto:// is not a protocol fsspec "
+            "knows (give a local path, or a URL such as s3://, gs://, hf://, https:// or "
+            "memory://)",
+        ),
     ],
 )
 def test_an_input_that_cannot_be_opened_is_one_line(tmp_path, spec, said, output_dir):

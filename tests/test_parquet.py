@@ -11,10 +11,15 @@ import pytest
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
-from chatpipe.io import parquet as chatpipe_parquet
+from chatpipe.io import parquet_writer as chatpipe_parquet
 from conftest import FIXTURES
 
 runner = CliRunner()
+NOT_ROWS = (
+    "chatpipe: error: Parquet holds records, a JSON object a row, and this output is text, "
+    "not records (write it to a file of another name, without --to-format parquet, or write "
+    "records: --to canonical, openai, ...)\n"
+)
 
 
 def cli(*args):
@@ -115,7 +120,7 @@ def test_parquet_is_written_to_a_file_and_bad_files_are_one_line(tmp_path):
     code, out, err = cli("convert", "--to-format", "parquet", log)
     assert code == 2 and out == b"" and "add -o FILE.parquet" in err
     code, _, err = cli("buffer", "-o", tmp_path / "b.parquet", log)
-    assert code == 2 and "Parquet rows are records" in err
+    assert (code, err) == (2, NOT_ROWS)
     assert not (tmp_path / "b.parquet").exists()
     broken = tmp_path / "cut.parquet"
     good = tmp_path / "good.parquet"
@@ -225,4 +230,107 @@ def test_a_message_with_a_field_of_its_own_is_written_as_json_text(tmp_path):
     assert json.loads(schema.metadata[b"chatpipe"])["json"] == ["messages"]
     assert (
         cli("convert", "--to", "openai", written)[1] == cli("convert", "--to", "openai", source)[1]
+    )
+
+
+# -- issue 44: what is not records, maps, floats JSON has no number for ----------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["buffer"],
+        ["buffer", "--separator", "---"],
+        ["buffer", "--format", "xml"],
+        ["convert", "--to", "markdown"],
+        ["convert", "--to", "html"],
+        ["convert", "--to", "yaml"],
+        ["convert", "--json"],
+        ["count"],
+    ],
+    ids=" ".join,
+)
+def test_text_and_documents_into_parquet_are_a_usage_error(tmp_path, command):
+    log = FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"
+    assert cli(*command, log, "-o", tmp_path / "out.parquet") == (2, b"", NOT_ROWS)
+    assert list(tmp_path.iterdir()) == []
+
+
+def _table(columns, path):
+    messages = [[{"role": "user", "content": f"hi {n}"}] for n in range(len(columns["id"]))]
+    pq.write_table(pa.table({"messages": messages, **columns}), path)
+    return path
+
+
+def test_map_columns_read_as_objects(tmp_path):
+    """A map is an object when its keys are distinct strings, else a list of key/value
+    objects (Arrow's own shape), never Python's repr of its pairs; a map inside a list of
+    structs too; a null value in a map is kept (it is the map's, not a missing field)."""
+    text_to_int = pa.map_(pa.string(), pa.int64())
+    nested = pa.list_(pa.struct([("labels", pa.map_(pa.string(), pa.string())), ("n", pa.int64())]))
+    path = _table(
+        {
+            "id": pa.array([1, 2, 3]),
+            "counts": pa.array([[("a", 1), ("b", None)], [], None], type=text_to_int),
+            "by_number": pa.array(
+                [[(7, "seven")], [(1, "x"), (1, "y")], []], type=pa.map_(pa.int64(), pa.string())
+            ),
+            "spans": pa.array([[{"labels": [("k", "v")], "n": None}], None, []], type=nested),
+        },
+        tmp_path / "maps.parquet",
+    )
+    code, out, err = cli("convert", "--to", "openai", path)
+    assert (code, err) == (0, "")
+    assert [json.loads(line) for line in out.splitlines()] == [
+        {
+            "messages": [{"role": "user", "content": "hi 0"}],
+            "id": 1,
+            "counts": {"a": 1, "b": None},
+            "by_number": [{"key": 7, "value": "seven"}],
+            "spans": [{"labels": {"k": "v"}}],
+        },
+        {
+            "messages": [{"role": "user", "content": "hi 1"}],
+            "id": 2,
+            "counts": {},
+            "by_number": [{"key": 1, "value": "x"}, {"key": 1, "value": "y"}],
+        },
+        {
+            "messages": [{"role": "user", "content": "hi 2"}],
+            "id": 3,
+            "by_number": {},
+            "spans": [],
+        },
+    ]
+
+
+def test_a_float_json_has_no_number_for_makes_its_row_a_bad_record(tmp_path):
+    """NaN and the infinities, in a column or inside a list: never null silently; the row
+    is a bad record, as NaN in JSON text is (--on-error skip leaves it out, and says so)."""
+    path = _table(
+        {
+            "id": pa.array([1, 2, 3, 4]),
+            "score": pa.array([0.5, float("nan"), 1.0, float("-inf")]),
+            "curve": pa.array([[0.25], [0.5], [float("inf")], [1.0]]),
+        },
+        tmp_path / "floats.parquet",
+    )
+    hint = "(write it as null or as text first; --on-error skip leaves such rows out)"
+    first = b'{"messages":[{"role":"user","content":"hi 0"}],"id":1,"score":0.5,"curve":[0.25]}\n'
+    assert cli("convert", "--to", "openai", path) == (
+        1,
+        first,  # (what came before the error, as on stdout it stays)
+        f"chatpipe: error: {path}:2: column 'score' holds NaN, which JSON has no number for "
+        f"{hint}\n",
+    )
+    code, out, err = cli("convert", "--to", "openai", "--on-error", "skip", path)
+    assert (code, out) == (0, first)
+    assert err == (
+        f"chatpipe: skipped: {path}:2: column 'score' holds NaN, which JSON has no number for "
+        f"{hint}\n"
+        f"chatpipe: skipped: {path}:3: column 'curve' holds Infinity, which JSON has no number "
+        f"for {hint}\n"
+        f"chatpipe: skipped: {path}:4: column 'score' holds -Infinity, which JSON has no number "
+        f"for {hint}\n"
+        "chatpipe: warning: skipped 3 bad records\n"
     )

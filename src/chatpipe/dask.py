@@ -336,7 +336,7 @@ def to_files(
     file is complete or absent; the conversations in input order. Gives the paths.
     ``storage_options`` go to fsspec for ``urlpath``'s filesystem."""
     from .io.shards import write_shard
-    from .io.sources import is_url, use_storage_options
+    from .io.sources import filesystem, is_url, local_path, use_storage_options
 
     storage = _storage([urlpath], storage_options)
 
@@ -344,10 +344,9 @@ def to_files(
     if to_format not in ("jsonl", "parquet"):
         raise UsageError(f"to_format must be jsonl or parquet, got {to_format!r}")
     name = name_function or (lambda i: f"part-{i:05d}.{to_format}")
+    urlpath = local_path(urlpath)
     if is_url(urlpath):
-        import fsspec
-
-        fs, folder = fsspec.core.url_to_fs(urlpath, **storage_options)
+        fs, folder = filesystem(urlpath, writing=True)
         fs.makedirs(folder, exist_ok=True)
     else:
         import os

@@ -237,6 +237,10 @@ def execute(reading: ReadingOptions, job: Job, jobs: int = 1) -> Run:
     if reading.output_dir is not None and reading.output is not None:
         raise UsageError("-o writes one file and --output-dir a folder; pick one")
     parquet = parquet_wanted(None if shards else reading.output, reading.to_format)
+    if parquet and not getattr(job.target, "rows", True):
+        from ..io.parquet import not_rows
+
+        raise not_rows()
     if shards is not None:
         out: Any = contextlib.nullcontext(None)
     else:

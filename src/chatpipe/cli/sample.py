@@ -134,7 +134,8 @@ class _Sides(Target):
         return self.records.loss_report()
 
     def emit(self, run: Run, conversations: Iterator[Conversation], sink: Any) -> None:
-        from ..io.sink import OutputFolder, Sink
+        from ..io.folders import OutputFolder
+        from ..io.sink import Sink
 
         folder = OutputFolder(self.output_dir)
         inputs = list(run.job.inputs.files)

@@ -13,15 +13,16 @@ from collections.abc import Iterator
 from ..errors import UsageError
 from .limits import LIMITS
 from .records import Record, line_record, too_long
-from .sources import Source, is_url, open_input, storage_options, text_start
+from .sources import Source, filesystem, is_url, local_path, open_input, text_start
 
 PIECE = 1 << 20  # bytes a range is read in, at most (whole lines: a longer line is one piece)
 
 
 def expand(specs: tuple[str, ...] | list[str]) -> list[str]:
-    """Input paths with their globs expanded (fsspec URLs' too), in order."""
+    """Input paths with their globs expanded (fsspec URLs' too), in order; ``file://`` URLs
+    are the paths they name."""
     out: list[str] = []
-    for spec in specs:
+    for spec in map(local_path, specs):
         if spec != "-" and any(c in spec for c in "*?[") and not os.path.exists(spec):
             found = _glob(spec)
             if not found:
@@ -34,10 +35,8 @@ def expand(specs: tuple[str, ...] | list[str]) -> list[str]:
 
 def _glob(pattern: str) -> list[str]:
     if is_url(pattern):
-        import fsspec
-
-        fs, _, paths = fsspec.get_fs_token_paths(pattern, storage_options=storage_options(pattern))
-        return sorted(fs.unstrip_protocol(p) for p in paths)
+        fs, path = filesystem(pattern)
+        return sorted(fs.unstrip_protocol(p) for p in fs.glob(path))
     import glob
 
     return sorted(glob.glob(pattern))

@@ -6,13 +6,14 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import signal
 import stat
 import sys
 from collections.abc import Iterator
 from typing import IO, Any
 
-from ..errors import Location, OutputError, Terminated, UsageError
+from ..errors import Location, OutputError, UsageError
+from .signals import clean_up_on_signals, restore
+from .sources import is_url, local_path
 
 # the most one write() is handed: Linux writes at most 2 GiB - 4 KiB per call, and an
 # unbuffered stream (PYTHONUNBUFFERED=1) returns what the call wrote, not all of it
@@ -56,6 +57,12 @@ class OutputFile:
 
     def __init__(self, path: str, inputs: list[str]) -> None:
         self.path = path
+        if is_url(path):
+            raise UsageError(
+                f"-o {path}: -o writes a file on this machine",
+                hint="give a local path, or write records to a URL with --output-dir",
+            )
+        path = local_path(path)
         target = os.path.realpath(path)
         for spec in inputs:
             if spec != "-" and os.path.exists(spec) and os.path.realpath(spec) == target:
@@ -81,13 +88,14 @@ class OutputFile:
             raise write_failed(exc, path) from None
         self.target = target
         self.stream = os.fdopen(fd, "wb")
-        self._signals = _clean_up_on_signals()
+        self._signals = clean_up_on_signals()
         # (a file system without modes: the file is written all the same)
         with contextlib.suppress(OSError):
-            os.fchmod(fd, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
+            os.fchmod(fd, stat.S_IMODE(mode) if mode is not None else 0o666 & ~umask())
 
     def commit(self) -> None:
-        """The file in place of its target; on failure, no temporary file is left."""
+        """The file in place of its target; on failure (a signal while it reaches the
+        disk, too), no temporary file is left."""
         try:
             if self.tmp is None:
                 self.stream.close()
@@ -100,6 +108,9 @@ class OutputFile:
         except OSError as exc:
             self.abort()
             raise write_failed(exc, self.path) from None
+        except BaseException:
+            self.abort()
+            raise
         finally:
             self._restore()
 
@@ -113,95 +124,14 @@ class OutputFile:
         self._restore()
 
     def _restore(self) -> None:
-        for signum, handler in getattr(self, "_signals", {}).items():
-            with contextlib.suppress(ValueError, OSError):
-                signal.signal(signum, handler)
+        restore(getattr(self, "_signals", {}))
         self._signals = {}
 
 
-def _umask() -> int:
+def umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
-
-
-def _terminate(signum: int, _frame: object) -> None:
-    raise Terminated(signum)
-
-
-def _clean_up_on_signals() -> dict[int, object]:
-    """SIGTERM and SIGHUP raise Terminated while a temporary file exists, so that it is
-    removed as on Ctrl-C; the handlers before are given back after."""
-    saved: dict[int, object] = {}
-    for name in ("SIGTERM", "SIGHUP"):
-        signum = getattr(signal, name, None)
-        if signum is None:
-            continue
-        # (not the main thread: the caller's own affair)
-        with contextlib.suppress(ValueError, OSError):
-            saved[signum] = signal.signal(signum, _terminate)
-    return saved
-
-
-class OutputFolder:
-    """``--output-dir DIR``: files written into a folder made beside DIR and moved into
-    place only when the run succeeds (a new DIR is the folder renamed; an existing one
-    gets each file replaced), so a failed run leaves DIR as it was and nothing half
-    written."""
-
-    def __init__(self, path: str) -> None:
-        import tempfile
-
-        self.path = path
-        self.target = os.path.realpath(path)
-        if os.path.exists(self.target) and not os.path.isdir(self.target):
-            raise UsageError(f"--output-dir {path} is a file, not a folder")
-        parent = os.path.dirname(self.target)
-        try:
-            os.makedirs(parent, exist_ok=True)
-            self.staging: str | None = tempfile.mkdtemp(prefix=".chatpipe-", dir=parent)
-        except OSError as exc:
-            raise write_failed(exc, path) from None
-        self.files: list[str] = []
-
-    def write(self, name: str, data: bytes) -> None:
-        """One file of the folder; ``name`` is relative (``c/00001.html``)."""
-        assert self.staging is not None and not os.path.isabs(name) and ".." not in name
-        where = os.path.join(self.staging, name)
-        try:
-            os.makedirs(os.path.dirname(where), exist_ok=True)
-            with open(where, "wb") as stream:
-                write_all(stream, data)
-        except OSError as exc:
-            raise write_failed(exc, os.path.join(self.path, name)) from None
-        self.files.append(name)
-
-    def commit(self) -> None:
-        import shutil
-
-        assert self.staging is not None
-        try:
-            if not os.path.exists(self.target):
-                os.chmod(self.staging, 0o777 & ~_umask())
-                os.rename(self.staging, self.target)
-                self.staging = None
-                return
-            for name in self.files:
-                where = os.path.join(self.target, name)
-                os.makedirs(os.path.dirname(where), exist_ok=True)
-                os.replace(os.path.join(self.staging, name), where)
-        except OSError as exc:
-            self.abort()
-            raise write_failed(exc, self.path) from None
-        shutil.rmtree(self.staging, ignore_errors=True)
-        self.staging = None
-
-    def abort(self) -> None:
-        import shutil
-
-        if self.staging is not None:
-            shutil.rmtree(self.staging, ignore_errors=True)
-            self.staging = None
 
 
 class Sink:
@@ -299,10 +229,10 @@ def quiet_stdout(stream: Any = None) -> None:
 
 
 class ParquetSink:
-    """An atomic ``-o FILE`` written as Parquet rows (io/parquet.py), one per JSON line."""
+    """An atomic ``-o FILE`` written as Parquet rows (io/parquet_writer.py), one per JSON line."""
 
     def __init__(self, output: str | None, inputs: list[str]) -> None:
-        from .parquet import ParquetOutput
+        from .parquet_writer import ParquetOutput
 
         if not output or output == "-":
             raise UsageError(

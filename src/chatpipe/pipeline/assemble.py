@@ -49,8 +49,17 @@ def run_in_parts(
                 hint="give the inputs different file names, or write one file with -o",
             )
     folder = ShardFolder(output_dir) if output_dir is not None else None
-    writes = Shards(folder.staging, parquet) if folder is not None and shard_per_part else None
-    streams = None if folder is None or shard_per_part else ShardStreams(folder.staging, parquet)
+    writes = streams = None
+    if folder is not None:
+        try:
+            folder.check(shards)  # (a folder in a shard's place: said before the run)
+        except BaseException:
+            folder.abort()
+            raise
+        if shard_per_part:
+            writes = Shards(folder.staging, parquet, output_dir)
+        else:
+            streams = ShardStreams(folder.staging, parquet, output_dir)
     results = mapper.map(run_part, parts, run.job, folder is not None, writes)
     # (a message log's pieces are its output as they are: not lines to put together)
     logged = bool(parts) and parts[0].kind == LOG

@@ -74,6 +74,11 @@ def execute(
             "this output is one document or a folder of pages, written by one process",
             hint="leave --engine dask and --output-dir out, or write records (--to canonical)",
         )
+    if output_dir is not None and "-" in job.inputs.files:
+        raise UsageError(
+            "--output-dir names each shard after its input file, and stdin has no name",
+            hint="write the input to a file and name the file, or write one output with -o",
+        )
     if is_stream(job.operation) and not two_passes(job.operation):  # the whole input, in order
         if output_dir is not None:
             raise UsageError("this command reads its inputs in one process, not in parts")

@@ -62,13 +62,18 @@ def is_stream(operation: Operation | None) -> bool:
 class Inputs:
     """What to read: files (``-`` is stdin), their dialect (``auto`` detects it), what a
     bad record does (``fail`` or ``skip``), a field to split a message log by, and the
-    reading choices of branching exports."""
+    reading choices of branching exports. A ``file://`` URL is the path it names."""
 
     files: tuple[str, ...] = ("-",)
     dialect: str = "auto"
     on_error: str = "fail"
     group_by: str | None = None
     options: ReadOptions = field(default_factory=ReadOptions)
+
+    def __post_init__(self) -> None:
+        from ..io.sources import local_path
+
+        object.__setattr__(self, "files", tuple(map(local_path, self.files)))
 
 
 @dataclass(frozen=True)

@@ -65,10 +65,11 @@ class PartResult:
 
 class Shards(NamedTuple):
     """Where parts write their own shards (one a part: Dask's workers): the staging
-    folder, Parquet or JSON lines."""
+    folder, Parquet or JSON lines, the folder as the command line named it (for errors)."""
 
     staging: str
     parquet: bool
+    shown: str | None = None
 
 
 class Output:

@@ -34,7 +34,8 @@ def run_part(part: Part, job: Any, alone: bool = False, shards: Shards | None = 
     shard = None
     if shards is not None:
         extension = ".parquet" if shards.parquet else ".jsonl"
-        shard = ShardStream(shards.staging, shard_name(part, extension), shards.parquet)
+        name = shard_name(part, extension)
+        shard = ShardStream(shards.staging, name, shards.parquet, shards.shown)
     out = Output(shard)
     try:
         if part.kind == FILE:

@@ -183,10 +183,11 @@ def _log_job(job: Any, files: tuple[str, ...], dialect: Any) -> bool:
 
 
 def shard_name(part: Part, extension: str) -> str:
-    """The output file of a part: the input file's name with the output's extension,
-    numbered when the file is cut into several parts."""
+    """The output file of a part: the input file's name with the output's extension (a
+    hidden file's leading dots kept), numbered when the file is cut into several parts."""
     base = os.path.basename(part.spec.rstrip("/")) or "part"
-    stem = base.split(".", 1)[0] if "." in base else base
+    hidden = len(base) - len(base.lstrip("."))
+    stem = base[:hidden] + base[hidden:].split(".", 1)[0]
     if part.parts > 1:
         stem += f"-{part.index:05d}"
     return stem + extension

@@ -21,10 +21,13 @@ class Target:
     - ``parts``: its output can be made in parts of the inputs, a conversation at a time
       (``part_lines``), elsewhere, and put back in order (``collect``);
     - ``row_reader``: a faster reader of conversation-per-record rows for its own use
-      (``Reading.row_reader``), or None.
+      (``Reading.row_reader``), or None;
+    - ``rows``: its output may be records, a JSON object a line (what Parquet rows hold);
+      False for text and documents.
     """
 
     parts = True
+    rows = True
     checks_records = False  # its input is records, not conversations (validate)
     row_reader: Callable[[Any, Any, Any], Conversation | None] | None = None
 

@@ -69,6 +69,7 @@ class ToDialect(Target):
         document = self.dialect is not None and self.dialect.document
         numbered = self.dialect is not None and hasattr(self.dialect, "configured")
         self.parts = output_dir is None and not as_json and not document and not numbered
+        self.rows = not as_json and not document
 
     def loss_report(self) -> LossReport | None:
         if not self.report_losses or self.dialect is None:
@@ -150,7 +151,7 @@ class ToDialect(Target):
                 sink.line(line)
 
     def _pages(self, conversations: Iterator[Conversation]) -> None:
-        from ..io.sink import OutputFolder
+        from ..io.folders import OutputFolder
 
         assert self.dialect is not None and self.output_dir is not None
         folder = OutputFolder(self.output_dir)

@@ -34,6 +34,8 @@ class Texts(Target):
     messages' texts, so that a log's messages can be made in pieces and joined.
     """
 
+    rows = False  # (text: never Parquet rows)
+
     def __init__(
         self,
         text: Callable[[Conversation], Iterable[str]],
