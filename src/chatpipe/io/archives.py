@@ -5,7 +5,6 @@ files they hold beside the conversations found by the ids a ChatGPT export gives
 
 from __future__ import annotations
 
-import base64
 import os
 import re
 import zipfile
@@ -93,6 +92,14 @@ class Archive:
             self._files = ArchiveFiles(self, ids)
         return self._files if self._files.ids else None
 
+    def position(self) -> int:
+        """Where the open zip's file is being read (the progress made); ValueError when
+        it is not open."""
+        opened = self._zip
+        if opened is None or opened.fp is None:
+            raise ValueError("not open")
+        return int(opened.fp.tell())
+
     def close(self) -> None:
         if self._zip is not None:
             fp = self._zip.fp
@@ -141,6 +148,8 @@ class ArchiveFiles:
         found = self.image(pointer)
         if found is None:
             return None
+        import base64
+
         _, mime, data = found
         return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 

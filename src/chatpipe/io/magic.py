@@ -85,8 +85,8 @@ def image_mime(head: bytes) -> str | None:
 
 def binary_kind(head: bytes) -> str | None:
     """What a file is, in words, when its first bytes are not text (``a PNG image``,
-    ``binary data``); None for text. Text here is what a chat log may begin with: UTF-8
-    with few control characters and no NUL (UTF-16 comes with its byte order mark)."""
+    ``binary data``); None for text. Text here is what a chat log may begin with: few
+    control characters and no NUL (UTF-16 comes with its byte order mark)."""
     for magic, offset, _, called in _IMAGES:
         if head[offset : offset + len(magic)] == magic:
             return called
@@ -101,8 +101,8 @@ def binary_kind(head: bytes) -> str | None:
     sample = head[:HEAD]
     if b"\x00" in sample:
         return "binary data"
-    if len(sample) == HEAD:  # (a character cut at the end is not an error)
-        sample = sample[:-3]
-    text = sample.decode("utf-8", "replace")
-    odd = text.count("\ufffd") + sum(1 for c in text if c < " " and ord(c) not in _TEXT_CONTROLS)
-    return "binary data" if odd * 10 > len(text) else None
+    # control characters: text holds next to none (JSON and YAML escape them), while any
+    # binary data holds one byte in ten; bytes that are not UTF-8 are left for the reader
+    # to place (Latin-1 text is text in the wrong encoding, said at its first such byte)
+    odd = sum(1 for byte in sample if byte < 0x20 and byte not in _TEXT_CONTROLS)
+    return "binary data" if odd * 100 > len(sample) else None

@@ -143,8 +143,8 @@ def _refuse_binary(source: Source, head: bytes) -> None:
     if kind is None:
         return
     hint = _READS
-    if kind == "a zip archive":
-        kind = "a zip archive inside " + ("a zip" if source.member else "compressed data")
+    if kind == "a zip archive" and (source.member or source.compression):
+        kind += " inside " + ("a zip" if source.member else f"{source.compression} data")
         hint = "unpack the outer archive and name the zip inside it"
     elif kind == "a tar archive":
         hint = "unpack it (tar xf FILE) and name the files inside it"

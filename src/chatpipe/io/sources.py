@@ -10,12 +10,14 @@ import io
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import ChatpipeError, DataError, Location
-from .archives import Archive
 from .compression import decompressed
 from .magic import compression_of, is_zip, strip_compression
+
+if TYPE_CHECKING:  # (zipfile is loaded when a zip is met: a start-up kept lean)
+    from .archives import Archive
 
 # bytes a file is read in: the batch size; a long first line (a minified document) is
 # read in half the time of the default 8 KiB
@@ -72,7 +74,7 @@ class Source:
             if self.archive is not None:
                 return self.archive.open(self.member)
             assert self.zip_spec is not None
-            alone = Archive(display_path(self.zip_spec), zip_opener(self.zip_spec))
+            alone = _archive(display_path(self.zip_spec), zip_opener(self.zip_spec))
             return alone.open(self.member, on_close=alone.close)
         if self.is_stdin:
             return stdin()
@@ -102,7 +104,7 @@ class Source:
         if self.zip_spec is None:
             return None
         try:
-            return Archive(display_path(self.zip_spec), zip_opener(self.zip_spec)).files()
+            return _archive(display_path(self.zip_spec), zip_opener(self.zip_spec)).files()
         except DataError:  # (the member was read: the zip is readable, or said so)
             return None
 
@@ -110,7 +112,7 @@ class Source:
         """How far the file under it has been read, in its own bytes (a compressed
         file's, a zip's): the progress made. OSError or ValueError when it cannot say."""
         if self.member is not None and self.archive is not None:
-            return int(self.archive.zip().fp.tell())  # type: ignore[union-attr]
+            return self.archive.position()
         if self.raw is None:
             raise ValueError("not opened")
         return int(self.raw.tell())
@@ -148,7 +150,7 @@ def _archive_of(spec: str) -> Archive | None:
         spooled = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the archive
         shutil.copyfileobj(stream, spooled, 1 << 20)
         spooled.seek(0)
-        return Archive("<stdin>", lambda: spooled)
+        return _archive("<stdin>", lambda: spooled)
     try:
         if not is_url(spec) and not os.path.isfile(spec):
             return None
@@ -156,7 +158,13 @@ def _archive_of(spec: str) -> Archive | None:
             head = stream.read(4)
     except (ChatpipeError, OSError):
         return None
-    return Archive(display_path(spec), zip_opener(spec)) if is_zip(head) else None
+    return _archive(display_path(spec), zip_opener(spec)) if is_zip(head) else None
+
+
+def _archive(name: str, source: Callable[[], Any]) -> Archive:
+    from .archives import Archive  # (zipfile loaded only when a zip is met)
+
+    return Archive(name, source)
 
 
 def zip_opener(spec: str) -> Callable[[], Any]:

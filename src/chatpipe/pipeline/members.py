@@ -25,7 +25,9 @@ class Members:
         self.read_any = False
         self.open: set[Any] = set()  # archives being read (closed at the end)
 
-    def read(self, source: Source, conversations: Iterator[Conversation]) -> Iterator[Conversation]:
+    def read(self, source: Source, conversations: Iterator[Any]) -> Iterator[Any]:
+        """A member's conversations (or problems: validate's), or none when it holds no
+        chat log; after its zip's last member, what was skipped said (or refused)."""
         archive = source.archive
         self.open.add(archive)
         given = False
