@@ -158,6 +158,23 @@ def test_each_member_is_detected_on_its_own(tmp_path):
     )
 
 
+def test_a_batchs_files_in_one_zip_are_joined(tmp_path):
+    requests = FIXTURES / "openai_batch__litellm_chat_input.jsonl"
+    results = FIXTURES / "openai_batch__litellm_chat_output.jsonl"
+    joined = run("convert", requests, results)
+    assert joined[0] == 0 and '"batch_error"' not in joined[1]
+    archive = zipped(
+        tmp_path / "batch.zip",
+        {"batch_out.jsonl": results.read_bytes(), "batch_in.jsonl": requests.read_bytes()},
+    )
+    assert run("convert", archive) == joined
+    assert run("convert", "--jobs", "2", archive) == (
+        0,
+        joined[1],
+        "chatpipe: --jobs 2: a batch's input and output files are joined in one process\n",
+    )
+
+
 def test_a_zip_with_no_chat_log_is_an_error(tmp_path):
     archive = zipped(tmp_path / "photos.zip", {"a.png": _png(), "b.txt": "hello\n"})
     assert run("convert", archive)[::2] == (
@@ -167,8 +184,9 @@ def test_a_zip_with_no_chat_log_is_an_error(tmp_path):
         "DIALECT)\n",
     )
     empty = zipped(tmp_path / "empty.zip", {})
-    assert run("convert", empty)[::2] == (
+    assert run("convert", LOG, empty) == (  # (what came before it converted, as jq does)
         1,
+        run("convert", LOG)[1],
         f"chatpipe: error: {empty}: an empty zip archive: no chat log in it\n",
     )
     cut = tmp_path / "cut.zip"

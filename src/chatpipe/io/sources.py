@@ -227,6 +227,12 @@ class _Raw(io.RawIOBase):
         buffer[: len(data)] = data
         return len(data)
 
+    def seekable(self) -> bool:  # (an fsspec file: Parquet reads it by seeking)
+        return bool(getattr(self.inner, "seekable", lambda: False)())
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        return int(self.inner.seek(offset, whence))
+
     def tell(self) -> int:
         return int(self.inner.tell())
 

@@ -81,16 +81,13 @@ def read(
     errors = errors or ErrorLog()
     options = options or ReadOptions()
     reading = reading if reading is not None else Reading()
-    # a zip's members in its place, each read on its own
-    sources = list(input_sources(specs))
-    # a batch's input and output files, given together, are joined (batch_join.py)
-    joins = None
-    if len(sources) > 1:
-        again = [s.spec for s in sources if not (s.is_stdin or s.spec.startswith("-:"))]
-        joins = BatchJoin(again, lambda spec: batch_file(spec, forced))
+    specs = list(specs)
+    # a batch's input and output files, given together (or in one zip), are joined
+    # (batch_join.py): looked for only once a batch file is met
+    joins = BatchJoin(lambda: member_specs(specs), lambda spec: batch_file(spec, forced))
     members = Members(reading)
     try:
-        for source in sources:
+        for source in input_sources(specs):  # a zip's members in its place, each on its own
             reading.current = source
             read = _read_source(source, forced, errors, group_by, reading, options, joins)
             if source.member is not None:
@@ -104,15 +101,25 @@ def joins_batches(specs: Iterable[str], dialect: str | None = None) -> bool:
     """Whether these inputs hold a batch's input and output files, which one process
     reads together (a run cut into parts would read each file apart)."""
     forced = reading_dialect(dialect)
-    try:
-        sources = list(input_sources(specs))  # (a zip's members, each a file)
-    except ChatpipeError:  # the run says what is wrong in its turn
-        return False
-    for source in sources:
-        if source.archive is not None:
-            source.archive.close()
-    specs = [source.spec for source in sources]
+    specs = member_specs(specs)
     return len(specs) > 1 and BatchJoin(specs, lambda spec: batch_file(spec, forced)).any()
+
+
+def member_specs(specs: Iterable[str]) -> list[str]:
+    """The inputs that can be opened again by name, a zip's members in its place
+    (``export.zip:MEMBER``); stdin and a zip that cannot be read left out."""
+    found: list[str] = []
+    for spec in specs:
+        if spec == "-":
+            continue
+        try:
+            sources = list(input_sources([spec]))
+        except ChatpipeError:  # the run says what is wrong in its turn
+            continue
+        if sources[0].archive is not None:
+            sources[0].archive.close()
+        found.extend(source.spec for source in sources)
+    return found
 
 
 def batch_file(spec: str, forced: Dialect | None) -> tuple[BatchDialect, str] | None:
