@@ -502,6 +502,25 @@ def test_an_error_in_a_member_part_names_the_member(tmp_path):
     assert run("convert", "--output-dir", tmp_path / "out", archive)[2] == serial[2]
 
 
+def test_a_dask_bag_of_a_zip_has_a_partition_a_member(tmp_path):
+    import chatpipe.dask as cd
+
+    packed = tmp_path / "log.jsonl.gz"
+    packed.write_bytes(gzip.compress(LOG.read_bytes()))
+    bag = cd.read_conversations([str(CHATGPT_ZIP), str(packed)], branch="all")
+    # conversations.json, the two empty lists beside it (read, giving nothing), and the
+    # compressed file whole
+    assert bag.npartitions == 4
+    found = bag.compute(scheduler="sync")
+    assert [str(c.location) for c in found[:3]] == [
+        f"{CHATGPT_ZIP}:conversations.json:1:2",
+        f"{CHATGPT_ZIP}:conversations.json:1:5000",
+        f"{CHATGPT_ZIP}:conversations.json:1:5000",
+    ]
+    assert found[1].files.member("file-service://file-6zq2zmFSnwi6Z6jNDdVqg9") == IMAGE
+    assert len(found) == 3 + run("convert", LOG)[1].count("\n")
+
+
 # -- the viewer and Markdown show an export's images ------------------------------------------
 
 
