@@ -138,8 +138,8 @@ def input_sources(specs: Iterable[str]) -> Iterator[Source]:
 
 def _archive_of(spec: str) -> Archive | None:
     """The zip archive ``spec`` is, or None (not a zip, or not readable: the run says
-    so in its turn). A zip on stdin is spooled to a temporary file first (a zip's index
-    is at its end)."""
+    so in its turn): a file told by its first bytes, a URL by its name (``.zip``). A zip
+    on stdin is spooled to a temporary file first (a zip's index is at its end)."""
     if spec == "-":
         stream = stdin()
         if not is_zip(stream.peek(4)[:4]):
@@ -151,8 +151,10 @@ def _archive_of(spec: str) -> Archive | None:
         shutil.copyfileobj(stream, spooled, 1 << 20)
         spooled.seek(0)
         return _archive("<stdin>", lambda: spooled)
+    if is_url(spec):  # by its name: a request a file for its first bytes costs too much
+        return _archive(spec, zip_opener(spec)) if spec.lower().endswith(".zip") else None
     try:
-        if not is_url(spec) and not os.path.isfile(spec):
+        if not os.path.isfile(spec):
             return None
         with open_input(spec) as stream:
             head = stream.read(4)
