@@ -170,10 +170,11 @@ def test_dev_zero_is_refused_within_the_record_limit():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
     assert done.returncode == 1
     assert done.stdout == b""
+    # (refused from its first bytes: NUL is no text)
     assert done.stderr == (
-        b"chatpipe: error: /dev/zero:1:1: no line break in the first 1,000,000 bytes: not a "
-        b"chat log (a JSON document starts with { or [; raise chatpipe --max-record-bytes N "
-        b"for longer lines)\n"
+        b"chatpipe: error: /dev/zero: binary data, not a text chat log (chatpipe reads JSON, "
+        b"JSONL, YAML and SSE text and Parquet, compressed or in a zip; UTF-16 text needs its "
+        b"byte order mark)\n"
     )
 
 

@@ -125,6 +125,22 @@ class DataError(ChatpipeError):
     """The input cannot be read or converted: exit 1."""
 
 
+class NotAChatLog(DataError):
+    """An input that holds no chat log at all (an image, a README, an account's details
+    in JSON): an error for a file named alone, a member skipped with a note in a zip read
+    whole. ``kind``: what it is instead, in a few words (``a PNG image``)."""
+
+    def __init__(
+        self,
+        message: str,
+        location: Location | None = None,
+        hint: str | None = None,
+        kind: str = "",
+    ) -> None:
+        super().__init__(message, location, hint)
+        self.kind = kind or message
+
+
 class OutputError(ChatpipeError):
     """The output cannot be written (a full disk, a missing directory): exit 1."""
 

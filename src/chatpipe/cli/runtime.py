@@ -85,6 +85,7 @@ class Report:
         reported = 0
         for conversation in conversations:
             branch = conversation.meta.get("branch")
+            self._read_notes(run)
             for source, dialect, shape in run.reading.found[reported:]:
                 per = {MESSAGES: "message per record", STREAM: "a stream of events"}.get(
                     shape, "conversation per record"
@@ -107,7 +108,15 @@ class Report:
                 warn(f"{where}: conversation{named} has no messages (its record holds none)")
             yield conversation
 
+    def _read_notes(self, run: Run) -> None:
+        """-v: what reading said so far and was not said yet (a zip's members skipped)."""
+        notes = run.reading.notes
+        while notes:
+            warn(notes.pop(0))
+
     def close(self, run: Run) -> None:
+        if self.verbose:
+            self._read_notes(run)
         taken, others = run.newest
         if taken:
             subject, chosen = (
@@ -162,7 +171,7 @@ def _with_progress(
             done_before["bytes"] = sum(sizes.get(s.spec, 0) for s in finished)
             done_before["spec"] = source.spec
         try:
-            return done_before["bytes"] + source.stream.tell()
+            return done_before["bytes"] + source.position()
         except (OSError, ValueError):
             return done_before["bytes"]
 

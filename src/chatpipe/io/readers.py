@@ -1,6 +1,7 @@
 """Containers: a source's bytes -> its records (plain JSON values) with positions.
 
-The container (JSONL, JSON, YAML, SSE) is told from the name and the first line. JSONL
+The container (JSONL, JSON, YAML, SSE, Parquet) is told from the name and the first
+line; a file that is not text is refused as what it is (an image, a tar archive). JSONL
 and SSE are streamed, no line read past the record limit; a JSON or YAML document is
 parsed whole and its top-level list is the record stream, handed out record by record or
 in batches for fast/ (JsonlReader, DocumentReader).
@@ -15,10 +16,11 @@ from typing import IO, Any
 
 import orjson
 
-from ..errors import DataError, Location
+from ..errors import DataError, Location, NotAChatLog
 from .json_numbers import loads
 from .json_positions import ElementFinder
 from .limits import LIMITS, bytes_may_be_too_deep, too_deep
+from .magic import HEAD, binary_kind
 from .parquet import is_parquet, parquet_records
 from .records import (
     BadRecord,
@@ -32,6 +34,7 @@ from .records import (
 )
 from .sources import UTF8_BOM as BOM
 from .sources import Source
+from .sse import sse_records
 from .yaml_reader import yaml_records
 
 # bytes read at a time by batch readers: 64 KiB measured fastest (cache-sized batches)
@@ -45,10 +48,12 @@ def read_records(source: Source) -> Iterator[Record]:
     stream = source.open()
     try:
         suffix = source.suffix()
-        if is_parquet(stream.peek(4)[:4] if hasattr(stream, "peek") else b"", suffix):
+        head = stream.peek(HEAD)[:HEAD]
+        if is_parquet(head[:4], suffix):
             source.container = "parquet"
             yield from parquet_records(source.name, stream)
             return
+        _refuse_binary(source, head)
         if suffix in YAML_SUFFIXES:
             source.container = "yaml"
             yield from yaml_records(source, _read_all(stream, b""))
@@ -65,16 +70,17 @@ def read_records(source: Source) -> Iterator[Record]:
             return
         if head.startswith((b"data:", b"event:", b"id:", b"retry:")) or suffix == ".sse":
             source.container = "sse"
-            yield from _sse_records(source, stream, first, lineno)
+            yield from sse_records(source, stream, first, lineno)
             return
         if _unended(first) and head[:1] not in (b"{", b"["):
             # no line break in the first --max-record-bytes bytes: not JSON, JSONL or YAML
             # (only a minified JSON document is one long line), and never read further
-            raise DataError(
+            raise NotAChatLog(
                 f"no line break in the first {LIMITS.record_bytes:,} bytes: not a chat log",
                 Location(source.name, lineno, 1),
                 "a JSON document starts with { or [; raise chatpipe --max-record-bytes N "
                 "for longer lines",
+                kind="text with no line break",
             )
         if head[:1] in (b"{", b"[", b'"'):
             try:
@@ -96,6 +102,7 @@ def read_records(source: Source) -> Iterator[Record]:
                 return
             data = first + _read_all(stream, b"")
             if head[:1] == b'"':  # a YAML document may start with a quoted key
+                _yaml_member(source)
                 source.container = "yaml"
                 yield from yaml_records(source, data, lineno - 1)
                 return
@@ -108,6 +115,15 @@ def read_records(source: Source) -> Iterator[Record]:
                 raise exc.located(Location(source.name)) from None
             yield from _document_records(source, value, data, lineno)
             return
+        if head[:1] == b"<":  # a page (ChatGPT's chat.html), not a chat log
+            raise NotAChatLog(
+                "an HTML or XML page, not a chat log",
+                Location(source.name, lineno, start_column(first)),
+                "chatpipe reads JSON, JSONL, YAML and SSE; ChatGPT's export holds its "
+                "conversations in conversations.json beside chat.html",
+                kind="HTML or XML",
+            )
+        _yaml_member(source)
         source.container = "yaml"
         yield from yaml_records(source, first + _read_all(stream, b""), lineno - 1)
     finally:
@@ -116,6 +132,37 @@ def read_records(source: Source) -> Iterator[Record]:
 
 
 _MISSING: Any = object()
+# what chatpipe reads, said when it meets something else
+_READS = "chatpipe reads JSON, JSONL, YAML and SSE text and Parquet, compressed or in a zip"
+
+
+def _refuse_binary(source: Source, head: bytes) -> None:
+    """A file that is not text (an image, a tar archive, a zip inside a compressed file
+    or a zip): said as what it is, before any of it is parsed."""
+    kind = binary_kind(head)
+    if kind is None:
+        return
+    hint = _READS
+    if kind == "a zip archive" and (source.member or source.compression):
+        kind += " inside " + ("a zip" if source.member else f"{source.compression} data")
+        hint = "unpack the outer archive and name the zip inside it"
+    elif kind == "a tar archive":
+        hint = "unpack it (tar xf FILE) and name the files inside it"
+    elif source.member is None and kind == "binary data":
+        hint = f"{_READS}; UTF-16 text needs its byte order mark"
+    raise NotAChatLog(f"{kind}, not a text chat log", Location(source.name), hint, kind)
+
+
+def _yaml_member(source: Source) -> None:
+    """A zip's member read as YAML only when its name says YAML: other text in a zip (a
+    README, notes) is not a chat log, and is skipped."""
+    if source.member is not None and source.suffix() not in YAML_SUFFIXES:
+        raise NotAChatLog(
+            "text that is not JSON, not a chat log",
+            Location(source.name),
+            "a member is read as YAML when its name ends in .yaml or .yml",
+            kind="text that is not JSON",
+        )
 
 
 def _document_loads(data: bytes) -> Any:
@@ -259,56 +306,6 @@ class JsonlReader:
             at = chunk.find(b"\n")
             if not chunk or at >= 0:
                 return chunk[at + 1 :] if chunk else b""
-
-
-def _sse_records(source: Source, stream: IO[bytes], first: bytes, lineno: int) -> Iterator[Record]:
-    """Server-sent events: each event's ``data:`` lines joined are one JSON record."""
-    data: list[bytes] = []
-    start = lineno
-    line = first
-    limit = LIMITS.record_bytes
-    size = 0  # of the event's data so far; past the limit the event is skipped, not held
-    while True:
-        if len(line) > limit and not line.endswith(b"\n"):
-            line = _skip_rest(stream, line)
-            if not data:
-                start = lineno
-            data, size = [b""], limit + 1
-        stripped = line.rstrip(b"\r\n")
-        if not stripped:  # a blank line (or the end) closes the event
-            if size > limit:
-                yield too_long(source, start)
-            elif data:
-                payload = b"\n".join(data)
-                if payload.strip() != b"[DONE]":
-                    location = Location(source.name, start, 1)
-                    try:
-                        yield Record(loads(payload), location)
-                    except orjson.JSONDecodeError as exc:
-                        yield BadRecord(json_error(exc, source, payload, start - 1))
-                    except DataError as exc:
-                        yield BadRecord(exc.located(location))
-            data, size = [], 0
-            if not line:
-                return
-        elif stripped.startswith(b"data:") and size <= limit:
-            if not data:
-                start = lineno
-            value = stripped[5:]
-            value = value[1:] if value.startswith(b" ") else value
-            size += len(value) + 1
-            data.append(value)
-            if size > limit:
-                data = [b""]
-        line = stream.readline(limit + 1)
-        lineno += 1
-
-
-def _skip_rest(stream: IO[bytes], line: bytes) -> bytes:
-    """Read past the end of a line cut at the record limit; its line break (or b"")."""
-    while line and not line.endswith(b"\n"):
-        line = stream.readline(1 << 20)
-    return b"\n" if line else b""
 
 
 def _document_records(

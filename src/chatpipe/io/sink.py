@@ -1,5 +1,6 @@
 """The output: stdout, or an ``-o`` file written beside its target and renamed over it only
-when a run ends well (a failed run leaves no half-written file), in large blocks."""
+when a run ends well (a failed run leaves no half-written file), in large blocks, and
+compressed when its name says so (``out.jsonl.gz``, ``.bz2``, ``.xz``, ``.zst``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from ..errors import Location, OutputError, UsageError
+from .compression import Compressing, zstandard
+from .magic import ZSTD, compression_by_name
 from .signals import clean_up_on_signals, restore
 from .sources import is_url, local_path
 
@@ -55,7 +58,7 @@ class OutputFile:
     ``/dev/stdout``, a named pipe) is written into directly: it is never replaced.
     """
 
-    def __init__(self, path: str, inputs: list[str]) -> None:
+    def __init__(self, path: str, inputs: list[str], compress: bool = True) -> None:
         self.path = path
         if is_url(path):
             raise UsageError(
@@ -77,9 +80,14 @@ class OutputFile:
             raise write_failed(exc, path) from None
         self.tmp: str | None = None
         self.direct = mode is not None and not stat.S_ISREG(mode)
+        # -o out.jsonl.gz (.bz2, .xz, .zst): compressed as it is written
+        self.compression = compression_by_name(path) if compress else None
+        if self.compression == ZSTD:
+            zstandard(path, writing=True)  # (said before anything is written)
         try:
             if self.direct:
-                self.stream = open(path, "wb")  # noqa: SIM115 - closed by commit/abort
+                self.file = open(path, "wb")  # noqa: SIM115 - closed by commit/abort
+                self.stream = self._compressed(self.file)
                 return
             import tempfile  # only with -o: it costs 5 ms of start-up
 
@@ -87,22 +95,30 @@ class OutputFile:
         except OSError as exc:
             raise write_failed(exc, path) from None
         self.target = target
-        self.stream = os.fdopen(fd, "wb")
+        self.file = os.fdopen(fd, "wb")
+        self.stream = self._compressed(self.file)
         self._signals = clean_up_on_signals()
         # (a file system without modes: the file is written all the same)
         with contextlib.suppress(OSError):
             os.fchmod(fd, stat.S_IMODE(mode) if mode is not None else 0o666 & ~umask())
 
+    def _compressed(self, file: IO[bytes]) -> IO[bytes]:
+        if self.compression is None:
+            return file
+        return Compressing(file, self.compression, self.path)  # type: ignore[return-value]
+
     def commit(self) -> None:
         """The file in place of its target; on failure (a signal while it reaches the
         disk, too), no temporary file is left."""
         try:
-            if self.tmp is None:
+            if self.stream is not self.file:  # the compressed data ended
                 self.stream.close()
+            if self.tmp is None:
+                self.file.close()
                 return
-            self.stream.flush()
-            os.fsync(self.stream.fileno())
-            self.stream.close()
+            self.file.flush()
+            os.fsync(self.file.fileno())
+            self.file.close()
             os.replace(self.tmp, self.target)
             self.tmp = None
         except OSError as exc:
@@ -115,8 +131,11 @@ class OutputFile:
             self._restore()
 
     def abort(self) -> None:
+        if self.stream is not self.file:  # ended into the file that goes (never later)
+            with contextlib.suppress(Exception):
+                self.stream.close()
         with contextlib.suppress(OSError):  # the data it could not write, again
-            self.stream.close()
+            self.file.close()
         if self.tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(self.tmp)
@@ -239,7 +258,7 @@ class ParquetSink:
                 "Parquet is written to a file, not to stdout",
                 hint="add -o FILE.parquet, or write --to-format jsonl",
             )
-        self.atomic = OutputFile(output, inputs)
+        self.atomic = OutputFile(output, inputs, compress=False)
         if self.atomic.tmp is None:
             self.atomic.abort()
             raise UsageError(f"-o {output} is not a regular file; Parquet is written to a file")

@@ -1,14 +1,23 @@
-"""Inputs: a path or stdin, opened for reading, named as people read it, and read as
-UTF-8 whatever its encoding (UTF-16 and UTF-32 with a byte order mark are transcoded)."""
+"""Inputs: a path, stdin or a zip's member, opened for reading, named as people read it,
+decompressed when it is compressed (gzip, bzip2, xz, zstd: told by its first bytes) and
+read as UTF-8 whatever its encoding (UTF-16 and UTF-32 with a byte order mark are
+transcoded)."""
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import sys
-from typing import IO, Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import ChatpipeError, DataError, Location, OutputError, UsageError
+from .compression import decompressed
+from .magic import compression_of, is_zip, strip_compression
+
+if TYPE_CHECKING:  # (zipfile is loaded when a zip is met: a start-up kept lean)
+    from .archives import Archive
 
 # bytes a file is read in: the batch size; a long first line (a minified document) is
 # read in half the time of the default 8 KiB
@@ -17,20 +26,43 @@ UTF8_BOM = b"\xef\xbb\xbf"  # which a reader drops from the start of a file
 
 
 class Source:
-    """An input: a path, or ``-`` for stdin. ``name`` is what errors call it."""
+    """An input: a path, ``-`` for stdin, or a member of a zip (``export.zip:member``,
+    or one of the members of a zip read whole: ``archive``). ``name`` is what errors
+    call it (``export.zip:conversations.json``)."""
 
-    def __init__(self, spec: str) -> None:
+    def __init__(self, spec: str, archive: Archive | None = None, member: str | None = None):
         self.spec = spec
         self.is_stdin = spec == "-"
+        self.archive = archive  # the zip read whole that this is a member of
+        self.zip_spec: str | None = None  # a member named alone: the zip it is in
+        if member is None and archive is None:
+            split = split_member(spec)
+            if split is not None:
+                self.zip_spec, member = split
+        self.member = member
         # a name that is not UTF-8 is shown with its bytes escaped (\xff), never as a crash
-        self.name = "<stdin>" if self.is_stdin else display_path(spec)
+        if archive is not None:
+            self.name = f"{archive.name}:{member}"
+        elif self.zip_spec is not None:
+            self.name = f"{display_path(self.zip_spec)}:{member}"
+        else:
+            self.name = "<stdin>" if self.is_stdin else display_path(spec)
+        self.last = False  # the last member of its archive (which is closed after it)
+        self.compression: str | None = None  # set once opened: gzip, bzip2, xz, zstd
         self.container: str | None = None  # set once read: jsonl, json, yaml
         self.stream: IO[bytes] | None = None  # while being read (for progress)
+        self.raw: Any = None  # the file under it (its position: the progress made)
         self.jsonl: Any = None  # a JSONL source's reader, once known
         self.document: Any = None  # a JSON array's, likewise
 
     def open(self) -> IO[bytes]:
-        stream = self._open()
+        """The source's text as UTF-8 bytes: decompressed when its first bytes say it
+        is compressed, transcoded when a byte order mark says it is UTF-16 or UTF-32."""
+        stream = self.raw = _peekable(self._open(), owned=not self.is_stdin)
+        kind = compression_of(stream.peek(8)[:8])
+        if kind is not None:
+            self.compression = kind
+            stream = decompressed(stream, kind, self.name)
         encoding = _wide_encoding(stream)
         if encoding is not None:  # UTF-16 or UTF-32 text: read as the UTF-8 it spells
             stream = io.BufferedReader(_Transcoded(stream, encoding, self.name))
@@ -38,8 +70,14 @@ class Source:
         return self.stream
 
     def _open(self) -> IO[bytes]:
+        if self.member is not None:
+            if self.archive is not None:
+                return self.archive.open(self.member)
+            assert self.zip_spec is not None
+            alone = _archive(display_path(self.zip_spec), zip_opener(self.zip_spec))
+            return alone.open(self.member, on_close=alone.close)
         if self.is_stdin:
-            return sys.stdin.buffer
+            return stdin()
         if is_url(self.spec):
             return open_input(self.spec)
         path = local_path(self.spec)
@@ -55,7 +93,156 @@ class Source:
             raise DataError(exc.strerror or str(exc), Location(self.name)) from None
 
     def suffix(self) -> str:
-        return "" if self.is_stdin else os.path.splitext(self.spec)[1].lower()
+        """The format its name says (``.jsonl`` of ``a.jsonl.gz``, of a member's name)."""
+        named = self.member if self.member is not None else "" if self.is_stdin else self.spec
+        return os.path.splitext(strip_compression(named))[1].lower()
+
+    def files(self) -> Any:
+        """For a zip's member: the files the zip holds by their ids (an export's images,
+        ``ArchiveFiles``), or None; None for any other source."""
+        if self.archive is not None:
+            return self.archive.files()
+        if self.zip_spec is None:
+            return None
+        try:
+            return _archive(display_path(self.zip_spec), zip_opener(self.zip_spec)).files()
+        except DataError:  # (the member was read: the zip is readable, or said so)
+            return None
+
+    def position(self) -> int:
+        """How far the file under it has been read, in its own bytes (a compressed
+        file's, a zip's): the progress made. OSError or ValueError when it cannot say."""
+        if self.member is not None and self.archive is not None:
+            return self.archive.position()
+        if self.raw is None:
+            raise ValueError("not opened")
+        return int(self.raw.tell())
+
+
+def input_sources(specs: Iterable[str]) -> Iterator[Source]:
+    """The sources of some inputs, in order: a zip's members in its place (a zip is told
+    by its first bytes, whatever its name; an empty one is an error)."""
+    for spec in specs:
+        archive = None if split_member(spec) is not None else _archive_of(spec)
+        if archive is None:
+            yield Source(spec)
+            continue
+        members = archive.members()
+        if not members:
+            archive.close()
+            raise DataError("an empty zip archive: no chat log in it", Location(archive.name))
+        for number, member in enumerate(members, 1):
+            source = Source(f"{spec}:{member}", archive, member)
+            source.last = number == len(members)
+            yield source
+
+
+def _archive_of(spec: str) -> Archive | None:
+    """The zip archive ``spec`` is, or None (not a zip, or not readable: the run says
+    so in its turn): a file told by its first bytes, a URL by its name (``.zip``). A zip
+    on stdin is spooled to a temporary file first (a zip's index is at its end)."""
+    if spec == "-":
+        stream = stdin()
+        if not is_zip(stream.peek(4)[:4]):
+            return None
+        import shutil
+        import tempfile
+
+        spooled = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the archive
+        shutil.copyfileobj(stream, spooled, 1 << 20)
+        spooled.seek(0)
+        return _archive("<stdin>", lambda: spooled)
+    if is_url(spec):  # by its name: a request a file for its first bytes costs too much
+        return _archive(spec, zip_opener(spec)) if spec.lower().endswith(".zip") else None
+    try:
+        if not os.path.isfile(spec):
+            return None
+        with open_input(spec) as stream:
+            head = stream.read(4)
+    except (ChatpipeError, OSError):
+        return None
+    return _archive(display_path(spec), zip_opener(spec)) if is_zip(head) else None
+
+
+def _archive(name: str, source: Callable[[], Any]) -> Archive:
+    from .archives import Archive  # (zipfile loaded only when a zip is met)
+
+    return Archive(name, source)
+
+
+def zip_opener(spec: str) -> Callable[[], Any]:
+    """What opens a zip file again, anywhere (a path, or a URL's stream)."""
+    return (
+        functools.partial(os.fspath, spec)
+        if not is_url(spec)
+        else functools.partial(open_input, spec)
+    )
+
+
+def split_member(spec: str) -> tuple[str, str] | None:
+    """(zip, member) of a spec naming a zip's member (``export.zip:conversations.json``,
+    the zip an existing file; ``s3://bucket/x.zip:member``), or None for any other."""
+    if ":" not in spec or spec == "-":
+        return None
+    if is_url(spec):
+        at = spec.lower().find(".zip:")
+        return (spec[: at + 4], spec[at + 5 :]) if at >= 0 else None
+    if os.path.exists(spec):
+        return None
+    at = spec.find(":")
+    while at >= 0:
+        if at and os.path.isfile(spec[:at]):
+            return spec[:at], spec[at + 1 :]
+        at = spec.find(":", at + 1)
+    return None
+
+
+_STDIN: list[Any] = [None, None]  # (stdin's buffer, the peekable stream read from it)
+
+
+def stdin() -> IO[bytes]:
+    """stdin's bytes, with ``peek`` (a test's stdin may have none), one stream a run."""
+    buffer = getattr(sys.stdin, "buffer", sys.stdin)
+    if _STDIN[0] is not buffer:
+        _STDIN[0], _STDIN[1] = buffer, _peekable(buffer, owned=False)
+    return _STDIN[1]
+
+
+def _peekable(stream: IO[bytes], owned: bool = True) -> IO[bytes]:
+    """``stream``, or a buffer over it that can ``peek``; ``owned``: closing the buffer
+    closes the stream (not stdin's)."""
+    if hasattr(stream, "peek"):
+        return stream
+    return io.BufferedReader(_Raw(stream, owned), READ_BUFFER)
+
+
+class _Raw(io.RawIOBase):
+    """Any stream's ``read`` as a raw stream, for a buffer to be put over it."""
+
+    def __init__(self, inner: Any, owned: bool) -> None:
+        self.inner, self.owned = inner, owned
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.inner.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def seekable(self) -> bool:  # (an fsspec file: Parquet reads it by seeking)
+        return bool(getattr(self.inner, "seekable", lambda: False)())
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        return int(self.inner.seek(offset, whence))
+
+    def tell(self) -> int:
+        return int(self.inner.tell())
+
+    def close(self) -> None:
+        if self.owned and not self.closed:
+            self.inner.close()
+        super().close()
 
 
 # byte order marks of the wide encodings; UTF-32's first, as it begins with UTF-16's

@@ -20,9 +20,20 @@ class Conversation:
     came from (a list of locations), when a reader knows it (session logs), else None.
     ``left_out``: what its reader left out of it on purpose, each a kind the run says
     once (a session's subagents without ``--include-subagents``), else None.
+    ``files``: the files its source holds beside it, by the ids its messages name them
+    with (an export zip's images: ``files.data_url(pointer)``), else None.
     """
 
-    __slots__ = ("left_out", "location", "messages", "messages_key", "meta", "places", "start")
+    __slots__ = (
+        "files",
+        "left_out",
+        "location",
+        "messages",
+        "messages_key",
+        "meta",
+        "places",
+        "start",
+    )
 
     def __init__(
         self,
@@ -39,11 +50,13 @@ class Conversation:
         self.start = start
         self.places: list[Location] | None = None
         self.left_out: list[str] | None = None
+        self.files: Any = None
 
     def with_messages(self, messages: Iterable[AnyMessage]) -> Conversation:
         """The same conversation holding other messages (an operation's result)."""
         changed = Conversation(messages, self.meta, self.location, self.messages_key, self.start)
         changed.left_out = self.left_out
+        changed.files = self.files
         return changed
 
     def to_record(self, messages: list[Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -30,7 +30,9 @@ Peek = Callable[[str], "tuple[BatchDialect, str] | None"]
 
 
 class BatchJoin:
-    def __init__(self, specs: list[str], peek: Peek) -> None:
+    """``specs``: the run's files, or what gives them when first needed."""
+
+    def __init__(self, specs: list[str] | Callable[[], list[str]], peek: Peek) -> None:
         self.specs, self.peek = specs, peek
         self.roles: dict[str, tuple[str, str]] | None = None  # spec: (dialect, role)
         self.index: dict[str, dict[Any, tuple[bytes, Location]]] = {}  # dialect: results
@@ -38,7 +40,7 @@ class BatchJoin:
     def _plan(self) -> dict[str, tuple[str, str]]:
         if self.roles is None:
             self.roles = {}
-            for spec in self.specs:
+            for spec in self.specs() if callable(self.specs) else self.specs:
                 found = self.peek(spec) if spec != "-" else None
                 if found is not None:
                     self.roles[spec] = (found[0].name, found[1])

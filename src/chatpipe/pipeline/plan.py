@@ -7,8 +7,12 @@ and be put back together in input order, giving the bytes one process gives.
 - ``ROWS``: a range of row groups of a Parquet file;
 - ``LOG``: a byte range of one message log, for a job whose output is made message by
   message (its parts may need what came before them: see parts.py);
-- ``FILE``: a whole file (a message log among others, a JSON export, a stream; a file
-  whose first records could not be read, left to say so in its turn).
+- ``FILE``: a whole file (a message log among others, a JSON export, a stream; a
+  compressed file or a zip's member, whose bytes are not its lines; a file whose first
+  records could not be read, left to say so in its turn).
+
+A zip is cut into its members: a part each, named ``ZIP:MEMBER`` (io/sources.py opens
+that anywhere), those that are no chat log (an image, a README) left out.
 
 Inputs that can be read only once (stdin, a pipe) are not cut: ``Plan.once`` names them.
 """
@@ -20,9 +24,9 @@ import stat
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..errors import ChatpipeError, Location, UsageError
+from ..errors import ChatpipeError, Location, NotAChatLog, UsageError
 from ..io.ranges import expand, line_ranges
-from ..io.sources import is_url, open_input
+from ..io.sources import Source, input_sources, is_url, open_input, split_member
 
 LINES, ROWS, FILE, LOG = "lines", "rows", "file", "log"
 DEFAULT_BLOCKSIZE = 64 << 20  # bytes of input a part (Dask's own default for text)
@@ -105,9 +109,17 @@ def _cut(found: Plan, job: Any, files: tuple[str, ...], blocksize: int | None, l
 
     forced = reading_dialect(job.inputs.dialect)
     group_by = job.inputs.group_by
+    batches = False  # whether a batch file was met (its files may be joined)
     for spec in files:
         try:
-            detected = detect_file(spec, forced)
+            sources = list(input_sources([spec]))
+        except ChatpipeError:  # a zip that cannot be read: its part says so in its turn
+            sources = [Source(spec)]
+        if sources[0].archive is not None:
+            batches |= _member_parts(found, spec, sources, forced)
+            continue
+        try:
+            detected = detect_file(sources[0], forced)
         except ChatpipeError:  # a file that cannot be read: its part says so in its turn
             detected = None
         if detected is None:
@@ -116,10 +128,12 @@ def _cut(found: Plan, job: Any, files: tuple[str, ...], blocksize: int | None, l
         source, dialect, shape, first = detected
         if found.dialect is None:
             found.dialect = dialect
-        if isinstance(dialect, BatchDialect) and len(files) > 1 and not found.joined:
-            found.joined = joins_batches(files, job.inputs.dialect)
+        batches |= isinstance(dialect, BatchDialect)
         named = {"dialect": dialect.name, "shape": shape}
         spans = None
+        if source.compression is not None:  # its bytes are not its lines: read whole
+            found.parts.append(Part(spec, FILE, location=first, **named))
+            continue
         if shape == CONVERSATIONS and not group_by and source.container == "parquet":
             found.parts.extend(_row_group_parts(spec, blocksize, dialect.name, shape))
             continue
@@ -138,6 +152,42 @@ def _cut(found: Plan, job: Any, files: tuple[str, ...], blocksize: int | None, l
             Part(spec, kind, a, b, index=k, parts=len(spans), location=first, **named)
             for k, (a, b) in enumerate(spans)
         )
+    if batches:
+        found.joined = joins_batches(files, job.inputs.dialect)
+
+
+def _member_parts(found: Plan, spec: str, sources: list[Source], forced: Any) -> bool:
+    """A zip's members, each a whole file's part named ``ZIP:MEMBER`` (a member's bytes
+    cannot be cut into ranges of lines); those that are no chat log have none. A zip none
+    of whose members is one is a part of its own, whose worker says so. Whether a batch
+    file is among them."""
+    from ..formats.batch import BatchDialect
+    from .reading import detect_file
+
+    taken, batches = 0, False
+    try:
+        for source in sources:
+            try:
+                detected = detect_file(source, forced)
+            except NotAChatLog:
+                continue
+            except ChatpipeError:  # read by its part, which says what is wrong
+                detected = None
+            taken += 1
+            if detected is None:
+                found.parts.append(Part(source.spec, FILE))
+                continue
+            _, dialect, shape, first = detected
+            if found.dialect is None:
+                found.dialect = dialect
+            batches |= isinstance(dialect, BatchDialect)
+            named = {"dialect": dialect.name, "shape": shape}
+            found.parts.append(Part(source.spec, FILE, location=first, **named))
+    finally:
+        sources[0].archive.close()  # type: ignore[union-attr]
+    if not taken:
+        found.parts.append(Part(spec, FILE))
+    return batches
 
 
 def _row_group_parts(spec: str, blocksize: int | None, dialect: str, shape: str) -> list[Part]:
@@ -185,12 +235,19 @@ def _log_job(job: Any, files: tuple[str, ...], dialect: Any) -> bool:
 def shard_name(part: Part, extension: str) -> str:
     """The output file of a part: the input file's name with the output's extension (a
     hidden file's leading dots kept), numbered when the file is cut into several parts."""
-    base = os.path.basename(part.spec.rstrip("/")) or "part"
-    hidden = len(base) - len(base.lstrip("."))
-    stem = base[:hidden] + base[hidden:].split(".", 1)[0]
+    split = split_member(part.spec)
+    if split is not None:  # a zip's member: named after both (export-conversations)
+        return _stem(split[0]) + "-" + shard_name(replace(part, spec=split[1]), extension)
+    stem = _stem(part.spec)
     if part.parts > 1:
         stem += f"-{part.index:05d}"
     return stem + extension
+
+
+def _stem(spec: str) -> str:
+    base = os.path.basename(spec.rstrip("/")) or "part"
+    hidden = len(base) - len(base.lstrip("."))
+    return base[:hidden] + base[hidden:].split(".", 1)[0]
 
 
 def refuse_once(found: Plan, why: str) -> None:

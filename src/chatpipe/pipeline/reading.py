@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..errors import ChatpipeError, DataError, Location, UsageError
+from ..errors import ChatpipeError, DataError, Location, NotAChatLog, UsageError
 from ..formats.base import Dialect, _keys_hint, message_of, shape_errors, turn_of
 from ..formats.batch import BatchDialect
 from ..formats.detect import CONVERSATIONS, MESSAGES, STREAM, detect, is_message_list, refusal
@@ -21,10 +21,11 @@ from ..formats.exports import ReadOptions
 from ..formats.registry import readable, reading_dialect
 from ..io.readers import read_records
 from ..io.records import BadRecord, Record
-from ..io.sources import Source
+from ..io.sources import Source, input_sources
 from ..model import AnyMessage, Conversation
 from . import hooks
 from .batch_join import BatchJoin
+from .members import Members, with_files
 
 _DETECT_WINDOW = 20  # records looked at before choosing a dialect
 
@@ -55,6 +56,8 @@ class Reading:
 
     def __init__(self, row_reader: Any = None, known: Any = None) -> None:
         self.found: list[tuple[Source, Dialect, str]] = []
+        # what a run says under -v besides: the members of a zip that are not chat logs
+        self.notes: list[str] = []
         # what the one source read was detected as before (a part's file): not detected again
         self.known = known
         self.current: Source | None = None  # the source being read
@@ -77,22 +80,46 @@ def read(
     forced = reading_dialect(dialect)
     errors = errors or ErrorLog()
     options = options or ReadOptions()
+    reading = reading if reading is not None else Reading()
     specs = list(specs)
-    # a batch's input and output files, given together, are joined (batch_join.py)
-    joins = BatchJoin(specs, lambda spec: batch_file(spec, forced)) if len(specs) > 1 else None
-    for spec in specs:
-        source = Source(spec)
-        if reading is not None:
+    # a batch's input and output files, given together (or in one zip), are joined
+    # (batch_join.py): looked for only once a batch file is met
+    joins = BatchJoin(lambda: member_specs(specs), lambda spec: batch_file(spec, forced))
+    members = Members(reading)
+    try:
+        for source in input_sources(specs):  # a zip's members in its place, each on its own
             reading.current = source
-        yield from _read_source(source, forced, errors, group_by, reading, options, joins)
+            read = _read_source(source, forced, errors, group_by, reading, options, joins)
+            if source.member is not None:
+                read = with_files(read, source.files())
+            yield from read if source.archive is None else members.read(source, read)
+    finally:
+        members.close()
 
 
 def joins_batches(specs: Iterable[str], dialect: str | None = None) -> bool:
     """Whether these inputs hold a batch's input and output files, which one process
     reads together (a run cut into parts would read each file apart)."""
-    specs = list(specs)
     forced = reading_dialect(dialect)
+    specs = member_specs(specs)
     return len(specs) > 1 and BatchJoin(specs, lambda spec: batch_file(spec, forced)).any()
+
+
+def member_specs(specs: Iterable[str]) -> list[str]:
+    """The inputs that can be opened again by name, a zip's members in its place
+    (``export.zip:MEMBER``); stdin and a zip that cannot be read left out."""
+    found: list[str] = []
+    for spec in specs:
+        if spec == "-":
+            continue
+        try:
+            sources = list(input_sources([spec]))
+        except ChatpipeError:  # the run says what is wrong in its turn
+            continue
+        if sources[0].archive is not None:
+            sources[0].archive.close()
+        found.extend(source.spec for source in sources)
+    return found
 
 
 def batch_file(spec: str, forced: Dialect | None) -> tuple[BatchDialect, str] | None:
@@ -257,12 +284,14 @@ def log_piece(
     return Conversation(messages, {}, location, None, start), lambda: (count[0], links)
 
 
-def detect_file(spec: str, forced: Dialect | None) -> tuple[Source, Dialect, str, Location] | None:
-    """What a file holds, from its first records: its source (``container`` known), its
-    dialect and record shape, and where its first good record is; None when it holds no
-    good record. The file is closed again, and what is wrong in it is left for the run
-    that reads it to say."""
-    source = Source(spec)
+def detect_file(
+    spec: str | Source, forced: Dialect | None
+) -> tuple[Source, Dialect, str, Location] | None:
+    """What a file (or a zip's member) holds, from its first records: its source
+    (``container`` known), its dialect and record shape, and where its first good record
+    is; None when it holds no good record. The file is closed again, and what is wrong in
+    it is left for the run that reads it to say."""
+    source = Source(spec) if isinstance(spec, str) else spec
     try:
         opened = open_records(source, forced, ErrorLog("skip"))
     finally:
@@ -294,7 +323,13 @@ def open_records(
     first = next((r for r in good if forced or detect(r.value) is not None), good[0])
     more = [r.value for r in good if r is not first]
     framed = source.container == "sse" or source.document is not None
-    dialect, shape = _choose(first, more, forced, framed)
+    try:
+        if forced is not None and source.archive is not None:
+            _member_of(forced, first, more, framed)
+        dialect, shape = _choose(first, more, forced, framed)
+    except BaseException:
+        records.close()  # (its file closed now: a zip's next member is read next)
+        raise
     return dialect, shape, first, Records(window, records)
 
 
@@ -309,6 +344,18 @@ class Records:
 
     def __iter__(self) -> Iterator[Record]:
         return itertools.chain(self.window, self.rest)
+
+
+def _member_of(forced: Dialect, first: Record, more: list[Any], framed: bool) -> None:
+    """A zip's member read whole with --from: one that holds no chat log of any format
+    (an account's details beside an export's conversations) is not read as one."""
+    value = first.value
+    if detect(value, more, framed) is None and not (
+        forced.is_conversation(value) or forced.is_message(value) or is_message_list(value)
+    ):
+        raise NotAChatLog(
+            f"not {forced.name}", first.location, kind=f"JSON that is not {forced.name}"
+        )
 
 
 def _choose(
@@ -329,11 +376,12 @@ def _choose(
     if found is None:
         refused = refusal(value)
         if refused is not None:
-            raise DataError(refused[0], first.location, hint=refused[1])
-        raise DataError(
+            raise NotAChatLog(refused[0], first.location, refused[1], refused[0])
+        raise NotAChatLog(
             "cannot tell what chat format this is",
             first.location,
             hint=f"{_keys_hint(value)}; name it with --from ({', '.join(readable())})",
+            kind="JSON of no chat format",
         )
     return found
 

@@ -157,7 +157,8 @@ class ToDialect(Target):
         folder = OutputFolder(self.output_dir)
         try:
             for name, text in self.dialect.render_pages(conversations):
-                folder.write(name, text.encode("utf-8", "surrogateescape"))
+                data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogateescape")
+                folder.write(name, data)
         except BaseException:
             folder.abort()
             raise

@@ -35,36 +35,49 @@ def validate_files(
     ``options``: the ReadOptions for tree-shaped exports (default: the active branch).
     """
 
+    from ..formats.registry import reading_dialect
+    from ..io.sources import input_sources
+    from .members import Members
+    from .reading import Reading
+
+    forced = reading_dialect(dialect)
+    members = Members(Reading())  # a zip's members: each a file, those no chat log skipped
+    checks = (rules, max_tokens, counter, options)
+    try:
+        for source in input_sources(specs):
+            problems = _source_problems(source, forced, *checks)
+            yield from problems if source.archive is None else members.read(source, problems)
+    finally:
+        members.close()
+
+
+def _source_problems(
+    source: Any, forced: Any, rules: str, max_tokens: Any, counter: Any, options: Any
+) -> Iterator[Problem]:
     from ..formats.detect import CONVERSATIONS, STREAM
     from ..formats.exports import ReadOptions
-    from ..formats.registry import reading_dialect
-    from ..io.sources import Source
     from .reading import ErrorLog, open_records
 
     finetune = rules in ("all", "openai-finetune")
     structure = rules in ("all", "structure")
-    forced = reading_dialect(dialect)
-    for spec in specs:
-        errors = ErrorLog("skip", keep=None)
-        opened = open_records(Source(spec), forced, errors)
-        yield from map(unreadable, errors.skipped)
-        if opened is None:
-            continue
-        found, shape, first, records = opened
-        raw_checks = finetune and found.name == "openai"
-        if shape == STREAM:
-            yield from _validate_streamed(
-                found, first, records, structure, max_tokens, counter, options
-            )
-            continue
-        if shape == CONVERSATIONS:
-            checks = (raw_checks, structure, max_tokens, counter, options or ReadOptions())
-            for record in records:
-                yield from _record_problems(found, record, *checks)
-            continue
-        yield from _validate_stream(
-            found, first, records, raw_checks, structure, max_tokens, counter
+    errors = ErrorLog("skip", keep=None)
+    opened = open_records(source, forced, errors)
+    yield from map(unreadable, errors.skipped)
+    if opened is None:
+        return
+    found, shape, first, records = opened
+    raw_checks = finetune and found.name == "openai"
+    if shape == STREAM:
+        yield from _validate_streamed(
+            found, first, records, structure, max_tokens, counter, options
         )
+        return
+    if shape == CONVERSATIONS:
+        checked = (raw_checks, structure, max_tokens, counter, options or ReadOptions())
+        for record in records:
+            yield from _record_problems(found, record, *checked)
+        return
+    yield from _validate_stream(found, first, records, raw_checks, structure, max_tokens, counter)
 
 
 def _record_problems(

@@ -47,8 +47,10 @@ def _media_size(block: dict[str, Any]) -> str:
     return ""
 
 
-def _media(block: dict[str, Any], kind: str) -> str:
-    """An image, audio clip, video or file: a data image inline, anything else named."""
+def _media(block: dict[str, Any], kind: str, files: Any = None) -> str:
+    """An image, audio clip, video or file: a data image inline, and an image its
+    export zip holds (``files``: a ChatGPT ``file-service://`` pointer); anything else
+    named."""
     extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
     source = block.get("source")
     if isinstance(source, dict):  # Anthropic's blocks: {"source": {"type": "base64", ...}}
@@ -65,6 +67,8 @@ def _media(block: dict[str, Any], kind: str) -> str:
         if isinstance(data, str) and str(mime).startswith("image/"):
             url = f"data:{mime};base64,{data}"
         inline = safe_image(url)
+        if inline is None and files is not None:
+            inline = safe_image(files.data_url(url))
         if inline is not None:
             return f'<figure class="media"><img src="{escape(inline)}" alt="image"></figure>'
     name = (
@@ -175,7 +179,7 @@ def _text(text: str, ai: bool) -> str:
     return "".join(shown)
 
 
-def _block(block: Any, skip_ids: dict[str, Any], ai: bool = False) -> str:
+def _block(block: Any, skip_ids: dict[str, Any], ai: bool = False, files: Any = None) -> str:
     if isinstance(block, str):
         return _text(block, ai)
     if not isinstance(block, dict):
@@ -198,7 +202,7 @@ def _block(block: Any, skip_ids: dict[str, Any], ai: bool = False) -> str:
         "text-plain",
         "document",
     ):
-        return _media(block, kind)
+        return _media(block, kind, files)
     if kind in ("tool_use", "tool_call", "server_tool_call", "function_call"):
         if block.get("id") in skip_ids:
             return ""  # shown with the message's tool calls
@@ -265,8 +269,9 @@ def _usage(message: AnyMessage) -> str:
     return " / ".join(parts) + " tokens" if parts else ""
 
 
-def message_html(message: AnyMessage, results: dict[str, ToolMessage]) -> str:
-    """One turn; the results of its tool calls (by call id) shown beside them."""
+def message_html(message: AnyMessage, results: dict[str, ToolMessage], files: Any = None) -> str:
+    """One turn; the results of its tool calls (by call id) shown beside them; the
+    images its conversation's zip holds (``files``) shown."""
     role = message.type if message.type in LABELS else "chat"
     label = (
         message_label(message)
@@ -287,7 +292,7 @@ def message_html(message: AnyMessage, results: dict[str, ToolMessage]) -> str:
     if isinstance(content, str):
         body = _text(content, ai)
     else:
-        body = "".join(_block(block, call_ids, ai) for block in content)
+        body = "".join(_block(block, call_ids, ai, files) for block in content)
     if isinstance(message, ToolMessage):
         body = _text_output(content) if isinstance(content, str) else body
         head.append(f'<code class="call-id">{escape(str(message.tool_call_id))}</code>')
@@ -328,7 +333,7 @@ def _text_of(message: AnyMessage) -> Iterable[str]:
         yield json.dumps(call["args"], ensure_ascii=False, default=str)
 
 
-def messages_html(messages: list[AnyMessage]) -> list[str]:
+def messages_html(messages: list[AnyMessage], files: Any = None) -> list[str]:
     """Each message's HTML; a tool result that answers a call in the conversation is
     shown with the call (its own entry is empty)."""
     calls = {
@@ -344,7 +349,7 @@ def messages_html(messages: list[AnyMessage]) -> list[str]:
         if isinstance(m, ToolMessage) and m.tool_call_id in calls
     }
     paired = {id(m) for m in results.values()}
-    return ["" if id(m) in paired else message_html(m, results) for m in messages]
+    return ["" if id(m) in paired else message_html(m, results, files) for m in messages]
 
 
 def _noted(conversation: Conversation, parts: list[str]) -> list[list[str]]:
@@ -401,7 +406,7 @@ def entry(group: list[Conversation], number: int) -> dict[str, Any]:
         0,
     )
     for index, messages in enumerate(branches):
-        parts = messages_html(messages)
+        parts = messages_html(messages, group[index].files)
         tools = tools or any('<details class="tool">' in part for part in parts)
         noted = _noted(group[index], parts)
         if len(branches) > 1:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
@@ -30,6 +31,9 @@ LABELS = {
     "function": "Function",
 }
 _TITLES = ("title", "name", "summary")
+# where an image an export zip holds is linked from, by its pointer (None: not held)
+Images = Callable[[Any], "str | None"] | None
+_ALT = re.compile(r"[\[\]\n]")  # what would end an image's alt text
 _MEDIA = ("audio", "video", "file", "text-plain", "input_audio", "document")
 
 
@@ -62,9 +66,10 @@ def _text(text: str, ai: bool) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def _media(block: dict[str, Any], kind: str, names: dict[str, str]) -> str:
-    """An image or file: a web image as an image link; one the export does not hold
-    (ChatGPT's ``file-service://``, a data URL, a path) named in a note."""
+def _media(block: dict[str, Any], kind: str, names: dict[str, str], images: Images) -> str:
+    """An image or file: a web image as an image link, and one its export zip holds
+    (``images``: where to link it); one the export does not hold (ChatGPT's
+    ``file-service://``, a data URL, a path) named in a note."""
     extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
     url = block.get("url")
     if kind == "image_url":
@@ -73,6 +78,10 @@ def _media(block: dict[str, Any], kind: str, names: dict[str, str]) -> str:
         kind = "image"
     if kind == "image" and isinstance(url, str) and url.startswith(("http://", "https://")):
         return f"![image]({url})"
+    held = images(url) if kind == "image" and images is not None else None
+    if held is not None:
+        alt = names.get(str(url).rsplit("/", 1)[-1]) or extras.get("file_name") or "image"
+        return f"![{_ALT.sub(' ', str(alt))}]({held})"
     pointer = url if isinstance(url, str) and not url.startswith("data:") else ""
     name = (
         names.get(pointer.rsplit("/", 1)[-1] if pointer else "")
@@ -91,7 +100,7 @@ def _media(block: dict[str, Any], kind: str, names: dict[str, str]) -> str:
     return f"*[{label}{f' ({detail})' if detail else ''}]*"
 
 
-def _block(block: Any, names: dict[str, str], ai: bool) -> str:
+def _block(block: Any, names: dict[str, str], ai: bool, images: Images = None) -> str:
     if isinstance(block, str):
         return _text(block, ai)
     kind = block.get("type")
@@ -104,7 +113,7 @@ def _block(block: Any, names: dict[str, str], ai: bool) -> str:
     if recap is not None:
         return f"*{recap}*"
     if kind in ("image", "image_url", *_MEDIA):
-        return _media(block, kind, names)
+        return _media(block, kind, names, images)
     if kind in ("tool_use", "server_tool_call"):
         args = block.get("input", block.get("args"))
         return _fence(
@@ -121,7 +130,9 @@ def _block(block: Any, names: dict[str, str], ai: bool) -> str:
     return _fence(json.dumps(block, ensure_ascii=False, indent=2), "json")
 
 
-def message_markdown(message: AnyMessage) -> str:
+def message_markdown(message: AnyMessage, images: Images = None) -> str:
+    """One turn as Markdown; ``images(pointer)``: where an image its conversation's zip
+    holds is linked (a data URL, a file beside a note), or None."""
     label = LABELS.get(message.type) or getattr(message, "role", message.type)
     heading = f"### {label}"
     if message.name:
@@ -135,7 +146,7 @@ def message_markdown(message: AnyMessage) -> str:
     parts = (
         [_text(content, ai)]
         if isinstance(content, str)
-        else [_block(b, names, ai) for b in content]
+        else [_block(b, names, ai, images) for b in content]
     )
     for name, detail, _ in attached:
         parts.append(f"*[attached: {name}{f' ({detail})' if detail else ''}]*")
@@ -183,15 +194,18 @@ def titled(conversation: Conversation, index: int) -> tuple[str, Conversation]:
 
 
 def conversation_markdown_parts(
-    conversation: Conversation, index: int, facts: bool = True
+    conversation: Conversation, index: int, facts: bool = True, images: Images = None
 ) -> Iterator[str]:
     """A conversation's transcript in pieces, a message at a time, joined as they come;
-    its facts listed under the title (``facts``: a note has them in its front matter)."""
+    its facts listed under the title (``facts``: a note has them in its front matter).
+    The images its zip holds are shown inline as data URLs, or where ``images`` says."""
+    if images is None and conversation.files is not None:
+        images = conversation.files.data_url
     title, conversation = titled(conversation, index)
     yield f"# {title}"
     details = conversation_facts(conversation) if facts else {}
     if details:
         yield "\n\n" + "\n".join(f"- {key}: {value}" for key, value in details.items())
     for message in conversation.messages:
-        yield "\n\n" + message_markdown(message)
+        yield "\n\n" + message_markdown(message, images)
     yield "\n"

@@ -1,13 +1,15 @@
 """Conversations as a folder of Markdown notes (``--to markdown --output-dir DIR``), as
 people keep exports in Obsidian and other notes apps: a file per conversation, named by
 its date and title, each opening with YAML front matter (title, id, created, updated,
-model, source)."""
+model, source); the images an export zip holds go into ``files/`` beside them."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+from urllib.parse import quote
 
 from ..model import Conversation
 from .markdown import conversation_facts, conversation_markdown_parts, titled
@@ -51,9 +53,12 @@ def front_matter(fields: dict[str, str]) -> str:
     return "\n".join(lines) + "\n---\n\n"
 
 
-def notes(conversations: Iterable[Conversation]) -> Iterator[tuple[str, str]]:
-    """(file name, text) of each conversation's note, one conversation held at a time."""
+def notes(conversations: Iterable[Conversation]) -> Iterator[tuple[str, str | bytes]]:
+    """(file name, text) of each conversation's note, one conversation held at a time;
+    after a note, the images its export zip holds that it shows (``files/NAME``, each
+    written once), which it links to."""
     taken: set[str] = set()
+    beside = Beside()
     for index, conversation in enumerate(conversations):
         conversation = conversation.with_messages(list(conversation.messages))
         title, _ = titled(conversation, index)
@@ -61,7 +66,48 @@ def notes(conversations: Iterable[Conversation]) -> Iterator[tuple[str, str]]:
         fields = {"title": title, **facts}
         if conversation.location is not None:
             fields["source"] = conversation.location.file
+        images = beside.linker(conversation.files) if conversation.files is not None else None
         text = front_matter(fields) + "".join(
-            conversation_markdown_parts(conversation, index, facts=False)
+            conversation_markdown_parts(conversation, index, facts=False, images=images)
         )
         yield unique(note_name(title, facts.get("created")), taken), text
+        yield from beside.new()
+
+
+class Beside:
+    """The images notes link to, written into ``files/`` beside them: each once, under
+    its file name in the zip (made safe and unique)."""
+
+    def __init__(self) -> None:
+        self.paths: dict[tuple[int, str], str] = {}  # (zip, member): its path
+        self.taken: set[str] = set()
+        self.pending: list[tuple[str, bytes]] = []
+
+    def linker(self, files: Any) -> Callable[[Any], str | None]:
+        def link(pointer: Any) -> str | None:
+            found = files.image(pointer)
+            if found is None:
+                return None
+            member, _, data = found
+            key = (id(files.archive), member)
+            path = self.paths.get(key)
+            if path is None:
+                path = self.paths[key] = self._path(member)
+                self.pending.append((path, data))
+            return quote(path)
+
+        return link
+
+    def _path(self, member: str) -> str:
+        stem = " ".join(_UNSAFE.sub(" ", member.rsplit("/", 1)[-1]).split()).strip(" .")
+        stem, dot, suffix = stem.rpartition(".") if "." in stem else (stem, "", "")
+        name, number = f"files/{stem or 'image'}{dot}{suffix}", 1
+        while name.casefold() in self.taken:
+            number += 1
+            name = f"files/{stem or 'image'} ({number}){dot}{suffix}"
+        self.taken.add(name.casefold())
+        return name
+
+    def new(self) -> Iterator[tuple[str, bytes]]:
+        pending, self.pending = self.pending, []
+        return iter(pending)
