@@ -383,13 +383,42 @@ def test_sharegpt_to_openai_fine_tuning_rows():
     ]
     assert len(rows) == 12
     assert all(list(row)[:2] == ["messages", "tools"] for row in rows)
-    assert rows[0]["tools"][0]["type"] == "function"
-    assert rows[0]["messages"][3]["tool_calls"][0]["function"]["name"] == "search_recipes"
-    assert rows[0]["messages"][4] == {
-        "role": "tool",
-        "tool_call_id": "call_3_0",
-        "content": rows[0]["messages"][4]["content"],
+    # the first row, whole, from the fixture's own texts: the call's arguments as JSON text,
+    # the observation as the tool result, the tools as OpenAI function tools
+    [first, *_] = json.loads(path.read_text(encoding="utf-8"))
+    turns = [turn["value"] for turn in first["conversations"]]
+    assert [turn["from"] for turn in first["conversations"]] == (
+        ["human", "gpt", "human", "function_call", "observation", "gpt", "human", "gpt"]
+    )
+    call = json.loads(turns[3])
+    assert call["name"] == "search_recipes"
+    assert rows[0] == {
+        "messages": [
+            {"role": "user", "content": turns[0]},
+            {"role": "assistant", "content": turns[1]},
+            {"role": "user", "content": turns[2]},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "type": "function",
+                        "id": "call_3_0",
+                        "function": {
+                            "name": "search_recipes",
+                            "arguments": json.dumps(call["arguments"]),
+                        },
+                    }
+                ],
+                "content": "",
+            },
+            {"role": "tool", "tool_call_id": "call_3_0", "content": turns[4]},
+            {"role": "assistant", "content": turns[5]},
+            {"role": "user", "content": turns[6]},
+            {"role": "assistant", "content": turns[7]},
+        ],
+        "tools": [{"type": "function", "function": tool} for tool in json.loads(first["tools"])],
     }
+    assert turns[4].startswith('{"recipes": [{"name": "Chicken and Bell Pepper Stir Fry"')
 
 
 @pytest.mark.parametrize("entry", ["-m chatpipe", "-c from chatpipe.entry import main; main()"])
@@ -479,19 +508,32 @@ def test_colour_only_on_a_terminal():
     assert b"min \x1b[1;36m8\x1b[0m" in on_a_terminal  # numbers highlighted, bold cyan
 
 
-def test_empty_input_is_an_empty_result():
-    for command in (
-        ["convert"],
-        ["buffer"],
-        ["openai"],
-        ["count"],
-        ["stats"],
-        ["trim", "--max-tokens", "9"],
-    ):
-        result = runner.invoke(app, command, input="")
-        assert result.exit_code == 0, command
-        assert result.stderr == "", command
-    assert runner.invoke(app, ["convert"], input="\n\n  \n").stdout == ""
+EMPTY_STATS = (
+    '{"overall":{"conversations":0,"messages":0,"tool_calls":0,"images":0,"audio":0,'
+    '"video":0,"files":0,"characters":0,"tokens":0,"by_type":{},'
+    '"length":{"min":0,"median":0,"max":0},"spread":{'
+    '"tokens":{"min":0,"p10":0,"median":0,"p90":0,"max":0,"mean":0},'
+    '"messages":{"min":0,"p10":0,"median":0,"p90":0,"max":0,"mean":0}}}}\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "stdout"),
+    [
+        (["convert"], ""),
+        (["buffer"], ""),
+        (["openai"], ""),
+        (["count"], ""),
+        (["stats"], EMPTY_STATS),  # the figures of no conversation
+        (["trim", "--max-tokens", "9"], ""),
+    ],
+    ids=" ".join,
+)
+def test_empty_input_is_an_empty_result(command, stdout):
+    result = runner.invoke(app, command, input="")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, stdout, "")
+    blank = runner.invoke(app, command, input="\n\n  \n")
+    assert (blank.exit_code, blank.stdout, blank.stderr) == (0, stdout, "")
 
 
 def test_shell_completion_is_offered():
