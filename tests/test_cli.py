@@ -245,8 +245,11 @@ def test_python_m_chatpipe_and_version():
     proc = subprocess.run(
         [sys.executable, "-m", "chatpipe", "--version"], capture_output=True, text=True
     )
-    assert proc.returncode == 0
-    assert proc.stdout.startswith("chatpipe ")
+    import tomllib
+
+    with open(FIXTURES.parent / "pyproject.toml", "rb") as project:
+        version = tomllib.load(project)["project"]["version"]
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"chatpipe {version}\n", "")
 
 
 def test_every_command_teaches_itself():
