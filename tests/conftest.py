@@ -128,8 +128,10 @@ class Tally:
 
     def __call__(self, kind: str) -> None:
         from hypothesis import event
+        from hypothesis.control import currently_in_test_context
 
-        event(kind)
+        if currently_in_test_context():  # (a loop over fixtures tallies too)
+            event(kind)
         self.counts[kind] = self.counts.get(kind, 0) + 1
 
     def require(self, at_least: float, *kinds: str) -> None:
