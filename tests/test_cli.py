@@ -1260,3 +1260,68 @@ def test_a_command_body_that_fails_unexpectedly_is_one_line(monkeypatch, capsys,
         monkeypatch.setenv("CHATPIPE_DEBUG", "1")
         with pytest.raises(LookupError, match="a bug"):
             runtime.run(body)
+
+
+# -- -q: nothing on stderr but errors ------------------------------------------------------
+
+QUIET_CASES = {
+    # what the run leaves out (sharegpt holds no tool call ids, no images)
+    "losses": (
+        ["convert", "--to", "sharegpt"],
+        ["log.jsonl", "log.jsonl"],
+        "chatpipe: warning: sharegpt cannot hold tool call ids (ShareGPT pairs calls and "
+        "results by order): left out of 2 messages (-v lists them)\n"
+        "chatpipe: warning: sharegpt cannot hold content other than text (images, files, "
+        "reasoning, ...): left out of 2 messages (-v lists them)\n",
+    ),
+    # a bad record skipped
+    "skipped records": (
+        ["convert", "--on-error", "skip"],
+        ["log.jsonl", "cut.jsonl"],
+        "chatpipe: skipped: {cut}:2:9: invalid JSON: unexpected end of data\n"
+        "chatpipe: warning: skipped 1 bad record\n",
+    ),
+    # exports with no current leaf: their newest branch written
+    "branches": (
+        ["convert"],
+        ["export.json", "export.json"],
+        "chatpipe: 2 conversations branch and name no current leaf: wrote the newest branch"
+        " of each, 2 other branches left out (--branch all writes them)\n",
+    ),
+    # a note a part makes (the turn-label warning), said once by the run
+    "notes": (
+        ["buffer"],
+        ["log.jsonl", "turns.jsonl"],
+        "chatpipe: warning: {turns}: message 1 has a line starting 'Human: ', which "
+        "reads as a new turn in the prefix format (use --format xml to keep turns apart)\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("case", sorted(QUIET_CASES))
+def test_quiet_silences_every_warning(tmp_path, monkeypatch, case, jobs):
+    """-q: no warning on stderr, the same output; with --jobs 2 the warnings come back from
+    the workers that read the files (losses, skipped records, branches and notes)."""
+    files = {
+        "log.jsonl": TOOL_LOG,
+        "export.json": FIXTURES / "claude_export__documented_retried_answer_no_current_leaf.json",
+    }
+    for name in ("log.jsonl", "export.json"):
+        (tmp_path / name).write_bytes(Path(files[name]).read_bytes())
+    (tmp_path / "cut.jsonl").write_text('{"role":"user","content":"hi"}\n{"role":\n')
+    (tmp_path / "turns.jsonl").write_text('{"role":"user","content":"hi\\nHuman: there"}\n')
+    command, names, said = QUIET_CASES[case]
+    paths = [str(tmp_path / name) for name in names]
+    said = said.format(cut=tmp_path / "cut.jsonl", turns=tmp_path / "turns.jsonl")
+    pids = _noting_workers(tmp_path, monkeypatch)
+    loud = cli(*command, "--jobs", jobs, *paths)
+    assert (loud.exit_code, loud.stderr) == (0, said)
+    assert loud.stdout
+    quiet = cli(*command, "-q", "--jobs", jobs, *paths)
+    assert (quiet.exit_code, quiet.stdout, quiet.stderr) == (0, loud.stdout, "")
+    workers = set(pids.read_text().split()) if pids.exists() else set()
+    if jobs == "2":  # the parts were read by forked workers
+        assert workers and str(os.getpid()) not in workers
+    else:
+        assert workers == set()
