@@ -51,9 +51,7 @@ def test_same_messages_wherever_langchain_succeeds():
     tally.require(0.7, "compared", "compared, refused ones left out")  # about 90 %
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(openai_messages(), max_size=5))
-def test_canonical_dicts_rebuild_in_langchain(items):
+def test_canonical_dicts_rebuild_in_langchain():
     """The canonical flat dict is loadable by langchain-core's constructors as is."""
     from langchain_core.messages import (
         AIMessage,
@@ -72,14 +70,24 @@ def test_canonical_dicts_rebuild_in_langchain(items):
         "function": FunctionMessage,
         "chat": ChatMessage,
     }
-    try:
-        ours = cp.convert_to_messages(items)
-    except ChatpipeError:
-        return
-    for message in ours:
-        flat = cp.message_to_canonical(message)
-        rebuilt = classes[flat.pop("type")](**flat)
-        assert lc.messages_to_dict([rebuilt]) == cp.messages_to_dict([message])
+    tally = Tally("canonical dicts rebuilt by langchain-core's constructors")
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(openai_messages(), max_size=5))
+    def check(items):
+        try:
+            ours = cp.convert_to_messages(items)
+        except ChatpipeError:
+            tally("refused")
+            return
+        for message in ours:
+            flat = cp.message_to_canonical(message)
+            rebuilt = classes[flat.pop("type")](**flat)
+            assert lc.messages_to_dict([rebuilt]) == cp.messages_to_dict([message])
+        tally("rebuilt" if ours else "empty")
+
+    check()
+    tally.require(0.6, "rebuilt")  # 80 to 90 %
 
 
 def test_assistant_without_content_key_is_an_empty_ai_message():
