@@ -241,6 +241,7 @@ def test_tool_inputs_that_are_not_objects_are_kept_as_invalid_calls():
 
 def test_no_other_fixture_is_taken_for_ui_messages():
     """Detection over every fixture: only the ai-sdk-ui ones are UIMessages."""
+    checked, ours = 0, 0
     for path in conversation_fixtures():
         text = path.read_text(encoding="utf-8")
         if path.suffix not in (".json", ".jsonl"):
@@ -254,6 +255,8 @@ def test_no_other_fixture_is_taken_for_ui_messages():
         found = detect(values[0], values[1:20]) if values else None
         is_ours = found is not None and found[0].name == "ai-sdk-ui"
         assert is_ours == path.name.startswith("ai_sdk_ui__"), path.name
+        checked, ours = checked + 1, ours + is_ours
+    assert checked > 100 and ours == len(list(FIXTURES.glob("ai_sdk_ui__*.json*"))) > 0
 
 
 @pytest.mark.parametrize(

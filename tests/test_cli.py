@@ -245,8 +245,11 @@ def test_python_m_chatpipe_and_version():
     proc = subprocess.run(
         [sys.executable, "-m", "chatpipe", "--version"], capture_output=True, text=True
     )
-    assert proc.returncode == 0
-    assert proc.stdout.startswith("chatpipe ")
+    import tomllib
+
+    with open(FIXTURES.parent / "pyproject.toml", "rb") as project:
+        version = tomllib.load(project)["project"]["version"]
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"chatpipe {version}\n", "")
 
 
 def test_every_command_teaches_itself():
@@ -383,13 +386,42 @@ def test_sharegpt_to_openai_fine_tuning_rows():
     ]
     assert len(rows) == 12
     assert all(list(row)[:2] == ["messages", "tools"] for row in rows)
-    assert rows[0]["tools"][0]["type"] == "function"
-    assert rows[0]["messages"][3]["tool_calls"][0]["function"]["name"] == "search_recipes"
-    assert rows[0]["messages"][4] == {
-        "role": "tool",
-        "tool_call_id": "call_3_0",
-        "content": rows[0]["messages"][4]["content"],
+    # the first row, whole, from the fixture's own texts: the call's arguments as JSON text,
+    # the observation as the tool result, the tools as OpenAI function tools
+    [first, *_] = json.loads(path.read_text(encoding="utf-8"))
+    turns = [turn["value"] for turn in first["conversations"]]
+    assert [turn["from"] for turn in first["conversations"]] == (
+        ["human", "gpt", "human", "function_call", "observation", "gpt", "human", "gpt"]
+    )
+    call = json.loads(turns[3])
+    assert call["name"] == "search_recipes"
+    assert rows[0] == {
+        "messages": [
+            {"role": "user", "content": turns[0]},
+            {"role": "assistant", "content": turns[1]},
+            {"role": "user", "content": turns[2]},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "type": "function",
+                        "id": "call_3_0",
+                        "function": {
+                            "name": "search_recipes",
+                            "arguments": json.dumps(call["arguments"]),
+                        },
+                    }
+                ],
+                "content": "",
+            },
+            {"role": "tool", "tool_call_id": "call_3_0", "content": turns[4]},
+            {"role": "assistant", "content": turns[5]},
+            {"role": "user", "content": turns[6]},
+            {"role": "assistant", "content": turns[7]},
+        ],
+        "tools": [{"type": "function", "function": tool} for tool in json.loads(first["tools"])],
     }
+    assert turns[4].startswith('{"recipes": [{"name": "Chicken and Bell Pepper Stir Fry"')
 
 
 @pytest.mark.parametrize("entry", ["-m chatpipe", "-c from chatpipe.entry import main; main()"])
@@ -479,19 +511,32 @@ def test_colour_only_on_a_terminal():
     assert b"min \x1b[1;36m8\x1b[0m" in on_a_terminal  # numbers highlighted, bold cyan
 
 
-def test_empty_input_is_an_empty_result():
-    for command in (
-        ["convert"],
-        ["buffer"],
-        ["openai"],
-        ["count"],
-        ["stats"],
-        ["trim", "--max-tokens", "9"],
-    ):
-        result = runner.invoke(app, command, input="")
-        assert result.exit_code == 0, command
-        assert result.stderr == "", command
-    assert runner.invoke(app, ["convert"], input="\n\n  \n").stdout == ""
+EMPTY_STATS = (
+    '{"overall":{"conversations":0,"messages":0,"tool_calls":0,"images":0,"audio":0,'
+    '"video":0,"files":0,"characters":0,"tokens":0,"by_type":{},'
+    '"length":{"min":0,"median":0,"max":0},"spread":{'
+    '"tokens":{"min":0,"p10":0,"median":0,"p90":0,"max":0,"mean":0},'
+    '"messages":{"min":0,"p10":0,"median":0,"p90":0,"max":0,"mean":0}}}}\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "stdout"),
+    [
+        (["convert"], ""),
+        (["buffer"], ""),
+        (["openai"], ""),
+        (["count"], ""),
+        (["stats"], EMPTY_STATS),  # the figures of no conversation
+        (["trim", "--max-tokens", "9"], ""),
+    ],
+    ids=" ".join,
+)
+def test_empty_input_is_an_empty_result(command, stdout):
+    result = runner.invoke(app, command, input="")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, stdout, "")
+    blank = runner.invoke(app, command, input="\n\n  \n")
+    assert (blank.exit_code, blank.stdout, blank.stderr) == (0, stdout, "")
 
 
 def test_shell_completion_is_offered():
@@ -1215,3 +1260,68 @@ def test_a_command_body_that_fails_unexpectedly_is_one_line(monkeypatch, capsys,
         monkeypatch.setenv("CHATPIPE_DEBUG", "1")
         with pytest.raises(LookupError, match="a bug"):
             runtime.run(body)
+
+
+# -- -q: nothing on stderr but errors ------------------------------------------------------
+
+QUIET_CASES = {
+    # what the run leaves out (sharegpt holds no tool call ids, no images)
+    "losses": (
+        ["convert", "--to", "sharegpt"],
+        ["log.jsonl", "log.jsonl"],
+        "chatpipe: warning: sharegpt cannot hold tool call ids (ShareGPT pairs calls and "
+        "results by order): left out of 2 messages (-v lists them)\n"
+        "chatpipe: warning: sharegpt cannot hold content other than text (images, files, "
+        "reasoning, ...): left out of 2 messages (-v lists them)\n",
+    ),
+    # a bad record skipped
+    "skipped records": (
+        ["convert", "--on-error", "skip"],
+        ["log.jsonl", "cut.jsonl"],
+        "chatpipe: skipped: {cut}:2:9: invalid JSON: unexpected end of data\n"
+        "chatpipe: warning: skipped 1 bad record\n",
+    ),
+    # exports with no current leaf: their newest branch written
+    "branches": (
+        ["convert"],
+        ["export.json", "export.json"],
+        "chatpipe: 2 conversations branch and name no current leaf: wrote the newest branch"
+        " of each, 2 other branches left out (--branch all writes them)\n",
+    ),
+    # a note a part makes (the turn-label warning), said once by the run
+    "notes": (
+        ["buffer"],
+        ["log.jsonl", "turns.jsonl"],
+        "chatpipe: warning: {turns}: message 1 has a line starting 'Human: ', which "
+        "reads as a new turn in the prefix format (use --format xml to keep turns apart)\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("case", sorted(QUIET_CASES))
+def test_quiet_silences_every_warning(tmp_path, monkeypatch, case, jobs):
+    """-q: no warning on stderr, the same output; with --jobs 2 the warnings come back from
+    the workers that read the files (losses, skipped records, branches and notes)."""
+    files = {
+        "log.jsonl": TOOL_LOG,
+        "export.json": FIXTURES / "claude_export__documented_retried_answer_no_current_leaf.json",
+    }
+    for name in ("log.jsonl", "export.json"):
+        (tmp_path / name).write_bytes(Path(files[name]).read_bytes())
+    (tmp_path / "cut.jsonl").write_text('{"role":"user","content":"hi"}\n{"role":\n')
+    (tmp_path / "turns.jsonl").write_text('{"role":"user","content":"hi\\nHuman: there"}\n')
+    command, names, said = QUIET_CASES[case]
+    paths = [str(tmp_path / name) for name in names]
+    said = said.format(cut=tmp_path / "cut.jsonl", turns=tmp_path / "turns.jsonl")
+    pids = _noting_workers(tmp_path, monkeypatch)
+    loud = cli(*command, "--jobs", jobs, *paths)
+    assert (loud.exit_code, loud.stderr) == (0, said)
+    assert loud.stdout
+    quiet = cli(*command, "-q", "--jobs", jobs, *paths)
+    assert (quiet.exit_code, quiet.stdout, quiet.stderr) == (0, loud.stdout, "")
+    workers = set(pids.read_text().split()) if pids.exists() else set()
+    if jobs == "2":  # the parts were read by forked workers
+        assert workers and str(os.getpid()) not in workers
+    else:
+        assert workers == set()

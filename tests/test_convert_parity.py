@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import chatpipe as cp
 from chatpipe.errors import ChatpipeError
-from conftest import outcome
+from conftest import Tally, outcome
 from strategies import contents, openai_messages, texts
 
 message_likes = st.one_of(
@@ -21,23 +21,37 @@ message_likes = st.one_of(
 )
 
 
-@settings(max_examples=500, deadline=None)
-@given(st.lists(message_likes, max_size=5))
-def test_same_messages_wherever_langchain_succeeds(items):
-    theirs = outcome(lc.convert_to_messages, items)
-    try:
-        ours = cp.convert_to_messages(items)
-    except ChatpipeError:
-        # chatpipe may refuse only what langchain-core refuses too
-        assert theirs[0] == "error"
-        return
-    if theirs[0] == "ok":
-        assert cp.messages_to_dict(ours) == lc.messages_to_dict(theirs[1])
+def test_same_messages_wherever_langchain_succeeds():
+    tally = Tally("convert_to_messages")
+
+    @settings(max_examples=500, deadline=None)
+    @given(st.lists(message_likes, max_size=5))
+    def check(items):
+        theirs = outcome(lc.convert_to_messages, items)
+        try:
+            ours = cp.convert_to_messages(items)
+        except ChatpipeError:
+            # chatpipe may refuse only what langchain-core refuses too
+            assert theirs[0] == "error"
+        if theirs[0] == "ok":
+            assert cp.messages_to_dict(ours) == lc.messages_to_dict(theirs[1])
+            tally("compared" if items else "empty")
+            return
+        # refused (chatpipe reads some of it on purpose, the README says which): the items
+        # langchain-core reads are compared (it reads each item of a list on its own)
+        kept = [item for item in items if outcome(lc.convert_to_messages, [item])[0] == "ok"]
+        if not kept:
+            tally("langchain refuses every item")
+            return
+        ours, theirs = cp.convert_to_messages(kept), lc.convert_to_messages(kept)
+        assert cp.messages_to_dict(ours) == lc.messages_to_dict(theirs)
+        tally("compared, refused ones left out")
+
+    check()
+    tally.require(0.7, "compared", "compared, refused ones left out")  # about 90 %
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(openai_messages(), max_size=5))
-def test_canonical_dicts_rebuild_in_langchain(items):
+def test_canonical_dicts_rebuild_in_langchain():
     """The canonical flat dict is loadable by langchain-core's constructors as is."""
     from langchain_core.messages import (
         AIMessage,
@@ -56,14 +70,24 @@ def test_canonical_dicts_rebuild_in_langchain(items):
         "function": FunctionMessage,
         "chat": ChatMessage,
     }
-    try:
-        ours = cp.convert_to_messages(items)
-    except ChatpipeError:
-        return
-    for message in ours:
-        flat = cp.message_to_canonical(message)
-        rebuilt = classes[flat.pop("type")](**flat)
-        assert lc.messages_to_dict([rebuilt]) == cp.messages_to_dict([message])
+    tally = Tally("canonical dicts rebuilt by langchain-core's constructors")
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(openai_messages(), max_size=5))
+    def check(items):
+        try:
+            ours = cp.convert_to_messages(items)
+        except ChatpipeError:
+            tally("refused")
+            return
+        for message in ours:
+            flat = cp.message_to_canonical(message)
+            rebuilt = classes[flat.pop("type")](**flat)
+            assert lc.messages_to_dict([rebuilt]) == cp.messages_to_dict([message])
+        tally("rebuilt" if ours else "empty")
+
+    check()
+    tally.require(0.6, "rebuilt")  # 80 to 90 %
 
 
 def test_assistant_without_content_key_is_an_empty_ai_message():

@@ -248,10 +248,36 @@ def test_a_bad_record_in_shard_3_of_8_says_what_the_serial_run_says(cluster, bad
     assert f"skipped: {line}" in err and "skipped 1 bad record" in err
 
 
-def test_workers_n_starts_and_stops_its_own_cluster(shards):
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_workers_n_starts_and_stops_its_own_cluster(shards, monkeypatch):
+    """--workers N: a local cluster of N worker processes started for the run, and
+    stopped when it ends (its scheduler closed, each worker process gone)."""
+    started = []
+
+    class Noted(distributed.LocalCluster):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.pids = [worker.process.pid for worker in self.workers.values()]
+            started.append(self)
+
+    monkeypatch.setattr(distributed, "LocalCluster", Noted)
     code, out, err = cli("count", "--engine", "dask", "--workers", "2", *shards[:2])
     assert code == 0, err
     assert out == cli("count", *shards[:2])[1]
+    [cluster] = started
+    assert len(cluster.pids) == 2 and os.getpid() not in cluster.pids
+    assert (cluster.status.name, cluster.scheduler.status.name) == ("closed", "closed")
+    deadline = time.monotonic() + 10  # (their parent reaps them: a moment at most)
+    while any(map(_alive, cluster.pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [pid for pid in cluster.pids if _alive(pid)] == []
 
 
 def _profiling(connected) -> set:

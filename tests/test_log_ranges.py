@@ -81,7 +81,8 @@ def test_the_ordinary_reader_too(tmp_path, monkeypatch, agent_log, command):
     """With the fast lane off, the ranges are read by the ordinary reader, which links
     tool results from a state and numbers messages from a start in the same way."""
     monkeypatch.setattr(hooks, "ENABLED", False)
-    _same(tmp_path, monkeypatch, command, agent_log)
+    result = _same(tmp_path, monkeypatch, command, agent_log)
+    assert len(result.stdout) > 1 << 20
 
 
 def _log(tmp_path, lines, name="log.jsonl"):

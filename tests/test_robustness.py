@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 import chatpipe as cp
 from chatpipe.cli import app
 from chatpipe.pipeline.reading import read
+from conftest import Tally, outcome
 from strategies import json_values, openai_messages
 
 runner = CliRunner()
@@ -52,14 +53,24 @@ def test_any_json_lines_end_in_a_clear_exit(values, on_error):
         assert result.stderr.startswith("chatpipe: error: ")
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(openai_messages(), min_size=1, max_size=5))
-def test_openai_jsonl_reads_as_langchain_reads_it(tmp_path_factory, items):
-    path = tmp_path_factory.mktemp("logs") / "log.jsonl"
-    path.write_text("".join(json.dumps(m) + "\n" for m in items), encoding="utf-8")
-    try:
-        theirs = lc.convert_to_messages(items)
-    except Exception:
-        return
-    [conversation] = list(read([str(path)], dialect="openai"))
-    assert cp.messages_to_dict(list(conversation.messages)) == lc.messages_to_dict(theirs)
+def test_openai_jsonl_reads_as_langchain_reads_it(tmp_path):
+    tally = Tally("openai JSONL read as langchain's convert_to_messages")
+    path = tmp_path / "log.jsonl"
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(openai_messages(), min_size=1, max_size=5))
+    def check(items):
+        # the strategy makes shapes langchain-core refuses, on purpose: the log is made of
+        # the messages it reads (it reads each message of a list on its own)
+        kept = [m for m in items if outcome(lc.convert_to_messages, [m])[0] == "ok"]
+        if not kept:
+            tally("langchain refuses every message")
+            return
+        path.write_text("".join(json.dumps(m) + "\n" for m in kept), encoding="utf-8")
+        theirs = lc.convert_to_messages(kept)
+        [conversation] = list(read([str(path)], dialect="openai"))
+        assert cp.messages_to_dict(list(conversation.messages)) == lc.messages_to_dict(theirs)
+        tally("compared" if len(kept) == len(items) else "compared, refused ones left out")
+
+    check()
+    tally.require(0.5, "compared", "compared, refused ones left out")  # 70 to 90 %

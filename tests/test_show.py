@@ -38,14 +38,48 @@ def test_long_messages_fold_unless_full():
     assert "line 39" in full and "more lines" not in full
 
 
+def _shown(name: str) -> list[str]:
+    result = runner.invoke(app, ["show", str(FIXTURES / name)], env=ENV)
+    assert (result.exit_code, result.stderr) == (0, "")
+    return [line.rstrip() for line in result.stdout.splitlines()]
+
+
 def test_export_title_and_json_tool_results():
-    result = runner.invoke(
-        app,
-        ["show", str(FIXTURES / "chatgpt_export__realazthat_2024_code_interpreter.json")],
-        env=ENV,
-    )
-    assert result.exit_code == 0
-    assert "Average Distance in U(0,1)" in result.stdout.splitlines()[0]
+    """Each conversation of an export is headed by its title; a tool result that is JSON
+    text (a ChatGPT plugin's answer) is shown as indented JSON, a plain one as its text."""
+    lines = _shown("chatgpt_export__realazthat_2024_code_interpreter.json")
+    assert lines[0] == "──────────────── Average Distance in U(0,1) ────────────────"
+    assert lines[31:34] == [
+        "╭─ Tool · python · result of 10513078-098e-44a7-851b-8cb32─╮",
+        "│ 0                                                        │",
+        "╰───────────────────────────────────────────────────── #4 ─╯",
+    ]
+    lines = _shown("chatgpt_export__pkuppens_2023_conversations_subset.json")
+    assert [line for line in lines if not line.startswith(("╭", "│", "╰"))] == [
+        "───────────────── Offerte software project ─────────────────",
+        "──────────── Logo design for Pieterkuppens.net. ────────────",
+        "───────────── Improve Website Recommendations. ─────────────",
+        "──────────────── GitHub Wikis & Source Code ────────────────",
+    ]
+    at = lines.index("╭─ Tool · show_me.get_MermaidRoute · result of 7e7680b8-70─╮")
+    assert lines[at + 1 : at + 17] == [
+        "│ {                                                        │",
+        '│   "results": [                                           │',
+        "│     {                                                    │",
+        '│       "errorMessage": "We are experiencing a high load   │',
+        "│ of requests for rendering the diagram, you can still     │",
+        '│ view and edit it online. We are working on a fix.",      │',
+        '│       "editDiagramOnline":                               │',
+        '│ "https://showme.redstarplugin.com/s/vmq9ipL3",           │',
+        '│       "contributeToOpenSourceProject":                   │',
+        '│ "https://github.com/bra1nDump/show-me-chatgpt-plugin/iss │',
+        '│ ues"                                                     │',
+        "│     }                                                    │",
+        "│   ]                                                      │",
+        "│ }                                                        │",
+        "╰───────────────────────────────────────────────────── #5 ─╯",
+        "╭─ Assistant ──────────────────────────────────────────────╮",
+    ]
 
 
 def test_names_roles_and_titles_are_never_markup(tmp_path):

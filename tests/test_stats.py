@@ -175,5 +175,8 @@ def test_html_report_has_its_figures_and_two_charts(tmp_path):
 
 def test_stats_to_takes_only_html():
     result = cli("stats", "--to", "csv", str(FIXTURES / "openai_tool_calls.jsonl"))
-    assert result.exit_code == 2
-    assert "stats --to takes html" in result.output
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        "chatpipe: error: stats --to takes html, got 'csv' (or --json, or --table)\n",
+    )

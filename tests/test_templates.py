@@ -5,10 +5,10 @@ torch), on a tokenizer loaded by transformers itself from a model directory: the
 real template (fixtures/chat_templates, from the models' tokenizer_config.json files),
 the model's special tokens, and a real tokenizer.json. chatpipe reads the same directory.
 
-The messages given to transformers are built here from chatpipe's OpenAI output (itself
-tested against langchain) in the shape transformers documents for chat templates:
-arguments as objects, tool results named, reasoning as ``reasoning_content``, images as
-``{"type": "image", "url"}``. Most cases render text on both sides (counted and asserted),
+The messages given to transformers are built here from langchain-core's OpenAI output
+for chatpipe's messages (not from chatpipe's own writer) in the shape transformers
+documents for chat templates: arguments as objects, tool results named, reasoning as
+``reasoning_content``, images as ``{"type": "image", "url"}``. Most cases render text on both sides (counted and asserted),
 and where transformers raises, chatpipe must refuse with the template's own message.
 """
 
@@ -19,6 +19,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import langchain_core.messages as lc
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -173,17 +174,25 @@ def oracle_messages(openai: list[dict]) -> list[dict]:
     return out
 
 
+_ORACLES: dict[int, tuple[list, str]] = {}  # id(messages) -> (messages, the oracle's JSON)
+
+
 def oracle_of(messages) -> list[dict]:
-    """The oracle's messages for chatpipe messages: their OpenAI dicts, with the reasoning
-    an AI message holds as ``reasoning_content`` (which the OpenAI dicts leave out)."""
-    dicts = []
-    for message in messages:
-        written = cp.convert_to_openai_messages([message])
-        reasoning = message.additional_kwargs.get("reasoning_content")
-        if message.type == "ai" and isinstance(reasoning, str) and reasoning and written:
-            written[0] = {**written[0], "reasoning_content": reasoning}
-        dicts.extend(written)
-    return oracle_messages(dicts)
+    """The oracle's messages for chatpipe messages: the OpenAI dicts langchain-core writes
+    for them (not chatpipe's writer, which the templates use), with the reasoning an AI
+    message holds as ``reasoning_content`` (which the OpenAI dicts leave out). Made once
+    for each conversation, a fresh copy each call."""
+    made = _ORACLES.get(id(messages))
+    if made is None or made[0] is not messages:
+        dicts = []
+        for message in lc.messages_from_dict(cp.messages_to_dict(list(messages))):
+            written = lc.convert_to_openai_messages([message])
+            reasoning = message.additional_kwargs.get("reasoning_content")
+            if message.type == "ai" and isinstance(reasoning, str) and reasoning and written:
+                written[0] = {**written[0], "reasoning_content": reasoning}
+            dicts.extend(written)
+        made = _ORACLES[id(messages)] = (messages, json.dumps(oracle_messages(dicts)))
+    return json.loads(made[1])
 
 
 def transformers_outcome(tokenizer, messages, **options):
@@ -686,6 +695,7 @@ def test_trim_keeps_the_newest_messages_whose_prompt_fits(tmp_path):
     def tokens(messages):
         return len(tokenizer.apply_chat_template(messages, tokenize=True, return_dict=False))
 
+    sizes = []
     for budget in (40, 90, 150, 260, 10_000):
         result = cli(
             "trim",
@@ -701,6 +711,7 @@ def test_trim_keeps_the_newest_messages_whose_prompt_fits(tmp_path):
         )
         assert result.exit_code == 0, result.stderr
         kept = [json.loads(line) for line in result.stdout.splitlines()]
+        sizes.append(len(kept))
         if kept:
             assert kept == chat[len(chat) - len(kept) :]
             assert kept[0]["role"] == "user"
@@ -711,7 +722,7 @@ def test_trim_keeps_the_newest_messages_whose_prompt_fits(tmp_path):
             assert tokens(chat[start:]) > budget
         if budget == 10_000:
             assert kept == chat
-    assert len(kept) > 0
+    assert sizes == [0, 2, 4, 10, 16]  # (40 tokens hold no turn: its prompt alone is more)
 
 
 def test_stats_and_count_through_the_template_agree(tmp_path):
