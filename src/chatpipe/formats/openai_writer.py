@@ -201,7 +201,7 @@ class OpenAIWriter:
             if "image_url" not in block:
                 raise self._missing(i, j, block, "image_url", ["image_url"])
             return [{"type": "image_url", "image_url": block["image_url"]}]
-        if kind == "text-plain":
+        if kind == "text-plain" and (self.files_as_text or is_data_content_block(block)):
             if not self.files_as_text:  # as langchain-core: no text-file part in OpenAI
                 raise ConversionError(
                     "Block of type text-plain is not supported.", hint=self.files_hint
