@@ -68,8 +68,8 @@ class BatchJoin:
         """The requests of an input file, each with its result where an output file of
         the run has one."""
         outputs = self._files(dialect.name, RESULTS)
-        if not outputs:
-            yield from conversations
+        if not outputs or self._plan().get(spec) != (dialect.name, REQUESTS):
+            yield from conversations  # (an output file read alone: its own results)
             return
         index = self.index.get(dialect.name)
         if index is None:
