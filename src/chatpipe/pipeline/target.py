@@ -22,9 +22,14 @@ class Target:
       (``part_lines``), elsewhere, and put back in order (``collect``);
     - ``row_reader``: a faster reader of conversation-per-record rows for its own use
       (``Reading.row_reader``), or None.
+
+    ``one_process``: its output depends on the whole run in order (places in the files,
+    numbers or counts kept across conversations), so the run is one process, whatever
+    the engine.
     """
 
     parts = True
+    one_process = False
     checks_records = False  # its input is records, not conversations (validate)
     row_reader: Callable[[Any, Any, Any], Conversation | None] | None = None
 

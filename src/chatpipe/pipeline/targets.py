@@ -165,10 +165,14 @@ class ToDialect(Target):
 
 class Lines(Target):
     """One line of bytes per conversation, ``line(conversation)`` (count); with ``many``,
-    ``line`` gives any number of lines for it (grep's hits: none, one or several)."""
+    ``line`` gives any number of lines for it (grep's hits: none, one or several);
+    ``one_process``: ``line`` keeps something across the run (numbers, counts, places)."""
 
-    def __init__(self, line: Callable[[Conversation], Any], many: bool = False) -> None:
-        self.line, self.many = line, many
+    def __init__(
+        self, line: Callable[[Conversation], Any], many: bool = False, one_process: bool = False
+    ) -> None:
+        self.line, self.many, self.one_process = line, many, one_process
+
 
     def part_lines(self, run: Run, conversations: Iterable[Conversation]) -> Iterator[bytes]:
         if not self.many:
