@@ -342,11 +342,13 @@ def test_progress_bar_on_a_terminal_polls_the_bytes_read(monkeypatch, tmp_path):
 
     import rich.progress
 
+    import chatpipe.cli.report as report
     import chatpipe.cli.runtime as runtime
-    from chatpipe.cli.options import ReadingOptions
+    import chatpipe.cli.talk as talk
+    from chatpipe.cli.command import ReadingOptions
 
-    monkeypatch.setattr(runtime, "_PROGRESS_FROM", 1)
-    monkeypatch.setattr(runtime.sys.stderr, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr(report, "_PROGRESS_FROM", 1)
+    monkeypatch.setattr(report.sys.stderr, "isatty", lambda: True, raising=False)
     seen: list[float] = []
     update = rich.progress.Progress.update
 
@@ -370,7 +372,7 @@ def test_progress_bar_on_a_terminal_polls_the_bytes_read(monkeypatch, tmp_path):
     assert seen and all(0 <= done <= path.stat().st_size for done in seen)
     assert seen == sorted(seen)
     seen.clear()
-    monkeypatch.setattr(runtime, "_quiet", True)  # -q: no bar at all
+    monkeypatch.setattr(talk, "quiet", True)  # -q: no bar at all
     assert len(list(runtime.Conversations(ReadingOptions([TOOL_LOG])))) == 1
     assert seen == []
 

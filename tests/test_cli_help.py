@@ -1,0 +1,85 @@
+"""The command line as a newcomer reads it: examples that stay whole at 80 columns, shell
+completion of every option with fixed values, and the option groups every command that
+runs a job takes."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from chatpipe.cli import COMMANDS, app
+from conftest import FIXTURES
+
+runner = CliRunner()
+TOOL_LOG = str(FIXTURES / "openai_tool_calls.jsonl")
+
+
+def _doc(name: str) -> str:
+    command = next(c for c in app.registered_commands if c.name == name)
+    return inspect.cleandoc(command.callback.__doc__)
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_examples_stay_whole_at_80_columns(name):
+    examples = [line.strip() for line in _doc(name).splitlines() if line.startswith("  chatpipe")]
+    assert examples, name
+    shown = runner.invoke(app, [name, "--help"], env={"COLUMNS": "80"}).stdout.splitlines()
+    for example in examples:
+        assert f"    {example}" in shown, (name, example)
+
+
+def _completed(words: str) -> list[str]:
+    env = {
+        **os.environ,
+        "_CHATPIPE_COMPLETE": "complete_bash",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(len(words.split()) - (not words.endswith(" "))),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "chatpipe"], env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout.split()
+
+
+def test_options_with_fixed_values_complete_them():
+    assert _completed("chatpipe buffer --format ") == ["prefix", "xml"]
+    assert _completed("chatpipe trim --strategy ") == ["last", "first"]
+    assert _completed("chatpipe count --token-counter ") == [
+        "approximate",
+        "messages",
+        "tiktoken:cl100k_base",
+        "tiktoken:o200k_base",
+        "hf:",
+    ]
+    assert _completed("chatpipe stats --token-counter tik") == [
+        "tiktoken:cl100k_base",
+        "tiktoken:o200k_base",
+    ]
+
+
+ENGINE = ("-j, --jobs N", "--engine serial|dask", "--scheduler ADDRESS", "--workers N")
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_command_that_runs_a_job_takes_the_engine_group(name):
+    text = runner.invoke(app, [name, "--help"], env={"COLUMNS": "200"}).stdout
+    flags = [line.split("  ")[1] for line in text.splitlines() if line.startswith("  -")]
+    assert all(flag in flags for flag in ENGINE) == (name != "show"), name
+    for flag in ("--from DIALECT", "--on-error fail|skip", "--branch active|latest|all"):
+        assert (flag in flags) == (name != "validate" or "on-error" not in flag), (name, flag)
+    assert "-v, --verbose" in flags and "-q, --quiet" in flags
+
+
+def test_execute_takes_the_engine_from_the_options():
+    from chatpipe.cli import runtime
+    from chatpipe.cli.command import ReadingOptions
+
+    assert list(inspect.signature(runtime.execute).parameters) == ["reading", "job"]
+    engine = runtime.engine_of(ReadingOptions(workers=3))
+    assert (engine.jobs, engine.dask, engine.scheduler) == (3, False, None)
+    assert runtime.engine_of(ReadingOptions(jobs=2)).jobs == 2
