@@ -1,6 +1,6 @@
-"""The command line as a newcomer reads it: examples that stay whole at 80 columns, shell
-completion of every option with fixed values, and the option groups every command that
-runs a job takes."""
+"""The command line as a newcomer reads it: the root's help, examples that stay whole at
+80 columns, shell completion of every option with fixed values, and the option groups
+every command that runs a job takes."""
 
 from __future__ import annotations
 
@@ -22,6 +22,21 @@ TOOL_LOG = str(FIXTURES / "openai_tool_calls.jsonl")
 def _doc(name: str) -> str:
     command = next(c for c in app.registered_commands if c.name == name)
     return inspect.cleandoc(command.callback.__doc__)
+
+
+def test_root_help_lists_the_commands_first_each_with_its_whole_summary():
+    text = runner.invoke(app, ["--help"], env={"COLUMNS": "80"}).stdout
+    commands, limits, options = (text.index(h) for h in ("Commands:", "Limits:", "Options:"))
+    assert commands < limits < options
+    assert "..." not in text[commands:]
+    listed = " ".join(text[commands:limits].split())
+    for name in COMMANDS:
+        summary = " ".join(_doc(name).split("\n\n")[0].split())
+        assert f" {name} {summary}" in listed, name
+        assert summary.endswith("."), name  # a sentence, not a cut one
+    flags = [line.split()[0] for line in text[limits:options].splitlines()[1:] if line[:3] == "  -"]
+    assert flags == ["--max-record-bytes", "--max-depth", "--max-yaml-values"]
+    assert "--version" in text[options:] and "--max-depth" not in text[options:]
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))

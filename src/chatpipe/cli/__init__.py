@@ -3,23 +3,41 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import sys
 from importlib import import_module
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from .. import __version__
 from ..errors import interrupted_code
 from ..io.limits import LIMITS, MAX_DEPTH, MAX_RECORD_BYTES, MAX_YAML_VALUES
 from ..io.sink import write_failed
-from .argv import COMMANDS, arrange, invoked_command
+from .argv import COMMANDS, ROOT_VALUED, arrange, asks_version, invoked_command
 
 __all__ = ["COMMANDS", "arrange", "execute", "invoked_command", "main", "register"]
 
 
+class _Root(TyperGroup):
+    """The root's help: the commands first, each with its whole summary, then the limits
+    under their own heading, then the other options."""
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        self.format_commands(ctx, formatter)
+        rows = [(p.opts[0], p.get_help_record(ctx)) for p in self.get_params(ctx)]
+        for title, limits in (("Limits", True), ("Options", False)):
+            with formatter.section(title):
+                formatter.write_dl(
+                    [row for flag, row in rows if row and (flag in ROOT_VALUED) == limits]
+                )
+
+
 _app = typer.Typer(
     name="chatpipe",
+    cls=_Root,
     help="Convert, trim and render LLM chat transcripts in shell pipelines.",
     no_args_is_help=True,
     add_completion=True,
@@ -32,13 +50,15 @@ _app = typer.Typer(
 
 
 def register(names: list[str] | tuple[str, ...] = tuple(COMMANDS)) -> None:
-    """Add the named commands to the app (building a Typer command imports its module)."""
+    """Add the named commands to the app (building a Typer command imports its module),
+    each summed up in the root's help by the first paragraph of its own."""
     done = {info.name for info in _app.registered_commands}
     for name in names:
         if name not in done:
             module, function = COMMANDS[name]
             command = getattr(import_module(f".{module}", __name__), function)
-            _app.command(name)(command)
+            summary = " ".join(inspect.cleandoc(command.__doc__).split("\n\n")[0].split())
+            _app.command(name, short_help=summary)(command)
 
 
 def __getattr__(name: str) -> typer.Typer:
@@ -134,11 +154,13 @@ def main() -> None:
 def execute() -> int:
     """Run the command line in ``sys.argv``; its exit code, for ``main`` or a caller that
     goes on running."""
-    # completion scripts and help list every command; a run builds only its own
+    # completion scripts and help list every command; a run builds only its own, and
+    # --version none
     argv = sys.argv[1:]
     completing = any(key.startswith("_CHATPIPE_COMPLETE") for key in os.environ)
     command = None if completing else invoked_command(argv)
-    register([command] if command else tuple(COMMANDS))
+    if command or not asks_version(argv) or completing:
+        register([command] if command else tuple(COMMANDS))
     try:
         if completing:
             _app(prog_name="chatpipe")

@@ -49,6 +49,11 @@ def invoked_command(argv: list[str]) -> str | None:
     return argv[at] if at is not None and argv[at] in COMMANDS else None
 
 
+def asks_version(argv: list[str]) -> bool:
+    """Whether the root options ask for the version (no command needs building)."""
+    return "--version" in _root_part(argv)[0]
+
+
 def _is_talk_flag(arg: str) -> bool:
     """-v, -vv..., --verbose, -q, --quiet: options of every command."""
     return arg in ("--verbose", "-q", "--quiet") or (
