@@ -475,9 +475,9 @@ def _on_a_terminal(*argv: str) -> bytes:
 def test_colour_only_on_a_terminal():
     path = str(FIXTURES / "openai_tool_calls.jsonl")
     result = runner.invoke(app, ["stats", "--table", path], env={"COLUMNS": "100"})
-    assert "1 conversations" in result.stdout and "\x1b[" not in result.stdout
+    assert result.stdout.startswith("1 conversation ") and "\x1b[" not in result.stdout
     on_a_terminal = _on_a_terminal("stats", path)
-    assert b"\x1b[3m1 conversations" in on_a_terminal  # the title, in italics
+    assert b"\x1b[3m1 conversation " in on_a_terminal  # the title, in italics
     assert b"min \x1b[1;36m8\x1b[0m" in on_a_terminal  # numbers highlighted, bold cyan
 
 

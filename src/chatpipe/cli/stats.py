@@ -43,7 +43,8 @@ def stats(
     Per conversation and overall, with the spread of tokens and messages per conversation
     (min, p10, median, p90, max) and, with --max-tokens, how many conversations are over it.
     A table and histograms on a terminal; JSON lines otherwise (or with --json): one per
-    conversation, then {"overall": ...}; --to html writes a page with SVG charts.
+    conversation (its file and title among them), then {"overall": ...}; --to html writes a
+    page with SVG charts.
 
     Examples:
 
@@ -77,11 +78,15 @@ def _table_text(each: list[dict], overall: dict) -> str:
     return text.getvalue()
 
 
+def _many(number: int, what: str) -> str:
+    return f"{number:,} {what}{'s' * (number != 1)}"
+
+
 def _print_table(console: Any, each: list[dict], overall: dict) -> None:
     from rich.table import Table
 
     kinds = sorted(overall["by_type"])
-    table = Table(title=f"{overall['conversations']} conversations", title_justify="left")
+    table = Table(title=_many(overall["conversations"], "conversation"), title_justify="left")
     columns = ("#", "messages", *kinds, "tool calls", "images", "files", "characters", "tokens")
     for column in columns:
         table.add_column(column, justify="right")
@@ -90,18 +95,18 @@ def _print_table(console: Any, each: list[dict], overall: dict) -> None:
         media = figures["files"] + figures["audio"] + figures["video"]
         by_type = (figures["by_type"].get(k, 0) for k in kinds)
         numbers = (figures["messages"], *by_type, figures["tool_calls"], figures["images"], media)
-        return [*map(str, numbers), f"{figures['characters']:,}", f"{figures['tokens']:,}"]
+        return [f"{n:,}" for n in (*numbers, figures["characters"], figures["tokens"])]
 
     for index, figures in enumerate(each[:_ROWS]):
-        table.add_row(str(index + 1), *cells(figures))
+        table.add_row(f"{index + 1:,}", *cells(figures))
     if len(each) > _ROWS:
         table.add_row("…", *[""] * (len(kinds) + 6))
     table.add_row("all", *cells(overall), style="bold")
     console.print(table)
     length = overall["length"]
     console.print(
-        f"conversation length: min {length['min']}, median {length['median']}, "
-        f"max {length['max']} messages"
+        f"conversation length: min {length['min']:,}, median {length['median']:,}, "
+        f"max {length['max']:,} messages"
     )
     _print_histograms(console, each, overall)
 
