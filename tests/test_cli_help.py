@@ -1,6 +1,6 @@
 """The command line as a newcomer reads it: the root's help, examples that stay whole at
-80 columns, shell completion of every option with fixed values, and the option groups
-every command that runs a job takes."""
+80 columns, shell completion of every option with fixed values, one rule for globs, and
+the option groups every command that runs a job takes."""
 
 from __future__ import annotations
 
@@ -75,6 +75,47 @@ def test_options_with_fixed_values_complete_them():
         "tiktoken:cl100k_base",
         "tiktoken:o200k_base",
     ]
+
+
+def _shards(folder, rows: int = 3):
+    folder.mkdir()
+    for k in range(2):
+        lines = (
+            f'{{"messages": [{{"role": "user", "content": "{"x" * (4 * (k + 1))} {i}"}}]}}\n'
+            for i in range(rows)
+        )
+        (folder / f"part-{k}.jsonl").write_text("".join(lines))
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (["count"], "6\n6\n6\n7\n7\n7\n"),
+        (["grep", "-c", " 1"], "{0}/part-0.jsonl:2: 1\n{0}/part-1.jsonl:2: 1\n"),
+        (
+            ["head", "-n", "1", "--to", "openai"],
+            '{{"messages":[{{"role":"user","content":"xxxx 0"}}]}}\n',
+        ),
+    ],
+)
+def test_a_quoted_glob_is_read_by_every_reading_command(tmp_path, command, expected):
+    _shards(tmp_path / "shards")
+    pattern = f"{tmp_path}/shards/*.jsonl"
+    result = runner.invoke(app, [*command, pattern])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == expected.format(tmp_path / "shards")
+
+
+def test_a_glob_that_matches_nothing_is_said_before_any_work(tmp_path):
+    pattern = f"{tmp_path}/none/*.jsonl"
+    for command in (["count"], ["show", "--no-pager"], ["validate"]):
+        result = runner.invoke(app, [*command, pattern])
+        assert result.exit_code == 2, command
+        assert result.stderr == f"chatpipe: error: {pattern}: no file matches this pattern\n"
+    # a file whose name has glob characters is that file
+    odd = tmp_path / "odd[1].jsonl"
+    odd.write_text('{"role": "user", "content": "hi"}\n')
+    assert runner.invoke(app, ["count", str(odd)]).stdout == "5\n"
 
 
 ENGINE = ("-j, --jobs N", "--engine serial|dask", "--scheduler ADDRESS", "--workers N")

@@ -59,15 +59,16 @@ class ReadingOptions:
     template_timeout: float = 10.0
 
     def inputs(self) -> Any:
-        """What to read, as the pipeline takes it (a --from or --branch that cannot be
-        read is said here)."""
+        """What to read, as the pipeline takes it: a quoted glob expanded where no file
+        has its name (a --from or --branch that cannot be read is said here)."""
         from ..formats.exports import ReadOptions
         from ..formats.registry import reading_dialect
+        from ..io.ranges import expand
         from ..pipeline.job import Inputs
 
         reading_dialect(self.from_)
         options = ReadOptions(self.branch, self.include_hidden, self.include_subagents)
-        files = tuple(self.files or ["-"])
+        files = tuple(expand(self.files or ["-"]))
         return Inputs(files, self.from_, self.on_error, self.group_by, options)
 
     def counter(self, **approximate: Any) -> Any:

@@ -52,7 +52,8 @@ FILES = Annotated[
     typer.Argument(
         metavar="[FILE]...",
         help="Chat logs to read (JSONL, JSON, YAML, SSE, Parquet), any number of them; none, "
-        "or -, reads stdin.",
+        "or -, reads stdin. A quoted glob ('shards/*.jsonl') is expanded where no file has "
+        "that name; fsspec URLs (s3://...) are read too.",
         show_default=False,
     ),
 ]
