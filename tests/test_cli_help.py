@@ -139,3 +139,22 @@ def test_execute_takes_the_engine_from_the_options():
     engine = runtime.engine_of(ReadingOptions(workers=3))
     assert (engine.jobs, engine.dask, engine.scheduler) == (3, False, None)
     assert runtime.engine_of(ReadingOptions(jobs=2)).jobs == 2
+
+
+def test_groups_reach_the_commands_that_lacked_them(tmp_path):
+    log = tmp_path / "log.jsonl"
+    rows = [("a", "user", "hi"), ("b", "user", "hello"), ("a", "assistant", "yes")]
+    log.write_text(
+        "".join(f'{{"session_id": "{s}", "role": "{r}", "content": "{c}"}}\n' for s, r, c in rows)
+    )
+    first = runner.invoke(
+        app, ["head", "-n", "1", "--group-by", "session_id", "--to", "openai", str(log)]
+    )
+    assert first.exit_code == 0, first.stderr
+    assert first.stdout == (
+        '{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"yes"}],'
+        '"session_id":"a"}\n'
+    )
+    alone = runner.invoke(app, ["validate", "--chat-template", "x.jinja", TOOL_LOG])
+    assert alone.exit_code == 2
+    assert alone.stderr == "chatpipe: error: --chat-template counts tokens for --max-tokens\n"
