@@ -96,3 +96,18 @@ def test_the_dask_engine_runs_them_in_one_process_too(rows):
     assert (
         on_dask.stderr == "chatpipe: --engine dask: this command reads its inputs in one process\n"
     )
+
+
+def test_a_log_split_by_a_field_is_read_whole_with_jobs(tmp_path):
+    """--group-by gathers a conversation's lines from anywhere in the log: a range of it
+    cannot be made alone (it gave two conversations of three)."""
+    log = tmp_path / "log.jsonl"
+    line = '{{"session_id": "s{}", "role": "user", "content": "{} {}"}}\n'
+    log.write_text("".join(line.format(i % 3, "word " * 20, i) for i in range(12000)))
+    serial, parallel = _both("convert", "--group-by", "session_id", str(log))
+    assert len(serial.stdout.splitlines()) == 3
+    assert parallel.stderr == (
+        f"chatpipe: --jobs 2: {log} is read whole (conversation-per-line JSONL and Parquet "
+        "files are cut into parts, and one message log for buffer, openai, convert and "
+        "filter); running in one process\n"
+    )
