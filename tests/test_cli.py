@@ -345,11 +345,13 @@ def test_progress_bar_on_a_terminal_polls_the_bytes_read(monkeypatch, tmp_path):
 
     import rich.progress
 
+    import chatpipe.cli.report as report
     import chatpipe.cli.runtime as runtime
-    from chatpipe.cli.options import ReadingOptions
+    import chatpipe.cli.talk as talk
+    from chatpipe.cli.command import ReadingOptions
 
-    monkeypatch.setattr(runtime, "_PROGRESS_FROM", 1)
-    monkeypatch.setattr(runtime.sys.stderr, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr(report, "_PROGRESS_FROM", 1)
+    monkeypatch.setattr(report.sys.stderr, "isatty", lambda: True, raising=False)
     seen: list[float] = []
     update = rich.progress.Progress.update
 
@@ -373,7 +375,7 @@ def test_progress_bar_on_a_terminal_polls_the_bytes_read(monkeypatch, tmp_path):
     assert seen and all(0 <= done <= path.stat().st_size for done in seen)
     assert seen == sorted(seen)
     seen.clear()
-    monkeypatch.setattr(runtime, "_quiet", True)  # -q: no bar at all
+    monkeypatch.setattr(talk, "quiet", True)  # -q: no bar at all
     assert len(list(runtime.Conversations(ReadingOptions([TOOL_LOG])))) == 1
     assert seen == []
 
@@ -505,9 +507,9 @@ def _on_a_terminal(*argv: str) -> bytes:
 def test_colour_only_on_a_terminal():
     path = str(FIXTURES / "openai_tool_calls.jsonl")
     result = runner.invoke(app, ["stats", "--table", path], env={"COLUMNS": "100"})
-    assert "1 conversations" in result.stdout and "\x1b[" not in result.stdout
+    assert result.stdout.startswith("1 conversation ") and "\x1b[" not in result.stdout
     on_a_terminal = _on_a_terminal("stats", path)
-    assert b"\x1b[3m1 conversations" in on_a_terminal  # the title, in italics
+    assert b"\x1b[3m1 conversation " in on_a_terminal  # the title, in italics
     assert b"min \x1b[1;36m8\x1b[0m" in on_a_terminal  # numbers highlighted, bold cyan
 
 

@@ -96,3 +96,13 @@ def test_help_and_unknown_commands_see_every_command() -> None:
     assert chatpipe.cli.invoked_command(["--max-depth=5", "buffer"]) == "buffer"
     names = {info.name for info in chatpipe.cli.app.registered_commands}
     assert names == set(chatpipe.cli.COMMANDS)
+
+
+def test_version_loads_no_more_than_a_small_run_of_buffer() -> None:
+    fixture = str(ROOT / "fixtures/openai_tool_calls.jsonl")
+    version = _modules_after(["--version"])
+    buffer = _modules_after(["buffer", fixture])
+    assert len(version) <= len(buffer), sorted(version - buffer)
+    assert not any(
+        name.startswith("chatpipe.cli.") and name != "chatpipe.cli.argv" for name in version
+    )

@@ -23,6 +23,8 @@ def test_json_figures_of_the_tool_call_log():
     conversation, overall = (json.loads(line) for line in result.stdout.splitlines())
     assert conversation == {
         "conversation": 1,
+        "file": str(FIXTURES / "openai_tool_calls.jsonl"),
+        "title": None,
         "messages": 8,
         "tool_calls": 2,
         "images": 1,
@@ -180,3 +182,47 @@ def test_stats_to_takes_only_html():
         "",
         "chatpipe: error: stats --to takes html, got 'csv' (or --json, or --table)\n",
     )
+
+
+def test_table_says_one_conversation_and_every_number_with_separators(tmp_path):
+    log = tmp_path / "long.jsonl"
+    roles = ("user", "assistant")
+    log.write_text(
+        "".join(
+            json.dumps({"role": roles[i % 2], "content": "a b c d e "}) + "\n" for i in range(1140)
+        )
+    )
+    result = cli(
+        "stats",
+        "--table",
+        "--token-counter",
+        "messages",
+        str(log),
+        env={"COLUMNS": "100", "NO_COLOR": "1"},
+    )
+    shown = [line.rstrip() for line in result.stdout.splitlines()]
+    assert shown[:8] == [
+        "1 conversation",
+        "┏━━━━━┳━━━━━━━━━━┳━━━━━┳━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━┓",
+        "┃   # ┃ messages ┃  ai ┃ human ┃ tool calls ┃ images ┃ files ┃ characters ┃ tokens ┃",
+        "┡━━━━━╇━━━━━━━━━━╇━━━━━╇━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━┩",
+        "│   1 │    1,140 │ 570 │   570 │          0 │      0 │     0 │     11,400 │  1,140 │",
+        "│ all │    1,140 │ 570 │   570 │          0 │      0 │     0 │     11,400 │  1,140 │",
+        "└─────┴──────────┴─────┴───────┴────────────┴────────┴───────┴────────────┴────────┘",
+        "conversation length: min 1,140, median 1,140, max 1,140 messages",
+    ]
+
+
+def test_json_rows_name_their_file_and_title():
+    export = str(FIXTURES / "chatgpt_export__pkuppens_2023_conversations_subset.json")
+    log = str(FIXTURES / "openai_tool_calls.jsonl")
+    result = cli("stats", "--json", "--token-counter", "messages", export, log)
+    *rows, _ = (json.loads(line) for line in result.stdout.splitlines())
+    assert [(row["file"], row["title"]) for row in rows] == [
+        (export, "Offerte software project"),
+        (export, "Logo design for Pieterkuppens.net."),
+        (export, "Improve Website Recommendations."),
+        (export, "GitHub Wikis & Source Code"),
+        (log, None),
+    ]
+    assert list(rows[0])[:4] == ["conversation", "id", "file", "title"]

@@ -669,6 +669,15 @@ def test_count_and_trim_agree_with_the_ids_length(models, tmp_path):
     made = ours[False].tokenize(cp.convert_to_messages(kept["messages"]))
     assert 0 < len(made.input_ids) <= budget
     assert len(kept["messages"]) < len(ROWS[1]["messages"])
+    # select keeps the rows whose ids are at most --max-tokens long
+    most = min(lengths)
+    chosen = cli(
+        "select", "--max-tokens", str(most), "--token-counter", f"template:{directory}", str(rows)
+    )
+    assert chosen.exit_code == 0, chosen.stderr
+    expected = [row for row, n in zip(ROWS, lengths, strict=True) if n <= most]
+    assert [json.loads(line) for line in chosen.stdout.splitlines()] == expected
+    assert 0 < len(expected) < len(ROWS)
 
 
 def test_counts_take_the_config_s_special_tokens_as_transformers_does(tmp_path, tokenizer_file):

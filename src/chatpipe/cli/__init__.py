@@ -3,44 +3,41 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import sys
 from importlib import import_module
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from .. import __version__
 from ..errors import interrupted_code
 from ..io.limits import LIMITS, MAX_DEPTH, MAX_RECORD_BYTES, MAX_YAML_VALUES
 from ..io.sink import write_failed
+from .argv import COMMANDS, ROOT_VALUED, arrange, asks_version, invoked_command
 
-# command name -> (module, function); a run imports and builds only the command it names
-COMMANDS = {
-    "convert": ("convert", "convert"),
-    "buffer": ("buffer", "buffer"),
-    "template": ("template", "template"),
-    "tokenize": ("tokenize", "tokenize"),
-    "openai": ("openai", "openai"),
-    "trim": ("trim", "trim"),
-    "count": ("count", "count"),
-    "filter": ("filter", "filter_"),
-    "merge": ("filter", "merge"),
-    "validate": ("validate", "validate"),
-    "stats": ("stats", "stats"),
-    "show": ("show", "show"),
-    "select": ("select", "select"),
-    "grep": ("grep", "grep"),
-    "head": ("sample", "head"),
-    "sample": ("sample", "sample"),
-    "split": ("sample", "split"),
-    "dedupe": ("clean", "dedupe"),
-    "redact": ("clean", "redact"),
-}
-# root options that take a value, so the value is not mistaken for a command name
-_ROOT_VALUED = ("--max-record-bytes", "--max-depth", "--max-yaml-values")
+__all__ = ["COMMANDS", "arrange", "execute", "invoked_command", "main", "register"]
+
+
+class _Root(TyperGroup):
+    """The root's help: the commands first, each with its whole summary, then the limits
+    under their own heading, then the other options."""
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        self.format_commands(ctx, formatter)
+        rows = [(p.opts[0], p.get_help_record(ctx)) for p in self.get_params(ctx)]
+        for title, limits in (("Limits", True), ("Options", False)):
+            with formatter.section(title):
+                formatter.write_dl(
+                    [row for flag, row in rows if row and (flag in ROOT_VALUED) == limits]
+                )
+
 
 _app = typer.Typer(
     name="chatpipe",
+    cls=_Root,
     help="Convert, trim and render LLM chat transcripts in shell pipelines.",
     no_args_is_help=True,
     add_completion=True,
@@ -53,13 +50,15 @@ _app = typer.Typer(
 
 
 def register(names: list[str] | tuple[str, ...] = tuple(COMMANDS)) -> None:
-    """Add the named commands to the app (building a Typer command imports its module)."""
+    """Add the named commands to the app (building a Typer command imports its module),
+    each summed up in the root's help by the first paragraph of its own."""
     done = {info.name for info in _app.registered_commands}
     for name in names:
         if name not in done:
             module, function = COMMANDS[name]
             command = getattr(import_module(f".{module}", __name__), function)
-            _app.command(name)(command)
+            summary = " ".join(inspect.cleandoc(command.__doc__).split("\n\n")[0].split())
+            _app.command(name, short_help=summary)(command)
 
 
 def __getattr__(name: str) -> typer.Typer:
@@ -68,63 +67,6 @@ def __getattr__(name: str) -> typer.Typer:
         register()
         return _app
     raise AttributeError(name)
-
-
-def invoked_command(argv: list[str]) -> str | None:
-    """The command an argument list names, past the root options; None for help and typos."""
-    args = iter(argv)
-    for arg in args:
-        if arg in _ROOT_VALUED:
-            next(args, None)
-        elif not arg.startswith("-"):
-            return arg if arg in COMMANDS else None
-    return None
-
-
-def _is_talk_flag(arg: str) -> bool:
-    """-v, -vv..., --verbose, -q, --quiet: options of every command."""
-    return arg in ("--verbose", "-q", "--quiet") or (
-        len(arg) > 1 and arg[0] == "-" and set(arg[1:]) == {"v"}
-    )
-
-
-def arrange(argv: list[str]) -> list[str]:
-    """The command line with each option where click takes it: the root's limits
-    (``--max-depth``...) may also come after the command, and ``-v``/``-q`` before it."""
-    args = list(argv)
-    at = None
-    skip = False
-    for i, arg in enumerate(args):
-        if skip:
-            skip = False
-        elif arg in _ROOT_VALUED:
-            skip = True
-        elif not arg.startswith("-"):
-            at = i if arg in COMMANDS else None
-            break
-    if at is None:
-        return args
-    before, command, after = args[:at], args[at], args[at + 1 :]
-    talk = [arg for arg in before if _is_talk_flag(arg)]
-    before = [arg for arg in before if not _is_talk_flag(arg)]
-    roots: list[str] = []
-    rest: list[str] = []
-    tokens = iter(after)
-    for arg in tokens:
-        if arg == "--":  # what follows is files, whatever it looks like
-            rest.append(arg)
-            rest.extend(tokens)
-            break
-        if arg in _ROOT_VALUED:
-            roots.append(arg)
-            value = next(tokens, None)
-            if value is not None:
-                roots.append(value)
-        elif arg.startswith(tuple(f"{name}=" for name in _ROOT_VALUED)):
-            roots.append(arg)
-        else:
-            rest.append(arg)
-    return [*before, *roots, command, *talk, *rest]
 
 
 def _version(value: bool) -> None:
@@ -167,6 +109,7 @@ def _root(
 
     Example:
 
+    \b
       chatpipe trim --max-tokens 4000 session.jsonl | chatpipe buffer --format xml
     """
     LIMITS.record_bytes = max_record_bytes
@@ -211,15 +154,18 @@ def main() -> None:
 def execute() -> int:
     """Run the command line in ``sys.argv``; its exit code, for ``main`` or a caller that
     goes on running."""
-    # completion scripts and help list every command; a run builds only its own
+    # completion scripts and help list every command; a run builds only its own, and
+    # --version none
+    argv = sys.argv[1:]
     completing = any(key.startswith("_CHATPIPE_COMPLETE") for key in os.environ)
-    command = None if completing else invoked_command(sys.argv[1:])
-    register([command] if command else tuple(COMMANDS))
+    command = None if completing else invoked_command(argv)
+    if command or not asks_version(argv) or completing:
+        register([command] if command else tuple(COMMANDS))
     try:
         if completing:
             _app(prog_name="chatpipe")
         else:
-            _app(args=arrange(sys.argv[1:]), prog_name="chatpipe")
+            _app(args=arrange(argv), prog_name="chatpipe")
     except SystemExit as done:
         if done.code is None or isinstance(done.code, int):
             return done.code or 0

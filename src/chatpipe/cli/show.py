@@ -3,79 +3,51 @@
 from __future__ import annotations
 
 import itertools
-import json
-import os
 import sys
 from collections.abc import Iterator
-from typing import Annotated, Any
-
-import typer
+from typing import Any
 
 from ..io.sink import write_failed
-from ..model import AIMessage, AnyMessage, ToolMessage
-from ..render.markup import terminal_safe
-from .options import ReadingOptions, reads
-from .runtime import Conversations, rich_console, run
-
-HELP = """Show a conversation for people: one panel per message, coloured by role.
-
-Tool calls and JSON tool results are highlighted; images and files appear as labelled
-placeholders; long messages are folded (--full shows them whole). On a terminal, a long
-transcript opens in a pager, as git's output does: CHATPIPE_PAGER, else PAGER, else less,
-with LESS=FRX when LESS is not set (colours shown, one screen printed as it is).
-
-Examples:
-
-  chatpipe show fixtures/agent_session.jsonl
-
-  chatpipe show --full --branch all conversations.json
-"""
-
-STYLES = {
-    "human": "cyan",
-    "ai": "green",
-    "system": "magenta",
-    "tool": "yellow",
-    "function": "yellow",
-    "chat": "blue",
-    "remove": "red",
-}
-LABELS = {
-    "human": "User",
-    "ai": "Assistant",
-    "system": "System",
-    "tool": "Tool",
-    "function": "Function",
-    "remove": "Remove",
-}
-FOLD_LINES = 12
+from .command import ReadingOptions, command
+from .options import opt
+from .pager import Pager, pager_command
+from .panels import conversation_panels
+from .runtime import Conversations, rich_console
 
 
-@reads(output=False)
+@command()
 def show(
-    reading: ReadingOptions,
-    full: Annotated[bool, typer.Option("--full", help="Do not fold long messages.")] = False,
-    pager: Annotated[
-        bool, typer.Option("--pager/--no-pager", help="Page long output on a terminal.")
-    ] = True,
+    o: ReadingOptions,
+    full: opt("--full", "Do not fold long messages.", bool) = False,
+    pager: opt("--pager/--no-pager", "Page long output on a terminal.", bool) = True,
 ) -> None:
-    def body() -> None:
-        conversations = Conversations(reading)
-        console = rich_console()
-        panels = (
-            panel
-            for number, conversation in enumerate(conversations)
-            for panel in _conversation(conversation, number, full)
-        )
-        try:
-            _print(console, panels, pager and sys.stdout.isatty())
-        except BrokenPipeError:
-            raise
-        except OSError as exc:  # a full disk, say
-            raise write_failed(exc) from None
-        conversations.close()
+    """Show a conversation for people: one panel per message, coloured by role.
 
-    run(body, reading.quiet)
+    Tool calls and JSON tool results are highlighted; images and files appear as labelled
+    placeholders; long messages are folded (--full shows them whole). On a terminal, a long
+    transcript opens in a pager, as git's output does: CHATPIPE_PAGER, else PAGER, else less,
+    with LESS=FRX when LESS is not set (colours shown, one screen printed as it is).
+
+    Examples:
+
+    \b
+      chatpipe show fixtures/agent_session.jsonl
+      chatpipe show --full --branch all conversations.json
+    """
+    conversations = Conversations(o)
+    console = rich_console()
+    panels = (
+        panel
+        for number, conversation in enumerate(conversations)
+        for panel in conversation_panels(conversation, number, full)
+    )
+    try:
+        _print(console, panels, pager and sys.stdout.isatty())
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # a full disk, say
+        raise write_failed(exc) from None
+    conversations.close()
 
 
 def _print(console: Any, panels: Iterator[Any], pager: bool) -> None:
@@ -92,239 +64,9 @@ def _print(console: Any, panels: Iterator[Any], pager: bool) -> None:
                 command = pager_command()
                 if command is None:
                     break
-                with console.pager(_Pager(command), styles=True):
+                with console.pager(Pager(command), styles=True):
                     for item in itertools.chain(held, panels):
                         console.print(item)
                 return
     for item in itertools.chain(held, panels):
         console.print(item)
-
-
-def pager_command() -> str | None:
-    """The pager to run, as git picks its own: ``CHATPIPE_PAGER``, else ``PAGER``, else
-    ``less``; None for no pager (an empty value, ``cat``, or no ``less`` to run)."""
-    import shutil
-
-    for name in ("CHATPIPE_PAGER", "PAGER"):
-        command = os.environ.get(name)
-        if command is not None:
-            command = command.strip()
-            return command if command and command != "cat" else None
-    return "less" if shutil.which("less") else None
-
-
-def pager_environment() -> dict[str, str]:
-    """The pager's environment: ours, with git's defaults for less and lv where the user
-    set none (``LESS=FRX``: colours passed through, one screen printed and left, the
-    screen not cleared)."""
-    environment = dict(os.environ)
-    environment.setdefault("LESS", "FRX")
-    environment.setdefault("LV", "-c")
-    return environment
-
-
-class _Pager:
-    """Rich's pager protocol (``show(content)``) over a shell command, as git runs one."""
-
-    def __init__(self, command: str) -> None:
-        self.command = command
-
-    def show(self, content: str) -> None:
-        import signal
-        import subprocess
-        import threading
-
-        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-        data = content.encode(encoding, errors="replace")
-        sys.stdout.flush()
-        pager = subprocess.Popen(
-            self.command, shell=True, stdin=subprocess.PIPE, env=pager_environment()
-        )
-        # Ctrl-C is the pager's while it runs (less stops a search with it), as in git
-        main = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-        try:
-            try:
-                pager.stdin.write(data)
-                pager.stdin.close()
-            except BrokenPipeError:  # the pager was left before it read everything
-                pass
-            code = pager.wait()
-        finally:
-            if main:
-                signal.signal(signal.SIGINT, previous)
-        if code in (126, 127):  # the shell could not run it: the transcript unshown
-            from .runtime import warn
-
-            warn(f"the pager {self.command!r} could not be run; printing without it")
-            sys.stdout.buffer.write(data)
-
-
-def _conversation(conversation: Any, number: int, full: bool) -> Iterator[Any]:
-    """A rule with the title, then a panel a message, made as they are printed."""
-    from rich.rule import Rule
-    from rich.text import Text
-
-    from ..render.sessions import note_text, subagent_line, with_notes
-
-    meta = conversation.meta
-    title = meta.get("title") or meta.get("name") or f"conversation {number + 1}"
-    yield Rule(Text(_safe(title)), style="bold")
-    started = subagent_line(conversation)
-    if started:
-        yield _dim(_safe(started))
-    for index, message, note in with_notes(conversation):
-        if note is not None:
-            yield Rule(Text(_safe(note_text(note)), style="dim"), style="dim", characters="·")
-        else:
-            yield _panel(message, index, full)
-
-
-def _panel(message: AnyMessage, index: int, full: bool) -> Any:
-    from rich.console import Group
-    from rich.panel import Panel
-    from rich.text import Text
-
-    from ..render.sessions import message_label
-
-    # Text, never markup, and its control characters visible: names, roles and ids come
-    # from the data
-    label = (
-        message_label(message) or LABELS.get(message.type) or getattr(message, "role", message.type)
-    )
-    title = Text(_safe(label), style="bold")
-    if message.name:
-        title.append(f" · {_safe(message.name)}")
-    if isinstance(message, ToolMessage):
-        title.append(f" · result of {_safe(message.tool_call_id)}")
-        if message.status == "error":
-            title.append(" · ")
-            title.append("error", style="red")
-    parts: list[Any] = []
-    content = message.content
-    if isinstance(content, str):
-        if content:
-            parts.append(_text(content, full, as_json=isinstance(message, ToolMessage)))
-    else:
-        # a tool_use block is shown once, as the tool call it gives the message
-        calls = {c["id"] for c in getattr(message, "tool_calls", ()) if c.get("id")}
-        parts.extend(
-            _block(b, full)
-            for b in content
-            if not (isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id") in calls)
-        )
-    if isinstance(message, AIMessage):
-        for call in message.tool_calls:
-            parts.append(_heading(f"→ {call['name']}", call["id"]))
-            parts.append(_json(call["args"]))
-        for call in message.invalid_tool_calls:
-            parts.append(
-                _json(
-                    {
-                        "invalid tool call": call["name"],
-                        "args": call["args"],
-                        "error": call["error"],
-                    }
-                )
-            )
-    if not parts:
-        parts.append(_dim("(empty)"))
-    return Panel(
-        Group(*parts),
-        title=title,
-        title_align="left",
-        subtitle=f"#{index + 1}",
-        subtitle_align="right",
-        border_style=STYLES.get(message.type, "white"),
-    )
-
-
-def _heading(name: str, call_id: Any) -> Any:
-    from rich.text import Text
-
-    text = Text(_safe(name), style="bold")
-    if call_id:
-        text.append(f"  ({_safe(call_id)})", style="dim")
-    return text
-
-
-def _dim(text: str) -> Any:
-    from rich.text import Text
-
-    return Text(_safe(text), style="dim")
-
-
-def _safe(text: Any) -> str:
-    """Text from the data as the terminal shows it: line ends as line ends, every other
-    control character written out (an escape in a message never reaches the terminal)."""
-    return terminal_safe(str(text).replace("\r\n", "\n"))
-
-
-def _json(value: Any) -> Any:
-    from rich.syntax import Syntax
-
-    return Syntax(
-        # (JSON escapes C0 controls itself; C1 ones and bidi overrides it leaves as they are)
-        terminal_safe(json.dumps(value, ensure_ascii=False, indent=2)),
-        "json",
-        word_wrap=True,
-        background_color="default",
-    )
-
-
-def _text(text: str, full: bool, as_json: bool = False) -> Any:
-    from rich.console import Group
-    from rich.text import Text
-
-    if as_json and text[:1] in "[{":
-        try:
-            return _json(json.loads(text))
-        except ValueError:
-            pass
-    text = _safe(text)
-    lines = text.splitlines()
-    if full or len(lines) <= FOLD_LINES:
-        return Text(text)
-    shown = Text("\n".join(lines[:FOLD_LINES]))
-    return Group(shown, _dim(f"… {len(lines) - FOLD_LINES} more lines (--full shows them)"))
-
-
-def _block(block: Any, full: bool) -> Any:
-    if isinstance(block, str):
-        return _text(block, full)
-    kind = block.get("type")
-    if kind == "text":
-        return _text(str(block.get("text") or ""), full)
-    if kind in ("reasoning", "thinking"):
-        from rich.text import Text
-
-        text = _safe(block.get("reasoning") or block.get("thinking") or "")
-        return Text(
-            "thinking: " + text if full or len(text) < 400 else "thinking: " + text[:400] + " …",
-            style="italic dim",
-        )
-    if kind in (
-        "image",
-        "image_url",
-        "audio",
-        "video",
-        "file",
-        "input_audio",
-        "document",
-        "text-plain",
-        "input_image",
-        "input_file",
-    ):
-        url = block.get("url") or block.get("file_id")
-        if kind == "image_url":
-            image = block.get("image_url")
-            url = image.get("url") if isinstance(image, dict) else image
-        inline = block.get("base64") or block.get("data") or block.get("input_audio")
-        if (isinstance(url, str) and url.startswith("data:")) or (not url and inline):
-            url = "inline data"
-        name = (block.get("extras") or {}).get("file_name") or url or block.get("mime_type") or ""
-        return _dim(f"[{kind.replace('_url', '').replace('input_', '')}: {name}]")
-    return _json(block)
-
-
-show.__doc__ = HELP

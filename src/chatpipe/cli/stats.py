@@ -4,104 +4,70 @@ machines."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any, Optional
-
-import typer
+from typing import Any
 
 from ..errors import UsageError
 from ..pipeline.job import Job
 from ..pipeline.targets import Stats
 from ..render.report import stats_page
-from .options import AsJson, Jobs, ReadingOptions, reads
-from .runtime import execute, rich_console, run
-from .template import (
-    DEFAULT_MAX_OUTPUT,
-    CountThroughTemplate,
-    TemplateMaxLoops,
-    TemplateMaxOutput,
-    TemplateName,
-    TemplateTimeout,
-    Variables,
-    templated_counter,
-)
-from .trim import TokenCounterOption
-
-HELP = """Count messages by type, tool calls, images and files, characters and tokens, per
-conversation and overall, with the spread of tokens and messages per conversation (min,
-p10, median, p90, max) and, with --max-tokens, how many conversations are over it.
-
-A table and histograms on a terminal; JSON lines otherwise (or with --json): one per
-conversation, then {"overall": ...}; --to html writes a page with SVG charts.
-
-Examples:
-
-  chatpipe stats fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
-
-  chatpipe stats --json --token-counter tiktoken:cl100k_base train.jsonl | jq .overall
-
-  chatpipe stats --max-tokens 16385 --to html -o report.html train.jsonl
-"""
+from .command import ReadingOptions, command
+from .options import choices, opt
+from .runtime import execute, rich_console
+from .shared import AsJson
 
 _ROWS = 30  # conversations shown in the table
 
 
-@reads(engine=True)
+@command("output", "engine", "counting")
 def stats(
-    reading: ReadingOptions,
-    token_counter: TokenCounterOption = "approximate",
-    chat_template: CountThroughTemplate = None,
-    template_name: TemplateName = None,
-    var: Variables = None,
-    template_max_output: TemplateMaxOutput = DEFAULT_MAX_OUTPUT,
-    template_max_loops: TemplateMaxLoops = 1_000_000,
-    template_timeout: TemplateTimeout = 10.0,
+    o: ReadingOptions,
     as_json: AsJson = False,
-    as_table: Annotated[
-        bool, typer.Option("--table", help="Print the table even when stdout is not a terminal.")
-    ] = False,
-    to: Annotated[
-        Optional[str],  # noqa: UP045 - typer reads the annotation at run time
-        typer.Option(
-            "--to", metavar="html", help="Write an HTML report with charts.", show_default=False
-        ),
-    ] = None,
-    max_tokens: Annotated[
-        Optional[int],  # noqa: UP045
-        typer.Option(
-            "--max-tokens",
-            metavar="N",
-            min=1,
-            help="Count the conversations over N tokens (a model's context, say).",
-            show_default=False,
-        ),
-    ] = None,
-    jobs: Jobs = 1,
+    as_table: opt("--table", "Print the table even when stdout is not a terminal.", bool) = False,
+    to: opt(
+        "--to",
+        "Write an HTML report with charts.",
+        str | None,
+        "html",
+        autocompletion=choices("html"),
+    ) = None,
+    max_tokens: opt(
+        "--max-tokens",
+        "Count the conversations over N tokens (a model's context, say).",
+        int | None,
+        "N",
+        min=1,
+    ) = None,
 ) -> None:
-    def body() -> None:
-        if to not in (None, "html"):
-            raise UsageError(f"stats --to takes html, got {to!r}", hint="or --json, or --table")
-        if sum((as_json, as_table, to is not None)) > 1:
-            raise UsageError("--json, --table and --to html ask for different outputs; pick one")
-        counter = templated_counter(
-            token_counter,
-            chat_template,
-            template_name,
-            var,
-            (template_max_output, template_max_loops, template_timeout),
-        )
-        output = reading.output
-        table = as_table or (not as_json and to is None and output is None and sys.stdout.isatty())
-        # a table goes to the terminal, or as text into the -o file; a page anywhere
-        after = _table_text if table and output is not None else None
-        figures = Stats(counter, rows=not table and to is None, after=after, max_tokens=max_tokens)
-        if to == "html":
-            sources = list(reading.files or ["-"])
-            figures.after = lambda each, overall: stats_page(each, overall, sources, figures.ids)
-        execute(reading, Job(reading.inputs(), None, figures), jobs)
-        if table and output is None:
-            _print_table(rich_console(), figures.each, figures.overall())
+    """Figures of chat logs: messages by type, tool calls, media, characters and tokens.
 
-    run(body, reading.quiet)
+    Per conversation and overall, with the spread of tokens and messages per conversation
+    (min, p10, median, p90, max) and, with --max-tokens, how many conversations are over it.
+    A table and histograms on a terminal; JSON lines otherwise (or with --json): one per
+    conversation (its file and title among them), then {"overall": ...}; --to html writes a
+    page with SVG charts.
+
+    Examples:
+
+    \b
+      chatpipe stats fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
+      chatpipe stats --json --token-counter tiktoken:cl100k_base train.jsonl | jq .overall
+      chatpipe stats --max-tokens 16385 --to html -o report.html train.jsonl
+    """
+    if to not in (None, "html"):
+        raise UsageError(f"stats --to takes html, got {to!r}", hint="or --json, or --table")
+    if sum((as_json, as_table, to is not None)) > 1:
+        raise UsageError("--json, --table and --to html ask for different outputs; pick one")
+    counter = o.counter()
+    table = as_table or (not as_json and to is None and o.output is None and sys.stdout.isatty())
+    # a table goes to the terminal, or as text into the -o file; a page anywhere
+    after = _table_text if table and o.output is not None else None
+    figures = Stats(counter, rows=not table and to is None, after=after, max_tokens=max_tokens)
+    if to == "html":
+        sources = list(o.files or ["-"])
+        figures.after = lambda each, overall: stats_page(each, overall, sources, figures.ids)
+    execute(o, Job(o.inputs(), None, figures))
+    if table and o.output is None:
+        _print_table(rich_console(), figures.each, figures.overall())
 
 
 def _table_text(each: list[dict], overall: dict) -> str:
@@ -112,45 +78,35 @@ def _table_text(each: list[dict], overall: dict) -> str:
     return text.getvalue()
 
 
+def _many(number: int, what: str) -> str:
+    return f"{number:,} {what}{'s' * (number != 1)}"
+
+
 def _print_table(console: Any, each: list[dict], overall: dict) -> None:
     from rich.table import Table
 
     kinds = sorted(overall["by_type"])
-    table = Table(title=f"{overall['conversations']} conversations", title_justify="left")
-    for column in (
-        "#",
-        "messages",
-        *kinds,
-        "tool calls",
-        "images",
-        "files",
-        "characters",
-        "tokens",
-    ):
+    table = Table(title=_many(overall["conversations"], "conversation"), title_justify="left")
+    columns = ("#", "messages", *kinds, "tool calls", "images", "files", "characters", "tokens")
+    for column in columns:
         table.add_column(column, justify="right")
 
     def cells(figures: dict) -> list[str]:
         media = figures["files"] + figures["audio"] + figures["video"]
-        return [
-            str(figures["messages"]),
-            *(str(figures["by_type"].get(k, 0)) for k in kinds),
-            str(figures["tool_calls"]),
-            str(figures["images"]),
-            str(media),
-            f"{figures['characters']:,}",
-            f"{figures['tokens']:,}",
-        ]
+        by_type = (figures["by_type"].get(k, 0) for k in kinds)
+        numbers = (figures["messages"], *by_type, figures["tool_calls"], figures["images"], media)
+        return [f"{n:,}" for n in (*numbers, figures["characters"], figures["tokens"])]
 
     for index, figures in enumerate(each[:_ROWS]):
-        table.add_row(str(index + 1), *cells(figures))
+        table.add_row(f"{index + 1:,}", *cells(figures))
     if len(each) > _ROWS:
         table.add_row("…", *[""] * (len(kinds) + 6))
     table.add_row("all", *cells(overall), style="bold")
     console.print(table)
     length = overall["length"]
     console.print(
-        f"conversation length: min {length['min']}, median {length['median']}, "
-        f"max {length['max']} messages"
+        f"conversation length: min {length['min']:,}, median {length['median']:,}, "
+        f"max {length['max']:,} messages"
     )
     _print_histograms(console, each, overall)
 
@@ -165,26 +121,25 @@ def _print_histograms(console: Any, each: list[dict], overall: dict) -> None:
 
     over = overall.get("over_max_tokens")
     panels = []
-    for field, title in (
-        ("tokens", "tokens per conversation"),
-        ("messages", "messages per conversation"),
-    ):
+    for field in ("tokens", "messages"):
         binned = bins([s[field] for s in each])
         most = max((n for _, _, n in binned), default=0)
         spread = overall["spread"][field]
-        caption = " · ".join(
-            f"{name} {spread[name]:,}" for name in ("min", "p10", "median", "p90", "max")
-        )
+        caption = " · ".join(f"{k} {spread[k]:,}" for k in ("min", "p10", "median", "p90", "max"))
         if field == "tokens" and over:
             caption += f"\n{over['conversations']:,} over {over['max_tokens']:,} tokens"
         histogram = Table(
-            title=title, caption=caption, title_justify="left", caption_justify="left", box=None
+            title=f"{field} per conversation",
+            caption=caption,
+            title_justify="left",
+            caption_justify="left",
+            box=None,
         )
         histogram.add_column(field, justify="right", style="dim")
         histogram.add_column("", min_width=24, style="cyan")
         histogram.add_column("conversations", justify="right")
+        limit = over["max_tokens"] if field == "tokens" and over else None
         for low, high, number in binned:
-            limit = over["max_tokens"] if field == "tokens" and over else None
             style = "red" if limit is not None and low > limit else None
             histogram.add_row(
                 bin_label(low, high), bar(number, most, 24), f"{number:,}", style=style
@@ -192,6 +147,3 @@ def _print_histograms(console: Any, each: list[dict], overall: dict) -> None:
         panels.append(histogram)
     console.print()
     console.print(Columns(panels, padding=(0, 4)))
-
-
-stats.__doc__ = HELP

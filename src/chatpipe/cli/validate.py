@@ -4,69 +4,59 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from typing import Annotated
 
 import typer
 
 from ..errors import UsageError
-from ..ops.count import resolve_counter
 from ..ops.validate import RULES
 from ..pipeline.job import Job
 from ..pipeline.validate import Problems
-from .options import AsJson, Jobs, ReadingOptions, reads
-from .runtime import execute, run, warn
-from .trim import TokenCounterOption
-
-HELP = """Check chat logs and fine-tuning files; exit 1 if any problem is found, 0 if clean.
-
-Every problem is one line: FILE:LINE:COL: message N: kind: what (how to fix).
-openai-finetune rules are OpenAI's fine-tuning format checks (data_type,
-missing_messages_list, message_missing_key, message_unrecognized_key, unrecognized_role,
-missing_content, example_missing_assistant_message); structure rules check tool pairing
-(orphan_tool_result, unanswered_tool_call, duplicate_tool_result), invalid_tool_arguments,
-empty_assistant_message, misplaced_system_message and, with --max-tokens, too_many_tokens.
-
-Examples:
-
-  chatpipe validate train.jsonl
-
-  chatpipe validate --rules structure --max-tokens 16000 --json logs/*.jsonl > problems.jsonl
-"""
+from .command import ReadingOptions, command
+from .options import choices, opt
+from .runtime import execute
+from .shared import AsJson
+from .talk import warn
 
 
-@reads(engine=True, on_error=False)
+@command("output", "engine", "counting", leave_out=("on_error",))
 def validate(
-    reading: ReadingOptions,
-    rules: Annotated[
-        str,
-        typer.Option("--rules", metavar="all|openai-finetune|structure", help="Which checks."),
-    ] = "all",
-    max_tokens: Annotated[
-        int | None,
-        typer.Option(
-            "--max-tokens",
-            metavar="N",
-            help="Flag conversations over N tokens.",
-            show_default=False,
-        ),
-    ] = None,
-    token_counter: TokenCounterOption = "approximate",
+    o: ReadingOptions,
+    rules: opt(
+        "--rules",
+        "Which checks.",
+        metavar="all|openai-finetune|structure",
+        autocompletion=choices(*RULES),
+    ) = "all",
+    max_tokens: opt("--max-tokens", "Flag conversations over N tokens.", int | None, "N") = None,
     as_json: AsJson = False,
-    jobs: Jobs = 1,
 ) -> None:
-    def body() -> None:
-        if rules not in RULES:
-            raise UsageError(f"--rules must be one of {', '.join(RULES)}, got {rules!r}")
-        counter = resolve_counter(token_counter) if max_tokens is not None else None
-        if reading.verbose:
-            warn(f"checking {', '.join(reading.files or ['-'])} with the {rules} rules")
-        problems = Problems(rules, max_tokens, counter, as_json)
-        execute(reading, Job(reading.inputs(), None, problems), jobs)
-        _summary(problems.kinds)
-        if problems.kinds:
-            raise typer.Exit(1)
+    """Check chat logs and fine-tuning files; exit 1 if any problem is found, 0 if clean.
 
-    run(body, reading.quiet)
+    Every problem is one line: FILE:LINE:COL: message N: kind: what (how to fix).
+    openai-finetune rules are OpenAI's fine-tuning format checks (data_type,
+    missing_messages_list, message_missing_key, message_unrecognized_key, unrecognized_role,
+    missing_content, example_missing_assistant_message); structure rules check tool pairing
+    (orphan_tool_result, unanswered_tool_call, duplicate_tool_result), invalid_tool_arguments,
+    empty_assistant_message, misplaced_system_message and, with --max-tokens, too_many_tokens.
+
+    Examples:
+
+    \b
+      chatpipe validate train.jsonl
+      chatpipe validate --rules structure --max-tokens 16000 --json logs/*.jsonl > problems.jsonl
+    """
+    if rules not in RULES:
+        raise UsageError(f"--rules must be one of {', '.join(RULES)}, got {rules!r}")
+    if o.chat_template is not None and max_tokens is None:
+        raise UsageError("--chat-template counts tokens for --max-tokens")
+    counter = o.counter() if max_tokens is not None else None
+    if o.verbose:
+        warn(f"checking {', '.join(o.files or ['-'])} with the {rules} rules")
+    problems = Problems(rules, max_tokens, counter, as_json)
+    execute(o, Job(o.inputs(), None, problems))
+    _summary(problems.kinds)
+    if problems.kinds:
+        raise typer.Exit(1)
 
 
 def _summary(kinds: Counter[str]) -> None:
@@ -79,7 +69,7 @@ def _summary(kinds: Counter[str]) -> None:
         table.add_column("kind")
         table.add_column("count", justify="right")
         for kind, number in kinds.most_common():
-            table.add_row(kind, str(number))
+            table.add_row(kind, f"{number:,}")
         Console(stderr=True).print(table)
         return
     if total:
@@ -87,6 +77,3 @@ def _summary(kinds: Counter[str]) -> None:
         warn(f"{total} problem{'s' * (total != 1)}: {detail}")
     else:
         warn("no problems found")
-
-
-validate.__doc__ = HELP

@@ -80,6 +80,17 @@ class ApproximateCounter(TokenCounter):
         )
         self.base = self.tools_tokens
 
+    def with_tools(self, tools: list[Any]) -> ApproximateCounter:
+        """This counter, counting ``tools`` too (a fine-tuning row's)."""
+        return ApproximateCounter(
+            chars_per_token=self.chars_per_token,
+            extra_tokens_per_message=self.extra,
+            count_name=self.count_name,
+            tokens_per_image=self.tokens_per_image,
+            use_usage_metadata_scaling=self.scaling,
+            tools=tools,
+        )
+
     def cost(self, message: AnyMessage) -> int:
         images, chars = self._measure(message)
         return int(
@@ -298,3 +309,33 @@ def counter_for(counter: Any, conversation: Any) -> Any:
     conversation's tools and documents (``for_conversation``); others count as they are."""
     bind = getattr(counter, "for_conversation", None)
     return counter if bind is None else bind(conversation.meta)
+
+
+class CountLine:
+    """``chatpipe count``'s line for a conversation: its tokens, or (``as_json``) a JSON
+    object of its id, tokens, messages and, for a counter that sums messages
+    (``by_type``), its tokens by message type. An approximate count takes in a row's tools
+    (fine-tuning files) as langchain does."""
+
+    def __init__(self, counter: Any, as_json: bool = False, by_type: bool = True) -> None:
+        self.counter, self.as_json, self.by_type = counter, as_json, by_type
+
+    def __call__(self, conversation: Any) -> bytes:
+        import orjson
+
+        plain, tools = self.counter, conversation.meta.get("tools")
+        counter = counter_for(plain, conversation)
+        if isinstance(plain, ApproximateCounter) and isinstance(tools, list) and tools:
+            counter = plain.with_tools(tools)
+        if not self.as_json:
+            return str(counter.count(conversation.messages)).encode()
+        messages = list(conversation.messages)
+        report = {"tokens": counter.count(messages), "messages": len(messages)}
+        if self.by_type:  # (a template's count is of the whole prompt only)
+            by_type: dict[str, int] = {}
+            for message in messages:
+                by_type[message.type] = by_type.get(message.type, 0) + plain.count([message])
+            report["by_type"] = by_type
+        if "id" in conversation.meta:
+            report = {"id": conversation.meta["id"], **report}
+        return orjson.dumps(report)

@@ -232,6 +232,30 @@ class Deduper:
             self.dropped.messages.append((label if self.in_part else str(label), repeats))
         return conversation.with_messages(kept)
 
+    def summary(self) -> str:
+        """What was dropped, in a line for people."""
+        many = f"{self.position} conversation{'s' * (self.position != 1)}"
+        if self.by == "messages":
+            n = self.dropped.message_count
+            return f"dedupe: dropped {n} repeated message{'s' * (n != 1)} in {many}"
+        n = self.dropped.conversations
+        return f"dedupe: dropped {n} duplicate{'s' * (n != 1)} of {many} (by {self.by})"
+
+    def report_data(self) -> dict[str, Any]:
+        """What was dropped, and what each dropped one repeats (``report=True``), as JSON."""
+        made: dict[str, Any] = {"by": self.by, "conversations": self.position}
+        dropped = self.dropped
+        if self.by == "messages":
+            made["messages_dropped"] = dropped.message_count
+            made["repeats"] = [
+                {"conversation": name, "dropped": [{"message": i, "repeats": j} for i, j in pairs]}
+                for name, pairs in dropped.messages
+            ]
+        else:
+            made["dropped"] = dropped.conversations
+            made["duplicates"] = [{"dropped": a, "duplicate_of": b} for a, b in dropped.pairs]
+        return made
+
 
 _NEW: Any = object()
 

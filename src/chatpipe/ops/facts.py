@@ -291,3 +291,21 @@ def user_has(value: str) -> str:
             f"--has {value!r} is not something to look for", hint="one of " + ", ".join(HAS)
         )
     return value
+
+
+def user_types(values: list[str] | None, flag: str) -> list[str] | None:
+    """Message types given on the command line (``human``, ``ai``...; langchain's class
+    names are taken too), checked before any work."""
+    if not values:
+        return None
+    from ..model.chunks import MESSAGE_CLASSES
+
+    for value in values:
+        if value not in MESSAGE_CLASSES:
+            hint = {"user": "human", "assistant": "ai", "developer": "system"}.get(value)
+            types = sorted(name for name in MESSAGE_CLASSES if name.islower())
+            raise UsageError(
+                f"{flag} {value!r} is not a message type",
+                hint=f"did you mean {hint}?" if hint else "types: " + ", ".join(types),
+            )
+    return values

@@ -1,5 +1,6 @@
 """``grep``: the messages whose text, tool-call arguments or tool results match a pattern,
-with where each match is, a few messages of context and counts per conversation.
+with where each match is, a few messages of context and counts per conversation, and
+grep's lines of them (``GrepLines``).
 
 A message is searched field by field: ``text`` (its text: strings and text blocks),
 ``reasoning`` (reasoning and thinking blocks, a ``reasoning_content`` field),
@@ -10,6 +11,7 @@ message's text). ``where`` picks them: ``text`` (text and reasoning), ``tools``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -148,6 +150,128 @@ class Grep:
             low, high = max(0, hit.index - self.context), min(total, hit.index + self.context + 1)
             shown.update(range(low, high))
         return sorted(shown)
+
+
+class GrepLines:
+    """grep's lines for a conversation (a function of it): per hit ``FILE:LINE: title › #N
+    role: …text…`` (a message shown around the hits with ``-`` after its place, ``--``
+    between groups shown with context), or a JSON object; with ``count``, one line per
+    conversation. ``mark`` (a terminal's colours) goes around the matches. ``hits``
+    counts the conversations that match; places and groups are the run's, in order."""
+
+    WIDTH = 100  # characters of text shown around the matches
+
+    def __init__(
+        self,
+        search: Grep,
+        *,
+        as_json: bool = False,
+        count: bool = False,
+        mark: tuple[str, str] | None = None,
+    ) -> None:
+        self.search, self.as_json, self.count, self.mark = search, as_json, count, mark
+        self.hits = 0
+
+    def __call__(self, conversation: Conversation) -> Iterator[bytes]:
+        found = self.search.search(conversation)
+        if found is None:
+            return
+        self.hits += 1
+        if self.count:
+            yield self._count_line(found)
+        elif self.as_json:
+            yield from (self._json_line(found, hit) for hit in found.hits)
+        else:
+            if self.search.context and self.hits > 1:
+                yield b"--"
+            yield from self._text_lines(found)
+
+    def _count_line(self, found: Found) -> bytes:
+        title = facts.title(found.conversation)
+        if self.as_json:
+            conversation = facts.conversation_id(found.conversation)
+            record = {"file": _where(found), "conversation": conversation, "title": title}
+            return orjson.dumps({**record, "count": found.count})
+        text = f"{_where(found)}: {title + ': ' if title else ''}{found.count}"
+        return text.encode("utf-8", "surrogateescape")
+
+    def _json_line(self, found: Found, hit: Hit) -> bytes:
+        location = found.conversation.location
+        record = {
+            "file": None if location is None else location.file,
+            "line": None if location is None else location.line,
+            "conversation": facts.conversation_id(found.conversation),
+            "title": facts.title(found.conversation),
+            "message": hit.index,
+            "role": hit.role,
+            "field": hit.field,
+            "tool": hit.tool,
+            "matches": [hit.text[s:e] for s, e in hit.spans],
+            "spans": hit.spans,
+            "text": hit.text,
+        }
+        return orjson.dumps(record)
+
+    def _text_lines(self, found: Found) -> Iterator[bytes]:
+        head = _where(found)
+        title = facts.title(found.conversation)
+        prefix = f"{title} › " if title else ""
+        by_index: dict[int, list[Hit]] = {}
+        for hit in found.hits:
+            by_index.setdefault(hit.index, []).append(hit)
+        for index in found.shown:
+            hits = by_index.get(index)
+            if hits is None:  # context: the message's text, as the search sees it
+                message = found.messages[index]
+                text = next((t for _, t, _ in fields(message, ("text", "result"))), "")
+                line = f"{head}- {prefix}#{index + 1} {facts.role(message)}: {self._snippet(text)}"
+                yield line.encode("utf-8", "surrogateescape")
+                continue
+            for hit in hits:
+                who = hit.role
+                if hit.field == "arguments":
+                    who += f" {hit.tool}()"
+                elif hit.tool:
+                    who += f" {hit.tool}"
+                elif hit.field == "reasoning":
+                    who += " (reasoning)"
+                shown = self._snippet(hit.text, hit.spans)
+                yield f"{head}: {prefix}#{index + 1} {who}: {shown}".encode(
+                    "utf-8", "surrogateescape"
+                )
+
+    def _snippet(self, text: str, spans: list[tuple[int, int]] | None = None) -> str:
+        """The text around the matches on one line: whitespace runs as one space, at most
+        ``WIDTH`` characters either side of them, the matches marked."""
+        width = self.WIDTH
+        if not spans:
+            flat = _flat(text).strip()
+            return flat if len(flat) <= 2 * width else flat[: 2 * width] + "…"
+        low, high = max(0, spans[0][0] - width), min(len(text), spans[-1][1] + width)
+        pieces = ["…" if low else ""]
+        at = low
+        for start, end in spans:
+            pieces.append(_flat(text[at:start]))
+            match = _flat(text[start:end])
+            pieces.append(f"{self.mark[0]}{match}{self.mark[1]}" if self.mark else match)
+            at = end
+        pieces.append(_flat(text[at:high]))
+        pieces.append("…" if high < len(text) else "")
+        return "".join(pieces).strip()
+
+
+def _where(found: Found) -> str:
+    location = found.conversation.location
+    if location is None:
+        return "-"
+    return location.file if location.line is None else f"{location.file}:{location.line}"
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _flat(text: str) -> str:
+    return _SPACE.sub(" ", text)
 
 
 def grep(conversations: Iterable[Conversation], pattern: str, **options: object) -> Iterator[Found]:

@@ -15,12 +15,16 @@ without the key.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import itertools
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from ..errors import UsageError
 from ..model import AIMessage, AnyMessage, Conversation
@@ -225,7 +229,39 @@ class Redactor:
             self.conversations += 1
         return redacted
 
+    def summary(self, dry_run: bool = False) -> str:
+        """What was replaced (or, ``dry_run``, found), in a line for people."""
+        total = sum(self.counts.values())
+        if not total:
+            return "redact: found nothing to replace"
+        kinds = ", ".join(f"{kind} {self.counts[kind]}" for kind in KINDS if self.counts[kind])
+        verb = "would replace" if dry_run else "replaced"
+        return f"redact: {verb} {total} value{'s' * (total != 1)}: {kinds}"
+
+    def report_data(self, dry_run: bool = False) -> dict[str, Any]:
+        """What was replaced per kind, as JSON."""
+        counts = self.counts
+        by_kind = {kind: counts[kind] for kind in KINDS if counts[kind]}
+        return {"dry_run": dry_run, "replaced": sum(counts.values()), "by_kind": by_kind}
+
     # -- a dry run --------------------------------------------------------------------
+
+    def hit_lines(self, as_json: bool = False) -> Any:
+        """A dry run's lines for a conversation (a function of it): a hit each, as
+        ``CONVERSATION: PLACE: KIND: VALUE`` or a JSON object, each counted; the
+        conversations are numbered in the order they come (a run of one process)."""
+        number = itertools.count()
+
+        def lines(conversation: Conversation) -> Iterator[bytes]:
+            for hit in self.hits(conversation, next(number)):
+                self.counts[hit.kind] += 1
+                if as_json:
+                    yield orjson.dumps(dataclasses.asdict(hit))
+                else:
+                    text = f"{hit.conversation}: {hit.place}: {hit.kind}: {hit.value}"
+                    yield text.encode("utf-8", "surrogateescape")
+
+        return lines
 
     def hits(self, conversation: Conversation, position: int = 0) -> Iterator[Hit]:
         """What would be replaced in the conversation, with its place; nothing changed."""

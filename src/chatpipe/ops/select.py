@@ -31,8 +31,8 @@ def compile_regex(pattern: str, flag: str, ignore_case: bool = False) -> re.Patt
 
 @dataclass(frozen=True)
 class Criteria:
-    """What ``select`` asks of a conversation; every field left at its default asks
-    nothing. Times are seconds since the epoch: ``after`` keeps times at or after it,
+    """What ``select`` asks of a conversation; every field left at its default (or None)
+    asks nothing. Times are seconds since the epoch: ``after`` keeps times at or after it,
     ``before`` times before it (a conversation without a time matches neither)."""
 
     ids: Sequence[str] = ()
@@ -51,6 +51,11 @@ class Criteria:
     grep_roles: Sequence[str] = ()
     ignore_case: bool = False
     invert: bool = False
+
+    def __post_init__(self) -> None:
+        # (a repeatable option given no value is None, and asks nothing)
+        for name in ("ids", "has", "roles", "grep_roles"):
+            object.__setattr__(self, name, tuple(getattr(self, name) or ()))
 
 
 class Selector:

@@ -80,6 +80,8 @@ def run_in_parts(
             folder.commit(shards)
     except BaseException:
         results.close()  # no part started after this
+        if into is not sink:
+            into.abort()
         if streams is not None:
             streams.abort()
         if folder is not None:

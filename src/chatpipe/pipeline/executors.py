@@ -69,7 +69,8 @@ def execute(
     engine = engine.checked()
     say = note or (lambda _: None)
     target_parts = job.target.parts if job.target is not None else True
-    if (engine.dask or output_dir is not None) and not target_parts:
+    whole = job.target is not None and job.target.one_process
+    if (engine.dask or output_dir is not None) and not target_parts and not whole:
         raise UsageError(
             "this output is one document or a folder of pages, written by one process",
             hint="leave --engine dask and --output-dir out, or write records (--to canonical)",
@@ -79,11 +80,12 @@ def execute(
             "--output-dir names each shard after its input file, and stdin has no name",
             hint="write the input to a file and name the file, or write one output with -o",
         )
-    if is_stream(job.operation) and not two_passes(job.operation):  # the whole input, in order
+    if (is_stream(job.operation) and not two_passes(job.operation)) or whole:  # in order
         if output_dir is not None:
             raise UsageError("this command reads its inputs in one process, not in parts")
         if engine.dask or engine.jobs > 1:
-            say(f"--jobs {engine.jobs}: this command reads its inputs in one process")
+            asked = "--engine dask" if engine.dask else f"--jobs {engine.jobs}"
+            say(f"{asked}: this command reads its inputs in one process")
         return serial(job, sink, watch, say)
     if engine.dask:
         return _on_dask(job, sink, engine, output_dir, parquet, say, progress)

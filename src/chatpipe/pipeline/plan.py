@@ -216,11 +216,14 @@ def _row_group_parts(spec: str, blocksize: int | None, dialect: str, shape: str)
 
 def _log_job(job: Any, files: tuple[str, ...], dialect: Any) -> bool:
     """Whether a message log, the job's only input, can be cut: a local file of a dialect
-    read line by line, changed message by message (no operation, or filter) with nothing
-    numbered in its output (no report of losses), written message by message."""
+    read line by line, not split into conversations by a field (--group-by), changed
+    message by message (no operation, or filter) with nothing numbered in its output (no
+    report of losses), written message by message."""
     from .targets import ToDialect
 
     if len(files) != 1 or not dialect.messages_by_line or is_url(files[0]):
+        return False
+    if job.inputs.group_by:  # conversations of lines anywhere in the log: read whole
         return False
     target = job.target if job.target is not None else ToDialect()
     operation = job.operation

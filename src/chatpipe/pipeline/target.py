@@ -24,10 +24,15 @@ class Target:
       (``Reading.row_reader``), or None;
     - ``rows``: its output may be records, a JSON object a line (what Parquet rows hold);
       False for text and documents.
+
+    ``one_process``: its output depends on the whole run in order (places in the files,
+    numbers or counts kept across conversations), so the run is one process, whatever
+    the engine.
     """
 
     parts = True
     rows = True
+    one_process = False
     checks_records = False  # its input is records, not conversations (validate)
     row_reader: Callable[[Any, Any, Any], Conversation | None] | None = None
 
@@ -47,7 +52,8 @@ class Target:
 
     def collect(self, run: Run, sink: Any) -> Any:
         """Where a part's lines go, in input order: the sink itself, or a collector that
-        puts them together (and is closed at the end)."""
+        puts them together (a sink that is closed at the end, or aborted when the run
+        fails)."""
         return sink
 
     def problem(self, run: Run, problem: Any, sink: Any) -> None:

@@ -167,10 +167,13 @@ class ToDialect(Target):
 
 class Lines(Target):
     """One line of bytes per conversation, ``line(conversation)`` (count); with ``many``,
-    ``line`` gives any number of lines for it (grep's hits: none, one or several)."""
+    ``line`` gives any number of lines for it (grep's hits: none, one or several);
+    ``one_process``: ``line`` keeps something across the run (numbers, counts, places)."""
 
-    def __init__(self, line: Callable[[Conversation], Any], many: bool = False) -> None:
-        self.line, self.many = line, many
+    def __init__(
+        self, line: Callable[[Conversation], Any], many: bool = False, one_process: bool = False
+    ) -> None:
+        self.line, self.many, self.one_process = line, many, one_process
 
     def part_lines(self, run: Run, conversations: Iterable[Conversation]) -> Iterator[bytes]:
         if not self.many:
@@ -179,10 +182,11 @@ class Lines(Target):
 
 
 class Stats(Target):
-    """A JSON line of figures per conversation (``conversation_stats``), then
-    ``{"overall": ...}``; with ``rows=False`` the figures are only kept (``each``), for
-    a table. ``after(each, overall)`` gives a text written at the end (a table, a page).
-    ``max_tokens`` adds to the overall figures how many conversations are over it."""
+    """A JSON line of figures per conversation (its number, id, file and title, then
+    ``conversation_stats``), then ``{"overall": ...}``; with ``rows=False`` the figures
+    are only kept (``each``), for a table. ``after(each, overall)`` gives a text written
+    at the end (a table, a page). ``max_tokens`` adds to the overall figures how many
+    conversations are over it."""
 
     def __init__(
         self,
@@ -201,13 +205,17 @@ class Stats(Target):
 
         return overall_stats(self.each, self.max_tokens)
 
-    def figures(self, conversation: Conversation) -> tuple[Any, dict[str, Any]]:
-        """A conversation's id (None when it has none) and figures."""
+    def figures(self, conversation: Conversation) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+        """A conversation's id (None when it has none), file and title, and figures."""
         from ..ops.count import counter_for
+        from ..ops.facts import title
         from ..ops.stats import conversation_stats
 
         counter = counter_for(self.counter, conversation)
-        return conversation.meta.get("id"), conversation_stats(conversation.messages, counter)
+        place = conversation.location
+        named = {"file": None if place is None else place.file, "title": title(conversation)}
+        figures = conversation_stats(conversation.messages, counter)
+        return conversation.meta.get("id"), named, figures
 
     def emit(self, run: Run, conversations: Iterator[Conversation], sink: Any) -> None:
         collected = self.collect(run, sink)
@@ -231,13 +239,14 @@ class _Collected:
         self.stats, self.sink = stats, sink
         self.pending = b""
 
-    def add(self, ident: Any, figures: dict[str, Any]) -> None:
+    def add(self, ident: Any, named: dict[str, Any], figures: dict[str, Any]) -> None:
         stats = self.stats
         stats.each.append(figures)
         stats.ids.append(ident)
         if stats.rows:
-            named = {"id": ident} if ident is not None else {}
-            row = {"conversation": len(stats.each), **named, **figures}
+            row = {"conversation": len(stats.each), **({"id": ident} if ident is not None else {})}
+            row.update(named)
+            row.update(figures)
             self.sink.line(orjson.dumps(row))
 
     def line(self, data: bytes) -> None:
@@ -251,6 +260,9 @@ class _Collected:
                 self.add(*orjson.loads(line))
 
     raw = borrowed
+
+    def abort(self) -> None:
+        """The run failed: nothing of its own to undo."""
 
     def close(self) -> None:
         stats = self.stats

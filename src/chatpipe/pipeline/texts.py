@@ -205,6 +205,9 @@ class _CollectedTexts:
             sink.line(dumps_text(text))
         self.written += 1
 
+    def abort(self) -> None:
+        """The run failed: nothing of its own to undo."""
+
     def close(self) -> None:
         if self.first is not None:  # one conversation: its text as it is
             self.sink.raw(self.first.encode("utf-8", "surrogateescape"))

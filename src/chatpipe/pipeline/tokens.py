@@ -114,6 +114,45 @@ class TokenRows(Target):
         if collected is not None:
             collected.close()
 
+    def said(self, verbose: bool = False) -> list[str]:
+        """What the run's report says: the rows cut by --max-length; with ``verbose``
+        how each conversation's masks were found, and the packs."""
+        from ..templates.tokenize import GENERATION, PER_TURN, PREFIX
+
+        tally, tokens, lines = self.tally, self.tokenizer, []
+        if tally.cut_rows:
+            of = f" of {tally.rows}" if tally.rows else ""
+            lines.append(
+                f"cut {tally.cut_rows} row{'s' * (tally.cut_rows != 1)}{of} to --max-length "
+                f"{tokens.max_length} ({tally.cut_tokens} tokens cut, on the {tokens.truncate})"
+            )
+        if not verbose:
+            return lines
+        origin = tokens.template.source.origin
+        how = {
+            GENERATION: "from its {% generation %} markers",
+            PER_TURN: "per turn: each turn as the template renders it in the whole conversation",
+            PREFIX: "from rendered prefixes (the template's message loop cannot be followed)",
+        }
+        for method, count in sorted(tally.methods.items()):
+            s = "s" * (count != 1)
+            lines.append(
+                f"tokenize: {count} conversation{s}: assistant masks {how[method]}, {origin}"
+            )
+        if tally.rewritten:
+            one = tally.rewritten == 1
+            lines.append(
+                f"tokenize: {tally.rewritten} conversation{'s' * (not one)} "
+                f"render{'s' * one} differently from {'its' if one else 'their'} prefixes (the "
+                "template rewrites earlier turns, or closes the conversation): masks from "
+                "rendered prefixes would be wrong there; the per-turn masks are not"
+            )
+        if tally.packs:
+            lines.append(
+                f"tokenize: {tally.rows} rows in {tally.packs} pack{'s' * (tally.packs != 1)}"
+            )
+        return lines
+
     def _collect(self, run: Run, sink: Any) -> _Packs:
         """A sink for rows in input order (``part_lines``, or ``emit``'s own) that
         writes them packed."""
@@ -135,6 +174,9 @@ class _Counted:
         self.sink.borrowed(data)
 
     raw = borrowed
+
+    def abort(self) -> None:
+        """The run failed: nothing of its own to undo."""
 
     def close(self) -> None:
         pass
@@ -168,6 +210,9 @@ class _Packs:
                 self.add(orjson.loads(line))
 
     raw = borrowed
+
+    def abort(self) -> None:
+        """The run failed: nothing of its own to undo."""
 
     def close(self) -> None:
         packer = self.rows.packer

@@ -17,7 +17,8 @@ class Trim:
     """A trim of conversations: the options of ``trim_messages``, and ``keep_tool_pairs``.
 
     ``counter`` is a TokenCounter, or a chat template's counter (``templated``), which
-    trims the newest messages whose rendered prompt fits. ``dropped(message, why)`` hears
+    trims the newest messages whose rendered prompt fits. Options that do not go together
+    are a UsageError naming them. ``dropped(message, why)`` hears
     of each message ``keep_tool_pairs`` removes.
     """
 
@@ -35,6 +36,24 @@ class Trim:
         templated: bool = False,
         dropped: Callable[[AnyMessage, str], None] | None = None,
     ) -> None:
+        from ..errors import UsageError
+        from ..ops.facts import user_types
+        from ..templates.options import through_template
+
+        if strategy not in ("last", "first"):
+            raise UsageError(f"--strategy must be last or first, got {strategy!r}")
+        if strategy == "first" and (start_on or include_system):
+            raise UsageError("--start-on and --include-system go with --strategy last")
+        if isinstance(start_on, list):  # names typed on a command line: checked
+            start_on = user_types(start_on, "--start-on")
+        if isinstance(end_on, list):
+            end_on = user_types(end_on, "--end-on")
+        templated = templated or through_template(counter)
+        if templated and (strategy != "last" or allow_partial or end_on):
+            raise UsageError(
+                "--chat-template trims with --strategy last, whole messages, no --end-on",
+                hint="it keeps the newest messages whose rendered prompt fits --max-tokens",
+            )
         self.max_tokens = max_tokens
         self.counter = counter
         self.strategy = strategy

@@ -1,0 +1,127 @@
+"""``--jobs N`` on the commands that gained the engine group: the output of one process,
+in parts where a conversation's output depends on it alone (select, sample --fraction),
+on what parts gather and the run adds up (redact's counts, dedupe's and sample -n's two
+passes, split's sides), and in one process, said once, where it depends on the run in
+order (places, numbers: grep, select --ids, head)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from chatpipe.cli import app
+from chatpipe.pipeline import assemble
+from conftest import noting_pids
+
+runner = CliRunner()
+ONE_PROCESS = "chatpipe: --jobs 2: this command reads its inputs in one process\n"
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory):
+    """About 1.5 MB of fine-tuning rows (two parts of --jobs work), some repeated, some
+    with tool calls and a key to redact."""
+    path = tmp_path_factory.mktemp("rows") / "rows.jsonl"
+    lines = []
+    for i in range(3000):
+        n = i % 700  # rows 700 apart repeat
+        messages = [
+            {"role": "system", "content": "You answer briefly."},
+            {"role": "user", "content": f"question {n}: " + "why " * 60},
+        ]
+        if n % 5 == 0:
+            call = {"id": f"c{n}", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+            messages.append({"role": "tool", "tool_call_id": f"c{n}", "content": "ok"})
+        key = f" sk-proj-{'A1b2C3d4E5' * 4}" if n % 7 == 0 else ""
+        messages.append({"role": "assistant", "content": f"answer {n}{key}"})
+        lines.append(json.dumps({"messages": messages}))
+    path.write_text("\n".join(lines) + "\n")
+    assert path.stat().st_size > 1_300_000
+    return str(path)
+
+
+def _both(*args):
+    serial = runner.invoke(app, list(args))
+    parallel = runner.invoke(app, [*args, "--jobs", "2"])
+    assert serial.exit_code == parallel.exit_code == 0, parallel.stderr
+    assert serial.stdout and parallel.stdout == serial.stdout
+    return serial, parallel
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("select", "--has", "tool-calls", "--min-messages", "5"),
+        ("sample", "--fraction", "0.3"),
+        ("sample", "-n", "40", "--seed", "3"),
+        ("dedupe",),
+        ("dedupe", "--by", "prompt"),
+        ("redact",),
+    ],
+    ids=" ".join,
+)
+def test_commands_run_in_parts_on_workers(rows, command, tmp_path, monkeypatch):
+    pids = noting_pids(monkeypatch, assemble, "run_part", tmp_path / "pids")
+    serial, parallel = _both(*command, rows)
+    assert parallel.stderr == serial.stderr
+    workers = set(pids.read_text().split())  # (two workers a pass: dedupe, sample -n make two)
+    assert len(workers) in (2, 4) and str(__import__("os").getpid()) not in workers
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("select", "--ids"), ("grep", "-c", "answer 1"), ("head", "-n", "3")],
+    ids=" ".join,
+)
+def test_commands_whose_output_depends_on_the_run_are_one_process(rows, command):
+    serial, parallel = _both(*command, rows)
+    assert parallel.stderr == ONE_PROCESS + serial.stderr
+
+
+def test_dedupe_and_redact_count_across_parts(rows):
+    serial, parallel = _both("dedupe", rows)
+    assert (
+        serial.stderr
+        == "chatpipe: dedupe: dropped 2300 duplicates of 3000 conversations (by conversation)\n"
+    )
+    assert parallel.stderr == serial.stderr
+    serial, parallel = _both("redact", rows)
+    assert serial.stderr == "chatpipe: redact: replaced 429 values: OPENAI_KEY 429\n"
+    assert parallel.stderr == serial.stderr
+
+
+def test_split_writes_the_sides_of_one_process(rows, tmp_path):
+    for out, jobs in ((tmp_path / "one", "1"), (tmp_path / "two", "2")):
+        done = runner.invoke(
+            app, ["split", "--ratio", "a=0.5,b=0.5", "--output-dir", str(out), "-j", jobs, rows]
+        )
+        assert done.exit_code == 0, done.stderr
+    for side in ("a.jsonl", "b.jsonl"):
+        assert (tmp_path / "two" / side).read_bytes() == (tmp_path / "one" / side).read_bytes()
+
+
+def test_the_dask_engine_runs_them_in_one_process_too(rows):
+    serial = runner.invoke(app, ["grep", "-c", "answer 1", rows])
+    on_dask = runner.invoke(app, ["grep", "-c", "answer 1", "--engine", "dask", rows])
+    assert on_dask.exit_code == 0 and on_dask.stdout == serial.stdout
+    assert (
+        on_dask.stderr == "chatpipe: --engine dask: this command reads its inputs in one process\n"
+    )
+
+
+def test_a_log_split_by_a_field_is_read_whole_with_jobs(tmp_path):
+    """--group-by gathers a conversation's lines from anywhere in the log: a range of it
+    cannot be made alone (it gave two conversations of three)."""
+    log = tmp_path / "log.jsonl"
+    line = '{{"session_id": "s{}", "role": "user", "content": "{} {}"}}\n'
+    log.write_text("".join(line.format(i % 3, "word " * 20, i) for i in range(12000)))
+    serial, parallel = _both("convert", "--group-by", "session_id", str(log))
+    assert len(serial.stdout.splitlines()) == 3
+    assert parallel.stderr == (
+        f"chatpipe: --jobs 2: {log} is read whole (conversation-per-line JSONL and Parquet "
+        "files are cut into parts, and one message log for buffer, openai, convert and "
+        "filter); running in one process\n"
+    )
