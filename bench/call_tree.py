@@ -5,8 +5,8 @@ process never sees end; this runs the command's own entry point in-process inste
 output sent to /dev/null, and prints the tree (built-ins included) on stdout.
 
     pip install pyinstrument
-    python bench/profile.py bench/corpus/agent_100k.jsonl buffer --format xml
-    python bench/profile.py bench/corpus/log_100k.jsonl openai --depth 18
+    python bench/call_tree.py bench/corpus/agent_100k.jsonl buffer --format xml
+    python bench/call_tree.py bench/corpus/log_100k.jsonl openai --depth 18
 
 ``--depth N`` prints the tree N calls deep (default 22; the command's work starts about
 12 calls down).
