@@ -129,6 +129,14 @@ def _terminate(signum: int, _frame: object) -> None:
     raise Terminated(signum)
 
 
+def _restored(saved: dict[int, object]) -> dict[int, object]:
+    """The signal handlers ``saved`` put back; nothing left to put back."""
+    for signum, handler in saved.items():
+        with contextlib.suppress(ValueError, OSError):
+            signal.signal(signum, handler)
+    return {}
+
+
 def _clean_up_on_signals() -> dict[int, object]:
     """SIGTERM and SIGHUP raise Terminated while a temporary file exists, so that it is
     removed as on Ctrl-C; the handlers before are given back after."""
@@ -163,6 +171,7 @@ class OutputFolder:
         except OSError as exc:
             raise write_failed(exc, path) from None
         self.files: list[str] = []
+        self._signals = _clean_up_on_signals()  # (SIGTERM, SIGHUP: the folder removed too)
 
     def write(self, name: str, data: bytes) -> None:
         """One file of the folder; ``name`` is relative (``c/00001.html``)."""
@@ -185,6 +194,7 @@ class OutputFolder:
                 os.chmod(self.staging, 0o777 & ~_umask())
                 os.rename(self.staging, self.target)
                 self.staging = None
+                self._signals = _restored(self._signals)
                 return
             for name in self.files:
                 where = os.path.join(self.target, name)
@@ -195,6 +205,7 @@ class OutputFolder:
             raise write_failed(exc, self.path) from None
         shutil.rmtree(self.staging, ignore_errors=True)
         self.staging = None
+        self._signals = _restored(self._signals)
 
     def abort(self) -> None:
         import shutil
@@ -202,6 +213,7 @@ class OutputFolder:
         if self.staging is not None:
             shutil.rmtree(self.staging, ignore_errors=True)
             self.staging = None
+        self._signals = _restored(self._signals)
 
 
 class Sink:
