@@ -45,12 +45,22 @@ _SCHEDULER_LOST = "lost the connection to the Dask scheduler during the run; the
 
 def dask_modules() -> Any:
     """Dask's distributed, or a usage error naming the extra."""
+    needs_dask()
     try:
         import dask  # noqa: F401
         import distributed
     except ImportError:
         raise UsageError("--engine dask needs Dask", hint="pip install 'chatpipe[dask]'") from None
     return distributed
+
+
+def needs_dask() -> None:
+    """A usage error naming the extra where Dask is not installed; nothing imported (the
+    local cluster's fork server, started first, imports Dask while this process does)."""
+    import importlib.util
+
+    if any(importlib.util.find_spec(name) is None for name in ("dask", "distributed")):
+        raise UsageError("--engine dask needs Dask", hint="pip install 'chatpipe[dask]'")
 
 
 class DaskMapper:
@@ -122,18 +132,23 @@ def client(scheduler: str | None = None, workers: int | None = None) -> Iterator
     """A Dask client: of a running scheduler (which must show a worker), or of a local
     cluster of ``workers`` processes (one thread each) started here and stopped when the
     block ends. Dask's log lines in this process are not printed while the block runs."""
-    distributed = dask_modules()
-    with terminating(), _quiet():
-        if scheduler is not None:
-            with _connected(distributed, scheduler) as connected:
+    with terminating():
+        forking = scheduler is None and _forkserver_wanted()
+        if forking:  # started first: it imports Dask while this process does
+            with held():
+                forking = _forkserver_ready()
+        distributed = dask_modules()
+        with _quiet():
+            if scheduler is not None:
+                with _connected(distributed, scheduler) as connected:
+                    yield connected
+                return
+            with _local(distributed, workers or 2, forking) as connected:
                 yield connected
-            return
-        with _local(distributed, workers or 2) as connected:
-            yield connected
 
 
 @contextlib.contextmanager
-def _local(distributed: Any, workers: int) -> Iterator[Any]:
+def _local(distributed: Any, workers: int, forking: bool) -> Iterator[Any]:
     """A client of a local cluster of ``workers`` processes, started and stopped whole:
     Ctrl-C and SIGTERM held meanwhile (a cluster cut short in its start leaves processes
     and semaphores behind), and delivered once it is up or down."""
@@ -147,7 +162,7 @@ def _local(distributed: Any, workers: int) -> Iterator[Any]:
     stack = contextlib.ExitStack()
     try:
         with held():
-            if not os.environ.get(_METHOD_VARIABLE) and _forkserver_ready():
+            if forking:
                 settings["distributed.worker.multiprocessing-method"] = "forkserver"
             # the scratch folders of the workers and the scheduler, and Dask's lock files,
             # in one of the run's own (removed after it)
@@ -187,21 +202,25 @@ def _local(distributed: Any, workers: int) -> Iterator[Any]:
             stack.close()
 
 
-def _forkserver_ready() -> bool:
-    """The fork server started (once a process) with chatpipe imported and the ending
-    signals ignored, which its workers inherit; False where there is none (not POSIX)."""
+def _forkserver_wanted() -> bool:
+    """Whether the local cluster's workers come from the fork server: where there is one
+    (POSIX), Dask is installed, and no start method is asked for in Dask's variable."""
+    import importlib.util
     import multiprocessing
 
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return False
-    from multiprocessing import forkserver
+    return (
+        "forkserver" in multiprocessing.get_all_start_methods()
+        and not os.environ.get(_METHOD_VARIABLE)
+        and importlib.util.find_spec("distributed") is not None
+    )
 
-    from distributed.utils import get_mp_context
 
-    with dask_method("forkserver"):
-        context = get_mp_context()  # (Dask names what it preloads: kept, ours added)
-    preload = getattr(forkserver._forkserver, "_preload_modules", None) or []
-    context.set_forkserver_preload(list(dict.fromkeys([*preload, *_PRELOAD])))
+def _forkserver_ready() -> bool:
+    """The fork server started (once a process) with Dask and chatpipe imported and the
+    ending signals ignored, which its workers inherit; True once it runs."""
+    from multiprocessing import forkserver, get_context
+
+    get_context("forkserver").set_forkserver_preload(_PRELOAD)
     # started with Ctrl-C, SIGTERM and SIGHUP ignored, which it keeps and hands to its
     # workers: a signal to the terminal's process group reaches this process alone, which
     # stops the cluster in order (Dask stops a worker with a message, or SIGKILL); one
@@ -228,14 +247,6 @@ def release() -> None:
     if getattr(forkserver._forkserver, "_forkserver_pid", None) is None:
         return
     util._exit_function()  # (multiprocessing's own atexit hook: its temporary folder)
-
-
-@contextlib.contextmanager
-def dask_method(method: str) -> Iterator[None]:
-    import dask
-
-    with dask.config.set({"distributed.worker.multiprocessing-method": method}):
-        yield
 
 
 @contextlib.contextmanager
