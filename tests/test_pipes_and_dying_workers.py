@@ -17,6 +17,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -249,3 +250,42 @@ def test_a_signal_to_the_group_during_a_jobs_run_is_one_line(name, into, padded,
     assert (proc.returncode, stdout, stderr) == (code, b"", f"chatpipe: {word}\n".encode()), said
     assert os.listdir(tmp_path) == [], said  # no shard, no temporary file
     assert left_in_group(proc.pid) == [], said
+
+
+def test_signals_held_are_delivered_after_the_block_and_a_second_ctrl_c_at_once():
+    """What starting or stopping workers holds: a Ctrl-C or SIGTERM acted on once the
+    block ends, as the handler before would have; Ctrl-C twice, at once. In another
+    thread (which cannot set handlers) both blocks change nothing."""
+    from chatpipe.errors import Terminated
+    from chatpipe.pipeline.workers import held, terminating
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    term = signal.getsignal(signal.SIGTERM)
+    try:
+        steps = []
+        with pytest.raises(KeyboardInterrupt), held():
+            os.kill(os.getpid(), signal.SIGINT)
+            steps.append("went on")
+        assert steps == ["went on"]
+        with pytest.raises(KeyboardInterrupt), held():
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)
+            steps.append("not reached")
+        assert steps == ["went on"]
+        with pytest.raises(Terminated) as ended, terminating(), held():
+            os.kill(os.getpid(), signal.SIGTERM)
+            steps.append("went on")
+        assert (ended.value.signum, steps) == (signal.SIGTERM, ["went on"] * 2)
+        assert signal.getsignal(signal.SIGTERM) == term  # (given back)
+        elsewhere = []
+
+        def in_a_thread():
+            with terminating(), held():
+                elsewhere.append(signal.getsignal(signal.SIGINT))
+
+        thread = threading.Thread(target=in_a_thread)
+        thread.start()
+        thread.join()
+        assert elsewhere == [signal.default_int_handler]
+    finally:
+        signal.signal(signal.SIGINT, before)
