@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import os
 import signal
 import sys
@@ -189,8 +190,6 @@ def _local(distributed: Any, workers: int, forking: bool) -> Iterator[Any]:
             except Exception as exc:  # (said below, its frames let go: they hold semaphores)
                 failed = _start_failure(exc)
             if failed is not None:
-                import gc
-
                 gc.collect()  # (freed now: a process that ends at once never frees them)
                 raise WorkerLost(
                     f"the local Dask cluster did not start ({failed})",
@@ -200,6 +199,7 @@ def _local(distributed: Any, workers: int, forking: bool) -> Iterator[Any]:
     finally:
         with held():
             stack.close()
+            gc.collect()  # (what the stopped cluster left, and would say when freed: now)
 
 
 def _forkserver_wanted() -> bool:
@@ -251,15 +251,16 @@ def release() -> None:
 
 @contextlib.contextmanager
 def _quiet() -> Iterator[None]:
-    """Dask's warnings (a slow start) and log lines (a scheduler gone, a client closing)
-    in this process are not chatpipe's to say: what went wrong is raised, and said once."""
+    """Dask's warnings (a slow start) and log lines (a scheduler gone, a client closing,
+    a task of its event loop that failed as the cluster stopped) in this process are not
+    chatpipe's to say: what went wrong is raised, and said once."""
     import logging
     import warnings
 
     names = [
         name
         for name in list(logging.root.manager.loggerDict)
-        if name.split(".", 1)[0] in ("distributed", "tornado")
+        if name.split(".", 1)[0] in ("distributed", "tornado", "asyncio")
     ]
     loggers = [logging.getLogger(name) for name in names]
     before = [logger.disabled for logger in loggers]
