@@ -3,9 +3,10 @@ one worker body on the cluster's workers, and ``client`` connects to a running s
 or starts a local cluster for the run.
 
 The local cluster's workers are forked from a fork server, a process of its own started
-with chatpipe and Dask already imported and Ctrl-C ignored: a worker starts in a few
-milliseconds, imports nothing before its first part, inherits no lock that another thread
-of this process held, and leaves interrupting to this process (which stops them all).
+with chatpipe and Dask already imported and Ctrl-C, SIGTERM and SIGHUP ignored: a worker
+starts in a few milliseconds, imports nothing before its first part, inherits no lock that
+another thread of this process held, and leaves signals to this process (which stops them
+all, in order).
 Starting and stopping the cluster hold Ctrl-C and SIGTERM until done (then delivered);
 while it runs, SIGTERM and SIGHUP unwind the run as Ctrl-C does. Dask's own log lines
 (a scheduler gone, a worker restarted) are not printed: what went wrong is said once, as
@@ -75,7 +76,7 @@ class DaskMapper:
 
     def map(self, function: Any, items: list[Any], *shared: Any) -> Iterator[Any]:
         client = self.client
-        shared = (settings(), *shared)
+        shared = (_carried(), *shared)
         task = functools.partial(_settled, function)
         try:
             sent = [client.scatter(value, broadcast=True, hash=False) for value in shared]
@@ -91,7 +92,7 @@ class DaskMapper:
                 client.cancel([*futures, *sent])
 
 
-def settings() -> dict[str, Any]:
+def _carried() -> dict[str, Any]:
     """What a part needs of this process's settings: the limits (``chatpipe --max-depth``
     and the others) and the stack they need."""
     return {"limits": dict(vars(LIMITS)), "recursion": sys.getrecursionlimit()}
@@ -239,14 +240,15 @@ def _forkserver_ready() -> bool:
 
 
 def release() -> None:
-    """What Python's teardown does for multiprocessing, for a process that ends without it
-    (the command line ends with ``os._exit``): the fork server's socket and its folder
-    removed. Nothing where no fork server was started."""
-    from multiprocessing import forkserver, util
+    """For a process that ends without Python's teardown (the command line ends with
+    ``os._exit``): multiprocessing's temporary folder, which holds the fork server's
+    socket, removed as that teardown would (the fork server ends when this process does)."""
+    import shutil
+    from multiprocessing import process
 
-    if getattr(forkserver._forkserver, "_forkserver_pid", None) is None:
-        return
-    util._exit_function()  # (multiprocessing's own atexit hook: its temporary folder)
+    folder = process.current_process()._config.get("tempdir")
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextlib.contextmanager
