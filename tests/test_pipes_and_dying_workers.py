@@ -144,7 +144,11 @@ def test_a_worker_killed_at_a_random_moment_fails_the_run_cleanly(command, into,
     where = {"dir": ["--output-dir", str(out)], "file": ["-o", str(out)], "stdout": []}[into]
     argv = [sys.executable, "-m", "chatpipe", *map(str, command), "--jobs", "2", *where]
     proc = subprocess.Popen(
-        [*argv, str(padded)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path
+        [*argv, str(padded)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        start_new_session=True,  # (its workers found by their group once it has ended)
     )
     seen, killed, killed_at = set(), None, None
     try:
@@ -164,6 +168,7 @@ def test_a_worker_killed_at_a_random_moment_fails_the_run_cleanly(command, into,
     stdout, stderr = proc.communicate(timeout=60)
     said = f"seed {SEED}: killed {killed} with {number.name}: {stderr.decode()!r}"
     assert seen, "the run forked no worker"
+    assert left_in_group(proc.pid) == [], said  # the other worker stopped too
     if proc.returncode == 0:  # the worker had done its last part
         written = stdout if into == "stdout" else _written(out, into)
         assert written == serial(*command, padded), said
