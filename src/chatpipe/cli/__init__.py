@@ -148,6 +148,9 @@ def main() -> None:
         code = code or 1
     with contextlib.suppress(OSError):
         sys.stderr.flush()
+    cluster = sys.modules.get("chatpipe.pipeline.dask_mapper")
+    if cluster is not None:  # (a Dask run's fork server: the teardown skipped below)
+        cluster.release()
     os._exit(code)
 
 

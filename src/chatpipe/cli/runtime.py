@@ -90,9 +90,9 @@ def engine_of(reading: ReadingOptions) -> executors.Engine:
     if reading.engine == "serial" and reading.scheduler:
         raise UsageError("--scheduler goes with --engine dask")
     if reading.engine == "dask":
-        from ..pipeline.dask_mapper import dask_modules
+        from ..pipeline.dask_mapper import needs_dask
 
-        dask_modules()
+        needs_dask()
     return executors.Engine(jobs, reading.engine == "dask", reading.scheduler)
 
 

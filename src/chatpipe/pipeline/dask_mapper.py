@@ -3,20 +3,33 @@ one worker body on the cluster's workers, and ``client`` connects to a running s
 or starts a local cluster for the run.
 
 The local cluster's workers are forked from a fork server, a process of its own started
-with chatpipe and Dask already imported and Ctrl-C ignored: a worker starts in a few
-milliseconds, imports nothing before its first part, inherits no lock that another thread
-of this process held, and leaves interrupting to this process (which stops them all).
+with chatpipe and Dask already imported and Ctrl-C, SIGTERM and SIGHUP ignored: a worker
+starts in a few milliseconds, imports nothing before its first part, inherits no lock that
+another thread of this process held, and leaves signals to this process (which stops them
+all, in order).
+Starting and stopping the cluster hold Ctrl-C and SIGTERM until done (then delivered);
+while it runs, SIGTERM and SIGHUP unwind the run as Ctrl-C does. Dask's own log lines
+(a scheduler gone, a worker restarted) are not printed: what went wrong is said once, as
+a chatpipe error. What a part needs of this process travels with it: the limits the
+command was given (``--max-depth``, ...), which a worker started elsewhere knows nothing of.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import gc
 import os
 import signal
+import sys
+import tempfile
 from collections.abc import Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, UsageError, WorkerLost
+from ..io.limits import LIMITS
+from .workers import ENDING as _ENDING
+from .workers import held, terminating
 
 _METHOD_VARIABLE = "DASK_DISTRIBUTED__WORKER__MULTIPROCESSING_METHOD"
 _PROFILE_VARIABLE = "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED"
@@ -29,16 +42,27 @@ _PRELOAD = [
     "chatpipe.formats.openai",
 ]
 _WAIT_FOR_WORKERS = 30.0  # seconds a running scheduler is given to show a worker
+_SCHEDULER_LOST = "lost the connection to the Dask scheduler during the run; the run stopped"
 
 
 def dask_modules() -> Any:
     """Dask's distributed, or a usage error naming the extra."""
+    needs_dask()
     try:
         import dask  # noqa: F401
         import distributed
     except ImportError:
         raise UsageError("--engine dask needs Dask", hint="pip install 'chatpipe[dask]'") from None
     return distributed
+
+
+def needs_dask() -> None:
+    """A usage error naming the extra where Dask is not installed; nothing imported (the
+    local cluster's fork server, started first, imports Dask while this process does)."""
+    import importlib.util
+
+    if any(importlib.util.find_spec(name) is None for name in ("dask", "distributed")):
+        raise UsageError("--engine dask needs Dask", hint="pip install 'chatpipe[dask]'")
 
 
 class DaskMapper:
@@ -52,14 +76,36 @@ class DaskMapper:
 
     def map(self, function: Any, items: list[Any], *shared: Any) -> Iterator[Any]:
         client = self.client
-        sent = [client.scatter(value, broadcast=True, hash=False) for value in shared]
-        futures = client.map(function, items, *([s] * len(items) for s in sent), pure=False)
+        shared = (_carried(), *shared)
+        task = functools.partial(_settled, function)
+        try:
+            sent = [client.scatter(value, broadcast=True, hash=False) for value in shared]
+            futures = client.map(task, items, *([s] * len(items) for s in sent), pure=False)
+        except (OSError, TimeoutError):  # the scheduler's connection lost (CommClosedError)
+            raise WorkerLost(_SCHEDULER_LOST) from None
         try:
             for future in futures:
                 yield _result(future)
                 future.release()
         finally:
-            client.cancel([*futures, *sent])
+            with contextlib.suppress(Exception):  # (a scheduler gone has nothing to cancel)
+                client.cancel([*futures, *sent])
+
+
+def _carried() -> dict[str, Any]:
+    """What a part needs of this process's settings: the limits (``chatpipe --max-depth``
+    and the others) and the stack they need."""
+    return {"limits": dict(vars(LIMITS)), "recursion": sys.getrecursionlimit()}
+
+
+def _settled(function: Any, item: Any, given: dict[str, Any], *shared: Any) -> Any:
+    """``function(item, *shared)`` on a worker, under the settings of the process that
+    planned the run."""
+    for name, value in given["limits"].items():
+        setattr(LIMITS, name, value)
+    if given["recursion"] > sys.getrecursionlimit():
+        sys.setrecursionlimit(given["recursion"])
+    return function(item, *shared)
 
 
 def _result(future: Any) -> Any:
@@ -70,16 +116,14 @@ def _result(future: Any) -> Any:
     except ChatpipeError:
         raise
     except FutureCancelledError:
-        raise WorkerLost("the Dask cluster went away during the run; nothing was written") from None
-    except (OSError, TimeoutError) as exc:  # the scheduler's connection lost (CommClosedError)
-        raise WorkerLost(
-            f"lost the Dask scheduler during the run ({type(exc).__name__}); nothing was written"
-        ) from None
+        raise WorkerLost("the Dask cluster went away during the run; the run stopped") from None
+    except (OSError, TimeoutError):  # the scheduler's connection lost (CommClosedError)
+        raise WorkerLost(_SCHEDULER_LOST) from None
     except Exception as exc:
         if "KilledWorker" in type(exc).__name__:
             raise WorkerLost(
                 f"a part was tried on {exc.args[-1] if exc.args else 'several'} workers and "
-                "each of them died; nothing was written",
+                "each of them died; the run stopped",
                 hint="give the workers more memory, or cut smaller parts",
             ) from None
         raise
@@ -89,75 +133,148 @@ def _result(future: Any) -> Any:
 def client(scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
     """A Dask client: of a running scheduler (which must show a worker), or of a local
     cluster of ``workers`` processes (one thread each) started here and stopped when the
-    block ends."""
-    distributed = dask_modules()
-    if scheduler is not None:
-        with _connected(distributed, scheduler) as connected:
-            yield connected
-        return
+    block ends. Dask's log lines in this process are not printed while the block runs."""
+    with terminating():
+        forking = scheduler is None and _forkserver_wanted()
+        if forking:  # started first: it imports Dask while this process does
+            with held():
+                forking = _forkserver_ready()
+        distributed = dask_modules()
+        with _quiet():
+            if scheduler is not None:
+                with _connected(distributed, scheduler) as connected:
+                    yield connected
+                return
+            with _local(distributed, workers or 2, forking) as connected:
+                yield connected
+
+
+@contextlib.contextmanager
+def _local(distributed: Any, workers: int, forking: bool) -> Iterator[Any]:
+    """A client of a local cluster of ``workers`` processes, started and stopped whole:
+    Ctrl-C and SIGTERM held meanwhile (a cluster cut short in its start leaves processes
+    and semaphores behind), and delivered once it is up or down."""
     import dask
 
     settings: dict[str, Any] = {"distributed.worker.daemon": False}
-    if not os.environ.get(_METHOD_VARIABLE) and _forkserver_ready():
-        settings["distributed.worker.multiprocessing-method"] = "forkserver"
     if not os.environ.get(_PROFILE_VARIABLE):
         # a worker's statistical profiler (for the dashboard, which this cluster has not)
         # samples the running part every 10 ms: 5 to 10 % of a run's time here
         settings["distributed.worker.profile.enabled"] = False
-    with (
-        dask.config.set(settings),
-        _quiet(),
-        distributed.LocalCluster(
-            n_workers=workers or 2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=50,
-        ) as cluster,
-        distributed.Client(cluster) as connected,
-    ):
+    stack = contextlib.ExitStack()
+    try:
+        with held():
+            if forking:
+                settings["distributed.worker.multiprocessing-method"] = "forkserver"
+            # the scratch folders of the workers and the scheduler, and Dask's lock files,
+            # in one of the run's own (removed after it)
+            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="chatpipe-dask-"))
+            settings["temporary-directory"] = scratch
+            stack.enter_context(dask.config.set(settings))
+            failed = None
+            try:
+                cluster = stack.enter_context(
+                    distributed.LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        # no dashboard, and the HTTP server the scheduler starts anyway on
+                        # a free port: never 8787, which may be taken
+                        dashboard_address=None,
+                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                        silence_logs=50,
+                    )
+                )
+                connected = stack.enter_context(distributed.Client(cluster))
+            except (ChatpipeError, KeyboardInterrupt):
+                raise
+            except Exception as exc:  # (said below, its frames let go: they hold semaphores)
+                failed = _start_failure(exc)
+            if failed is not None:
+                gc.collect()  # (freed now: a process that ends at once never frees them)
+                raise WorkerLost(
+                    f"the local Dask cluster did not start ({failed})",
+                    hint="--jobs N without --engine dask runs the parts in forked processes",
+                )
         yield connected
+    finally:
+        with held():
+            stack.close()
+            gc.collect()  # (what the stopped cluster left, and would say when freed: now)
+
+
+def _forkserver_wanted() -> bool:
+    """Whether the local cluster's workers come from the fork server: where there is one
+    (POSIX), Dask is installed, and no start method is asked for in Dask's variable."""
+    import importlib.util
+    import multiprocessing
+
+    return (
+        "forkserver" in multiprocessing.get_all_start_methods()
+        and not os.environ.get(_METHOD_VARIABLE)
+        and importlib.util.find_spec("distributed") is not None
+    )
 
 
 def _forkserver_ready() -> bool:
-    """The fork server started (once a process) with chatpipe imported and Ctrl-C
-    ignored, which its workers inherit; False where there is none (not POSIX)."""
-    import multiprocessing
+    """The fork server started (once a process) with Dask and chatpipe imported and the
+    ending signals ignored, which its workers inherit; True once it runs."""
+    from multiprocessing import forkserver, get_context
 
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return False
-    from multiprocessing import forkserver
-
-    from distributed.utils import get_mp_context
-
-    with dask_method("forkserver"):
-        context = get_mp_context()  # (Dask names what it preloads: kept, ours added)
-    preload = getattr(forkserver._forkserver, "_preload_modules", None) or []
-    context.set_forkserver_preload(list(dict.fromkeys([*preload, *_PRELOAD])))
-    ignored = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    get_context("forkserver").set_forkserver_preload(_PRELOAD)
+    # started with Ctrl-C, SIGTERM and SIGHUP ignored, which it keeps and hands to its
+    # workers: a signal to the terminal's process group reaches this process alone, which
+    # stops the cluster in order (Dask stops a worker with a message, or SIGKILL); one
+    # that comes meanwhile is kept pending (blocked) and reaches this process after
+    mask = getattr(signal, "pthread_sigmask", None)
+    before = mask(signal.SIG_BLOCK, _ENDING) if mask else None
+    handlers = {signum: signal.signal(signum, signal.SIG_IGN) for signum in _ENDING}
     try:
         forkserver.ensure_running()
     finally:
-        signal.signal(signal.SIGINT, ignored)
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        if mask:
+            mask(signal.SIG_SETMASK, before)
     return True
 
 
-@contextlib.contextmanager
-def dask_method(method: str) -> Iterator[None]:
-    import dask
+def release() -> None:
+    """For a process that ends without Python's teardown (the command line ends with
+    ``os._exit``): multiprocessing's temporary folder, which holds the fork server's
+    socket, removed as that teardown would (the fork server ends when this process does)."""
+    import shutil
+    from multiprocessing import process
 
-    with dask.config.set({"distributed.worker.multiprocessing-method": method}):
-        yield
+    folder = process.current_process()._config.get("tempdir")
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextlib.contextmanager
 def _quiet() -> Iterator[None]:
-    """Dask's warnings at start (a busy port, a slow start) are not chatpipe's to say."""
+    """Dask's warnings (a slow start) and log lines (a scheduler gone, a client closing,
+    a task of its event loop that failed as the cluster stopped) in this process are not
+    chatpipe's to say: what went wrong is raised, and said once."""
+    import logging
     import warnings
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+    names = [
+        name
+        for name in list(logging.root.manager.loggerDict)
+        if name.split(".", 1)[0] in ("distributed", "tornado", "asyncio")
+    ]
+    loggers = [logging.getLogger(name) for name in names]
+    before = [logger.disabled for logger in loggers]
+    for logger in loggers:
+        logger.disabled = True
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for logger, disabled in zip(loggers, before, strict=True):
+            logger.disabled = disabled
 
 
 @contextlib.contextmanager
@@ -191,6 +308,15 @@ def _connected(distributed: Any, scheduler: str) -> Iterator[Any]:
                     hint="start some with `dask worker " + scheduler + "`",
                 ) from None
         yield connected
+
+
+def _start_failure(exc: BaseException) -> str:
+    """Why a local cluster did not start, in words."""
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    if "failed to start worker process" in str(exc):  # (Dask's Nanny)
+        return "a worker process ended as it started"
+    return _reason(exc)
 
 
 def _reason(exc: BaseException) -> str:

@@ -177,6 +177,12 @@ def _on_dask(
     from .dask_mapper import DaskMapper, client
     from .plan import DEFAULT_BLOCKSIZE, plan, refuse_once
 
+    if output_dir is not None and output_dir.startswith("memory://"):
+        raise UsageError(
+            f"--output-dir {output_dir}: the memory filesystem is this process's own, and "
+            "the dask engine's workers write the shards",
+            hint="name a folder or a URL that the workers share (a shared disk, s3://, gs://)",
+        )
     # a worker reads the paths the client names: the same files, wherever it runs
     files = tuple(_absolute(spec) for spec in job.inputs.files)
     job = Job(replace(job.inputs, files=files), job.operation, job.target)
@@ -247,6 +253,8 @@ def _absolute(spec: str) -> str:
 
     if spec == "-" or is_url(spec) or any(c in spec for c in "*?["):
         return spec
+    if spec.startswith(("/dev/", "/proc/")) and os.path.isfile(spec):
+        return os.path.realpath(spec)  # /dev/stdin < FILE: that file, not a worker's stdin
     return os.path.abspath(spec)
 
 

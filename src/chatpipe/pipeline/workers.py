@@ -11,6 +11,13 @@ copied once, never through a pipe or a file; the rest of the result comes back p
 Workers are forked (no interpreter to start, nothing to import, nothing pickled to them),
 and only from a process that runs no other thread: a thread's lock held at the fork would
 stay held in the child for good.
+
+Signals: a worker ignores Ctrl-C and dies of SIGTERM and SIGHUP (it has nothing to clean
+up); the main process, while workers run, turns SIGTERM and SIGHUP into ``Terminated``
+(as Ctrl-C into KeyboardInterrupt), so that it stops them and removes what the run staged.
+What must not be cut short (forking a worker, stopping them) holds the signals until it is
+done (``held``). A worker that dies (killed, out of memory) is noticed at once: its pipe
+ends; the run stops the others and says which part was lost (``WorkerLost``).
 """
 
 from __future__ import annotations
@@ -24,12 +31,84 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import WorkerLost
+from ..errors import Terminated, WorkerLost
 
 _SLOT = 1 << 22  # bytes of output a slot holds; a larger output is piped after its result
 _SLOTS = 4  # slots a worker: it can be this many items ahead of the output
 _HEAD = struct.Struct("<iiq")  # an item's number, slot, size (below: what the message is)
 _RAISED, _TOOK = -1, -2  # number: what the worker raised; slot: the item it starts on
+# the signals that end a run: Ctrl-C, and those that terminate it
+ENDING = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+@contextlib.contextmanager
+def terminating() -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP raise ``Terminated`` (unwinding as Ctrl-C
+    does: workers stopped, staged output removed); the handlers before are given back
+    after. In the main thread only (elsewhere: nothing changes)."""
+    if not _main_thread():
+        yield
+        return
+    saved = {}
+    for signum in ENDING:
+        if signum != signal.SIGINT:
+            saved[signum] = signal.signal(signum, _terminate)
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+
+
+def _terminate(signum: int, _frame: object) -> None:
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP held while the block runs (a step that must not be cut
+    short: starting or stopping workers), then delivered as they would have been; a second
+    Ctrl-C is not held. In the main thread only."""
+    if not _main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def hold(signum: int, _frame: object) -> None:
+        if signum == signal.SIGINT and signal.SIGINT in caught:
+            raise KeyboardInterrupt  # asked twice: at once
+        caught.append(signum)
+
+    saved = {signum: signal.signal(signum, hold) for signum in ENDING}
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(caught):
+            signal.raise_signal(signum)  # (the handler before runs now)
+
+
+@contextlib.contextmanager
+def _blocked() -> Iterator[None]:
+    """The ending signals blocked (kept pending) around a fork: the child sets its own
+    handlers before any can reach it."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 class Inline:
@@ -67,7 +146,7 @@ class ForkPool:
             data, result.data = result.data or b"", None
             return data, result
 
-        with _Workers(work, items, self.workers) as results:
+        with terminating(), _Workers(work, items, self.workers) as results:
             for data, result in results:
                 result.data = data
                 yield result
@@ -94,30 +173,43 @@ class _Workers:
         os.write(feed, b"".join(index.to_bytes(4, "little") for index in range(len(self.items))))
         os.close(feed)
         try:
-            for _ in range(self.jobs):
-                memory = mmap.mmap(-1, _SLOT * _SLOTS)
-                read, write = os.pipe()
-                acks, ack = os.pipe()
-                pid = os.fork()
-                if pid == 0:  # the worker: never returns
-                    for end in (read, ack, *self.results, *self.acks):
-                        os.close(end)
-                    self._serve(tasks, write, acks, memory)
-                os.close(write)
-                os.close(acks)
-                self.pids.append(pid)
-                self.results.append(read)
-                self.acks.append(ack)
-                self.memory.append(memory)
+            with held():  # a worker forked, and known, or not at all
+                for _ in range(self.jobs):
+                    self._fork(tasks)
+        except BaseException:
+            self.__exit__()
+            raise
         finally:
             os.close(tasks)
         return self._in_order()
 
+    def _fork(self, tasks: int) -> None:
+        memory = mmap.mmap(-1, _SLOT * _SLOTS)
+        read, write = os.pipe()
+        acks, ack = os.pipe()
+        with _blocked():
+            pid = os.fork()
+            if pid == 0:  # the worker: never returns
+                for end in (read, ack, *self.results, *self.acks):
+                    os.close(end)
+                self._serve(tasks, write, acks, memory)
+        os.close(write)
+        os.close(acks)
+        self.pids.append(pid)
+        self.results.append(read)
+        self.acks.append(ack)
+        self.memory.append(memory)
+
     def __exit__(self, *exc: object) -> None:
+        with held():  # the workers stopped and waited for, whatever arrives meanwhile
+            self._stop()
+
+    def _stop(self) -> None:
         import time
 
         for end in (*self.results, *self.acks):
             os.close(end)
+        self.results, self.acks = [], []
         # a worker ends by itself once its pipes close (no item left, or its result refused);
         # one still busy after a moment (the reader went away early) is stopped
         deadline = time.monotonic() + 0.2
@@ -139,10 +231,10 @@ class _Workers:
     def _serve(self, tasks: int, out: int, acks: int, memory: mmap.mmap) -> None:
         # the main process stops the workers and says why; a worker has nothing to clean
         # up, and unwinding it would run the caller's code in a forked copy: it dies
-        for name in ("SIGTERM", "SIGHUP"):
-            if hasattr(signal, name):
-                signal.signal(getattr(signal, name), signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for signum in ENDING:  # (blocked since the fork: now set, then let through)
+            signal.signal(signum, signal.SIG_IGN if signum == signal.SIGINT else signal.SIG_DFL)
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, ENDING)
         status = 0
         free = list(range(_SLOTS))
         try:
@@ -216,9 +308,10 @@ class _Workers:
             status = os.waitpid(pid, 0)[1]
         why = _status(status or 0)
         item = self.holding.get(worker)
-        on = f" while on {self._what(item)}" if item is not None else ""
+        # (holding nothing: it died between two parts, or as it took one, before saying which)
+        lost = f" while on {self._what(item)}: that part was lost" if item is not None else ""
         return WorkerLost(
-            f"a --jobs worker (process {pid}) {why}{on}; nothing was written",
+            f"a --jobs worker (process {pid}) {why}{lost or ' between parts'}; the run stopped",
             hint="if the system ran out of memory, run fewer --jobs or cut smaller inputs",
         )
 
