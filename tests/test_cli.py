@@ -513,6 +513,65 @@ def test_colour_only_on_a_terminal():
     assert b"min \x1b[1;36m8\x1b[0m" in on_a_terminal  # numbers highlighted, bold cyan
 
 
+def test_the_bar_of_parts_runs_no_thread_so_jobs_forks(monkeypatch):
+    """On a terminal, --jobs shows a bar of parts; a bar redrawn by a thread of its own made
+    every --jobs run on a terminal fall back to one process (forking a process with other
+    threads is refused). The bar is redrawn from the main thread, as parts finish."""
+    import io
+    import threading
+
+    from chatpipe.cli import report
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    monkeypatch.setattr(report.talk, "quiet", False)
+    before = threading.active_count()
+    with report.parts_progress() as done:
+        assert done is not None
+        for number in range(1, 4):
+            done(number, 3)
+            assert threading.active_count() == before
+    assert "3/3" in sys.stderr.getvalue()
+
+
+def test_jobs_on_a_terminal_runs_in_workers(tmp_path):
+    import pty
+
+    rows = tmp_path / "rows.jsonl"
+    line = json.dumps({"messages": [{"role": "user", "content": "x" * 200}]})
+    rows.write_text((line + "\n") * 30000)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "chatpipe", "count", "--jobs", "2", "-o", str(tmp_path / "n")]
+        + [str(rows)],
+        stderr=slave,
+        env={**os.environ, "TERM": "xterm-256color"},
+    )
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 1 << 16)
+        except OSError:  # the terminal closed: the process is done
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    assert proc.wait(timeout=60) == 0, shown
+    assert b"one process" not in shown and b"threads" not in shown, shown
+    import re
+
+    assert re.search(rb"(?<!\d)(\d+)/\1(?!\d)", shown), shown  # the bar drawn to its end: N/N parts
+    alone = subprocess.run(
+        [sys.executable, "-m", "chatpipe", "count", str(rows)], capture_output=True, check=True
+    )
+    assert (tmp_path / "n").read_bytes() == alone.stdout and alone.stdout.count(b"\n") == 30000
+
+
 EMPTY_STATS = (
     '{"overall":{"conversations":0,"messages":0,"tool_calls":0,"images":0,"audio":0,'
     '"video":0,"files":0,"characters":0,"tokens":0,"by_type":{},'

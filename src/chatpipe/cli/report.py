@@ -157,17 +157,29 @@ def parts_progress() -> Iterator[Any]:
         return
     from rich.progress import BarColumn, MofNCompleteColumn, TimeElapsedColumn
 
-    with _bar((BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())) as bar:
+    import time
+
+    # redrawn here as parts finish, not by a thread of its own: --jobs forks no copy of a
+    # thread that may hold the terminal's lock
+    columns = (BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with _bar(columns, auto_refresh=False) as bar:
         task = bar.add_task("parts", total=None)
+        drawn = [0.0]
 
         def done(number: int, total: int) -> None:
-            bar.update(task, completed=number, total=total)
+            now = time.monotonic()
+            redraw = number == total or now - drawn[0] >= 0.1
+            bar.update(task, completed=number, total=total, refresh=redraw)
+            if redraw:
+                drawn[0] = now
 
         yield done
 
 
-def _bar(columns: tuple[Any, ...]) -> Any:
+def _bar(columns: tuple[Any, ...], auto_refresh: bool = True) -> Any:
     from rich.console import Console
     from rich.progress import Progress
 
-    return Progress(*columns, console=Console(stderr=True), transient=True)
+    return Progress(
+        *columns, console=Console(stderr=True), transient=True, auto_refresh=auto_refresh
+    )

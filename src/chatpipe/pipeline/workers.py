@@ -8,9 +8,12 @@ The fork pool's workers take items from a shared pipe of item numbers as they ge
 A worker puts a result's output bytes (``.data``) in a slot of memory it shares with the
 main process, which hands the slot back once the caller has taken them: the output is
 copied once, never through a pipe or a file; the rest of the result comes back pickled.
-Workers are forked (no interpreter to start, nothing to import, nothing pickled to them),
-and only from a process that runs no other thread: a thread's lock held at the fork would
-stay held in the child for good.
+Workers are forked (no interpreter to start, nothing to import, nothing pickled to them).
+The command line runs no other thread when it forks (its bar of parts is redrawn from the
+main thread); a library caller that runs threads of its own is forked as multiprocessing's
+fork start method forks it: only the calling thread goes on in a worker, which runs
+chatpipe's reading and writing and takes none of the other threads' locks (the import lock
+and logging's are made anew in a forked process by Python itself).
 
 Signals: a worker ignores Ctrl-C and dies of SIGTERM and SIGHUP (it has nothing to clean
 up); the main process, while workers run, turns SIGTERM and SIGHUP into ``Terminated``
@@ -122,15 +125,8 @@ class Inline:
 
 def can_fork() -> str | None:
     """None when this process can fork workers; else why not."""
-    import threading
-
     if not hasattr(os, "fork"):
         return "--jobs needs a system that can fork processes"
-    if threading.active_count() > 1:
-        return (
-            "--jobs forks no process from one that runs other threads (a lock one of them "
-            "holds would stay held in the copy)"
-        )
     return None
 
 
