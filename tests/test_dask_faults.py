@@ -417,4 +417,20 @@ def test_a_pipe_or_a_fifo_given_to_dask_is_refused_at_once(tmp_path):
         "chatpipe: error: {}: the dask engine's workers read files, and this input can be "
         "read only once (stdin, a pipe) (write it to a file first, and name the file)\n"
     )
-    assert done.stderr.decode() == refused.format(tmp_path / "fifo") + refused.format("/dev/stdin")
+    assert done.stderr.decode() == refused.format("fifo") + refused.format("/dev/stdin")
+
+
+def test_a_deep_tmpdir_starts_the_cluster(tmp_path):
+    """The fork server's socket lives in multiprocessing's temporary folder; under a deep
+    TMPDIR its path was longer than a socket address may be ("internal error: OSError:
+    AF_UNIX path too long")."""
+    log = rows(tmp_path / "r.jsonl", 20)
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    argv = [*CHATPIPE, "count", "--engine", "dask", "--jobs", "2", str(log)]
+    env = {**os.environ, "TMPDIR": str(deep)}
+    done = subprocess.run(argv, capture_output=True, env=env, timeout=120)
+    alone = subprocess.run([*CHATPIPE, "count", str(log)], capture_output=True, timeout=60)
+    assert (done.returncode, done.stderr) == (0, b"") and done.stdout == alone.stdout
+    assert done.stdout.count(b"\n") == 20
+    assert not list(deep.iterdir())  # (nothing left behind there either)

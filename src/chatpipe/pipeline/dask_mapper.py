@@ -222,6 +222,7 @@ def _forkserver_ready() -> bool:
     from multiprocessing import forkserver, get_context
 
     get_context("forkserver").set_forkserver_preload(_PRELOAD)
+    _socket_folder()
     # started with Ctrl-C, SIGTERM and SIGHUP ignored, which it keeps and hands to its
     # workers: a signal to the terminal's process group reaches this process alone, which
     # stops the cluster in order (Dask stops a worker with a message, or SIGKILL); one
@@ -237,6 +238,32 @@ def _forkserver_ready() -> bool:
         if mask:
             mask(signal.SIG_SETMASK, before)
     return True
+
+
+def _socket_folder() -> None:
+    """multiprocessing's temporary folder, which holds the fork server's socket, made in
+    /tmp when the one under TMPDIR would give the socket a path longer than a socket's
+    address may be (108 bytes on Linux, 104 on macOS: a deep TMPDIR said "AF_UNIX path too
+    long")."""
+    import tempfile
+    from multiprocessing import process, util
+
+    config = process.current_process()._config
+    if (
+        config.get("tempdir")
+        or len(tempfile.gettempdir()) + len("/pymp-12345678/listener-12345678") < 100
+    ):
+        return  # (made already, or short enough: multiprocessing makes it as usual)
+    for short in ("/tmp", "/var/tmp"):
+        try:
+            folder = tempfile.mkdtemp(prefix="pymp-", dir=short)
+        except OSError:
+            continue
+        config["tempdir"] = folder
+        import shutil
+
+        util.Finalize(None, shutil.rmtree, args=(folder, True), exitpriority=-100)
+        return
 
 
 def release() -> None:

@@ -183,8 +183,9 @@ def _on_dask(
             "the dask engine's workers write the shards",
             hint="name a folder or a URL that the workers share (a shared disk, s3://, gs://)",
         )
-    # a worker reads the paths the client names: the same files, wherever it runs
-    files = tuple(_absolute(spec) for spec in job.inputs.files)
+    # a worker reads the paths the client names: the same files, wherever it runs (a
+    # local cluster's workers run here, in this folder: their lines name files as given)
+    files = tuple(_for_workers(spec, engine.scheduler is not None) for spec in job.inputs.files)
     job = Job(replace(job.inputs, files=files), job.operation, job.target)
     found = plan(job, DEFAULT_BLOCKSIZE)
     refuse_once(found, "the dask engine's workers read files")
@@ -248,14 +249,16 @@ def _larger(part: Any, size: int) -> bool:
         return False
 
 
-def _absolute(spec: str) -> str:
+def _for_workers(spec: str, elsewhere: bool) -> str:
+    """The path a Dask worker opens for ``spec``: absolute for a scheduler's workers (in
+    folders of their own), as given for a local cluster's (in this one)."""
     from ..io.sources import is_url
 
     if spec == "-" or is_url(spec) or any(c in spec for c in "*?["):
         return spec
     if spec.startswith(("/dev/", "/proc/")) and os.path.isfile(spec):
         return os.path.realpath(spec)  # /dev/stdin < FILE: that file, not a worker's stdin
-    return os.path.abspath(spec)
+    return os.path.abspath(spec) if elsewhere else spec
 
 
 def _cores() -> int:
