@@ -545,8 +545,17 @@ def test_jobs_on_a_terminal_runs_in_workers(tmp_path):
     rows.write_text((line + "\n") * 30000)
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "chatpipe", "count", "--jobs", "2", "-o", str(tmp_path / "n")]
-        + [str(rows)],
+        [
+            sys.executable,
+            "-m",
+            "chatpipe",
+            "count",
+            "--jobs",
+            "2",
+            "-o",
+            str(tmp_path / "n"),
+            str(rows),
+        ],
         stderr=slave,
         env={**os.environ, "TERM": "xterm-256color"},
     )

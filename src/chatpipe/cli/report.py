@@ -155,9 +155,9 @@ def parts_progress() -> Iterator[Any]:
     if talk.quiet or not sys.stderr.isatty():
         yield None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, TimeElapsedColumn
-
     import time
+
+    from rich.progress import BarColumn, MofNCompleteColumn, TimeElapsedColumn
 
     # redrawn here as parts finish, not by a thread of its own: --jobs forks no copy of a
     # thread that may hold the terminal's lock
