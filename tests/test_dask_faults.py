@@ -70,10 +70,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def dask_processes(workers: int = 1) -> object:
+def dask_processes(workers: int = 1, cwd: Path | None = None) -> object:
     """A scheduler of its own in a process group of its own: yields its address, the
     processes by name, and a function that starts ``workers`` worker processes for it
-    (and waits for them); all stopped after."""
+    (in the folder ``cwd``, None: this one) and waits for them; all stopped after."""
     port = str(free_port())
     address = f"tcp://127.0.0.1:{port}"
     quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL}
@@ -94,6 +94,7 @@ def dask_processes(workers: int = 1) -> object:
             ),
             stderr=subprocess.DEVNULL,
             start_new_session=True,
+            cwd=cwd,
             **quiet,
         )
         import distributed
@@ -111,9 +112,11 @@ def dask_processes(workers: int = 1) -> object:
 
 
 @pytest.fixture(scope="module")
-def remote():
-    """A running scheduler with one worker, whose stdin is not this process's."""
-    with dask_processes() as (address, _, add_workers):
+def remote(tmp_path_factory):
+    """A running scheduler with one worker, whose stdin is not this process's, in a folder
+    of its own (as on another machine: a path relative to the client's folder names
+    nothing there)."""
+    with dask_processes(cwd=tmp_path_factory.mktemp("worker")) as (address, _, add_workers):
         add_workers()
         yield address
 
@@ -317,6 +320,34 @@ def test_stdin_redirected_from_a_file_is_that_file_on_the_workers(remote, tmp_pa
         done = subprocess.run(argv, stdin=given, capture_output=True, timeout=120)
     assert (done.returncode, done.stderr) == (0, b"")
     assert done.stdout == serial("convert", log)[0] and done.stdout.count(b"\n") == 300
+
+
+def test_relative_paths_and_globs_name_the_clients_files_on_a_schedulers_workers(
+    remote, tmp_path, monkeypatch
+):
+    """The worker runs in another folder: a relative path or quoted glob, given on the
+    command line or to ``pipeline.execute``, names the files in the client's folder."""
+    from chatpipe.pipeline import Engine, Inputs, Job, execute
+    from chatpipe.pipeline.parts import Output
+
+    rows(tmp_path / "r0.jsonl", 40, seed=0)
+    rows(tmp_path / "r1.jsonl", 40, seed=1)
+    monkeypatch.chdir(tmp_path)
+    one, both = serial("convert", "r0.jsonl"), serial("convert", "r0.jsonl", "r1.jsonl")
+    assert one[0].count(b"\n") == 40 and both[0].count(b"\n") == 80
+    on_remote = ("--engine", "dask", "--scheduler", remote)
+    assert serial("convert", *on_remote, "r0.jsonl") == one
+    assert serial("convert", *on_remote, "r*.jsonl") == both
+
+    def library(given: tuple[str, ...], engine: Engine) -> bytes:
+        out = Output()
+        execute(Job(Inputs(given)), out, engine)
+        return out.close()
+
+    expected = library(("r0.jsonl", "r1.jsonl"), Engine())
+    assert expected.count(b"\n") == 80
+    for given in (("r*.jsonl",), ("r0.jsonl", "r1.jsonl")):
+        assert library(given, Engine(dask=True, scheduler=remote)) == expected
 
 
 def test_a_scheduler_with_no_workers_then_one_that_dies_mid_run(tmp_path, monkeypatch, capfd):

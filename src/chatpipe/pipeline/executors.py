@@ -251,10 +251,11 @@ def _larger(part: Any, size: int) -> bool:
 
 def _for_workers(spec: str, elsewhere: bool) -> str:
     """The path a Dask worker opens for ``spec``: absolute for a scheduler's workers (in
-    folders of their own), as given for a local cluster's (in this one)."""
+    folders of their own), as given for a local cluster's (in this one). A glob is a path
+    too: made absolute, it matches the files it matched here (the plan expands it)."""
     from ..io.sources import is_url
 
-    if spec == "-" or is_url(spec) or any(c in spec for c in "*?["):
+    if spec == "-" or is_url(spec):
         return spec
     if spec.startswith(("/dev/", "/proc/")) and os.path.isfile(spec):
         return os.path.realpath(spec)  # /dev/stdin < FILE: that file, not a worker's stdin
