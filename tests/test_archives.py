@@ -349,13 +349,13 @@ def test_a_missing_zstandard_is_one_line(tmp_path, monkeypatch):
     assert run("convert", packed)[::2] == (
         2,
         f"chatpipe: error: {packed}: zstd-compressed: reading it needs the zstandard package "
-        "(pip install 'chatpipe[zstd]')\n",
+        "(pip install 'chatpipe[zstd]', or from a clone: pip install -e '.[zstd]')\n",
     )
     out = tmp_path / "out.jsonl.zst"
     assert run("convert", "-o", out, LOG)[::2] == (
         2,
         f"chatpipe: error: {out}: writing zstd needs the zstandard package (pip install "
-        "'chatpipe[zstd]')\n",
+        "'chatpipe[zstd]', or from a clone: pip install -e '.[zstd]')\n",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["log.jsonl.zst"]
 

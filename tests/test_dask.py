@@ -494,7 +494,7 @@ def test_without_the_extra_the_error_names_it(tmp_path):
         capture_output=True,
         text=True,
     )
-    assert "pip install 'chatpipe[dask]'" in done.stderr
+    assert "pip install 'chatpipe[dask]', or from a clone: pip install -e '.[dask]'" in done.stderr
 
 
 def test_validate_on_dask_reports_what_the_serial_run_reports(cluster, tmp_path):

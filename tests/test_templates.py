@@ -633,7 +633,9 @@ def test_a_missing_extra_is_named(monkeypatch):
     environment.compile_template.cache_clear()
     with pytest.raises(ChatpipeError) as caught:
         environment.compile_template("{{ 1 }}")
-    assert "chatpipe[templates]" in caught.value.hint
+    assert caught.value.hint == (
+        "pip install 'chatpipe[templates]', or from a clone: pip install -e '.[templates]'"
+    )
     monkeypatch.undo()
     environment.load_jinja.cache_clear()
     environment._environment.cache_clear()

@@ -24,8 +24,10 @@ try:
     import dask.bag as db
     import distributed  # noqa: F401 (the engine needs it: said at import)
 except ImportError:  # pragma: no cover - the message is the point
+    from .errors import install_hint
+
     raise ImportError(
-        "chatpipe.dask needs Dask: pip install 'chatpipe[dask]' (dask, distributed)"
+        f"chatpipe.dask needs Dask (dask, distributed): {install_hint('dask')}"
     ) from None
 
 from .errors import ChatpipeError, Location, UsageError

@@ -121,6 +121,13 @@ class ChatpipeError(Exception):
         return text
 
 
+def install_hint(extra: str) -> str:
+    """How to install chatpipe's ``extra``, from a package index and in a clone (editable,
+    as a clone is installed for work on it: a plain install would replace it with a copy),
+    in the words every "needs the X package" error gives as its hint."""
+    return f"pip install 'chatpipe[{extra}]', or from a clone: pip install -e '.[{extra}]'"
+
+
 class DataError(ChatpipeError):
     """The input cannot be read or converted: exit 1."""
 

@@ -9,7 +9,7 @@ import io
 from collections.abc import Callable
 from typing import IO, Any
 
-from ..errors import ChatpipeError, DataError, Location, UsageError
+from ..errors import ChatpipeError, DataError, Location, UsageError, install_hint
 from .magic import BZIP2, GZIP, XZ, ZSTD
 
 READ_BUFFER = 1 << 16  # bytes of decompressed data asked for at a time
@@ -33,7 +33,7 @@ def zstandard(name: str, writing: bool = False) -> Any:
         raise UsageError(
             f"{doing} needs the zstandard package",
             Location(name),
-            hint="pip install 'chatpipe[zstd]'",
+            hint=install_hint("zstd"),
         ) from None
     return zstd
 

@@ -20,7 +20,7 @@ from typing import IO, Any
 
 import orjson
 
-from ..errors import DataError, Location, UsageError
+from ..errors import DataError, Location, UsageError, install_hint
 from .json_numbers import loads
 from .records import BadRecord, Record
 
@@ -36,7 +36,7 @@ def pyarrow() -> Any:
     except ImportError:
         raise UsageError(
             "reading or writing Parquet needs pyarrow",
-            hint="pip install 'chatpipe[parquet]'",
+            hint=install_hint("parquet"),
         ) from None
     return pq
 

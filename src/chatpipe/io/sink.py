@@ -262,7 +262,11 @@ class ParquetSink:
         if self.atomic.tmp is None:
             self.atomic.abort()
             raise UsageError(f"-o {output} is not a regular file; Parquet is written to a file")
-        self.rows = ParquetOutput(self.atomic.tmp)
+        try:
+            self.rows = ParquetOutput(self.atomic.tmp)
+        except BaseException:  # (pyarrow missing: its temporary file not left behind)
+            self.atomic.abort()
+            raise
         self.line, self.raw, self.borrowed = self.rows.line, self.rows.raw, self.rows.borrowed
 
     def flush(self) -> None:

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
-from ..errors import ChatpipeError, DataError, Location, OutputError, UsageError
+from ..errors import ChatpipeError, DataError, Location, OutputError, UsageError, install_hint
 from .compression import decompressed
 from .magic import compression_of, is_zip, strip_compression
 
@@ -397,8 +397,9 @@ def _fsspec(url: str) -> Any:
         import fsspec
     except ImportError:
         raise UsageError(
-            f"{url}: URLs are read and written with fsspec, which is not installed",
-            hint="pip install 'chatpipe[dask]' (it brings fsspec)",
+            f"{url}: URLs are read and written with fsspec, which is not installed; "
+            "the dask extra brings it",
+            hint=install_hint("dask"),
         ) from None
     return fsspec
 

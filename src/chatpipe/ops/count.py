@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ..errors import UsageError, ValidationError, kind_of
+from ..errors import UsageError, ValidationError, install_hint, kind_of
 from ..formats.openai_writer import OpenAIWriter, openai_role
 from ..model import AIMessage, AnyMessage, ToolMessage
 
@@ -215,7 +215,7 @@ class TiktokenCounter(_EncodingCounter):
         except ImportError:
             raise UsageError(
                 "the tiktoken counter needs the tiktoken package",
-                hint="pip install 'chatpipe[tiktoken]'",
+                hint=install_hint("tiktoken"),
             ) from None
         try:
             self.encoding = tiktoken.get_encoding(encoding)
@@ -245,7 +245,7 @@ class HFCounter(_EncodingCounter):
             from tokenizers import Tokenizer
         except ImportError:
             raise UsageError(
-                "the hf counter needs the tokenizers package", hint="pip install 'chatpipe[hf]'"
+                "the hf counter needs the tokenizers package", hint=install_hint("hf")
             ) from None
         try:
             self.tokenizer = Tokenizer.from_file(path)

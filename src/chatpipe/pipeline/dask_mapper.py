@@ -26,7 +26,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import ChatpipeError, UsageError, WorkerLost
+from ..errors import ChatpipeError, UsageError, WorkerLost, install_hint
 from ..io.limits import LIMITS
 from .workers import ENDING as _ENDING
 from .workers import held, terminating
@@ -52,7 +52,7 @@ def dask_modules() -> Any:
         import dask  # noqa: F401
         import distributed
     except ImportError:
-        raise UsageError("--engine dask needs Dask", hint="pip install 'chatpipe[dask]'") from None
+        raise UsageError("--engine dask needs Dask", hint=install_hint("dask")) from None
     return distributed
 
 
@@ -62,7 +62,7 @@ def needs_dask() -> None:
     import importlib.util
 
     if any(importlib.util.find_spec(name) is None for name in ("dask", "distributed")):
-        raise UsageError("--engine dask needs Dask", hint="pip install 'chatpipe[dask]'")
+        raise UsageError("--engine dask needs Dask", hint=install_hint("dask"))
 
 
 class DaskMapper:

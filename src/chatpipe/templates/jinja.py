@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..errors import UsageError
+from ..errors import UsageError, install_hint
 
 
 @cache
@@ -18,7 +18,7 @@ def load_jinja():
     except ImportError:
         raise UsageError(
             "chat templates need the jinja2 package",
-            hint="pip install 'chatpipe[templates]'",
+            hint=install_hint("templates"),
         ) from None
     version = tuple(int(p) if p.isdigit() else 0 for p in jinja2.__version__.split(".")[:3])
     if version < (3, 1, 6):

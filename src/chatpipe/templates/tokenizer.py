@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import UsageError, install_hint
 from .source import CONFIG_FILE, SPECIAL_TOKENS, _cached_model, _maybe_json, special_tokens
 
 TOKENIZER_FILE = "tokenizer.json"
@@ -28,7 +28,7 @@ def load_tokenizers() -> Any:
     except ImportError:
         raise UsageError(
             "tokenizing needs the tokenizers package",
-            hint="pip install 'chatpipe[tokenize]'",
+            hint=install_hint("tokenize"),
         ) from None
     return tokenizers
 
