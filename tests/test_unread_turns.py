@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -19,6 +20,7 @@ from chatpipe.pipeline.losses import unread
 from expected_messages import conversation_fixtures
 
 runner = CliRunner()
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def run(*args, input=None):
@@ -84,11 +86,71 @@ def test_read_as_its_own_dialect_nothing_is_said():
             AIMessage("", additional_kwargs={"unread_partial_args": [{"stringValue": "x"}]}),
             ["text in fields the reader does not know ('unread_partial_args')"],
         ),
+        (
+            # an export's own record: its fields named as the input names them
+            AIMessage("", additional_kwargs={"claude": {"text": "words", "index": 3}}),
+            ["text in fields the reader does not take (claude-export: 'text')"],
+        ),
+        (
+            HumanMessage("", additional_kwargs={"chatgpt": {"content": {"result": "r"}}, "x": 1}),
+            ["text in fields the reader does not take (chatgpt-export: 'content')"],
+        ),
+        (
+            AIMessage("", additional_kwargs={"codex": {"id": "7"}, "output": "done"}),
+            ["text in fields the reader does not know ('output')"],
+        ),
         ({"type": "human", "content": ""}, []),  # a fast path's plain dict
     ],
 )
 def test_what_counts_as_a_turn_read_empty(message, said):
     assert unread(message) == said
+
+
+EMPTY_BLOCKS = FIXTURES / "claude_export__osteele_handmade_tool_use_artifact_empty_content.json"
+
+
+def test_a_claude_message_whose_blocks_hold_nothing_is_read_from_its_text():
+    """Content ``[]`` or one empty text block: the message's ``text`` is what it says."""
+    code, out, err = run("convert", EMPTY_BLOCKS)
+    assert (code, err) == (0, "")
+    messages = json.loads(out)["messages"]
+    assert [(m["type"], m["content"]) for m in messages[2:4]] == [
+        ("human", "This message has empty content array - should show as empty"),
+        ("ai", "This message has empty text in content item"),
+    ]
+
+
+# a message read empty whose record holds text in a field the Claude export reader leaves
+# (a hand-made shape: an attachment with its text under "content")
+UNTAKEN = {
+    "uuid": "c1",
+    "chat_messages": [
+        {"uuid": "m1", "sender": "human", "text": "", "content": [{"type": "text", "text": "Hi"}]},
+        {
+            "uuid": "m2",
+            "sender": "assistant",
+            "text": "",
+            "content": [],
+            "attachments": [{"file_name": "notes.txt", "content": "the notes"}],
+        },
+    ],
+}
+
+
+def test_a_field_an_export_reader_leaves_is_named_as_the_input_names_it():
+    """The dialect was found: the line names the record's field, and no --from."""
+    code, out, err = run("buffer", "-", input=json.dumps(UNTAKEN))
+    assert (code, out) == (0, "Human: Hi\nAI: \n")
+    assert err == (
+        "chatpipe: warning: text in fields the reader does not take (claude-export: "
+        "'attachments') in 1 message: read as empty turns (-v lists them)\n"
+    )
+    code, _, err = run("buffer", "-v", "-", input=json.dumps(UNTAKEN))
+    assert err.splitlines()[1:] == [
+        "chatpipe: warning: text in fields the reader does not take (claude-export: "
+        "'attachments') in 1 message: read as empty turns",
+        "chatpipe:   conversation 1, message 2",
+    ]
 
 
 # keys under which the fixtures hold the text of their turns

@@ -53,9 +53,19 @@ def _claude_block(block: Any) -> Any:
     return out
 
 
+def _holds_nothing(content: Any) -> bool:
+    """Whether a message's content blocks hold nothing: none, or text blocks all empty."""
+    return not isinstance(content, list) or all(
+        isinstance(b, dict) and b.get("type") == "text" and not b.get("text") for b in content
+    )
+
+
 def _claude_message(message: dict[str, Any]) -> AnyMessage:
+    # the blocks hold the message (its ``text`` repeats them); where they hold nothing, as
+    # in exports whose content is ``[]`` or one empty text block, its ``text`` holds it
     content = message.get("content")
-    if isinstance(content, list) and content:
+    blocks_hold = not _holds_nothing(content)
+    if blocks_hold:
         blocks = [_claude_block(b) for b in content]
     else:
         blocks = (
@@ -73,7 +83,7 @@ def _claude_message(message: dict[str, Any]) -> AnyMessage:
                 }
             )
     keep = {k: v for k, v in message.items() if k not in ("uuid", "sender", "content")}
-    if isinstance(content, list) and content:
+    if blocks_hold:
         joined = "".join(
             str(b.get("text") or b.get("thinking") or "") for b in content if isinstance(b, dict)
         )

@@ -132,6 +132,17 @@ _ONE_SYSTEM = ("anthropic", "gemini")
 LEFT_OUT = "left out: "
 # the start of a kind (followed by the fields' names) said of turns read empty
 UNREAD_FIELDS = "text in fields the reader does not know"
+# the keys of additional_kwargs under which an export's or a session's reader keeps the
+# rest of its record, as the record names its fields, and the reader's dialect: text
+# there is in a field of a record the reader knows (its dialect found: --from is no fix)
+_OWN_FIELDS = {
+    "claude": "claude-export",
+    "chatgpt": "chatgpt-export",
+    "codex": "codex",
+    "claude_code": "claude-code",
+    "gemini_cli": "gemini-cli",
+}
+UNTAKEN_FIELDS = "text in fields the reader does not take"
 # fields of additional_kwargs that hold a turn's content in a form the writers know
 _CONTENT_FIELDS = frozenset(
     (
@@ -177,8 +188,19 @@ def unread(message: AnyMessage) -> list[str]:
     ):
         return []
     fields = {**message.additional_kwargs, **message.extra}
+    said = []
+    for key, dialect in _OWN_FIELDS.items():
+        own = fields.get(key)
+        if isinstance(own, dict):
+            del fields[key]
+            found = [k for k, v in own.items() if _holds_text(v, k)]
+            if found:  # named as the input names them
+                names = ", ".join(map(repr, found))
+                said.append(f"{UNTAKEN_FIELDS} ({dialect}: {names})")
     found = [k for k, v in fields.items() if _holds_text(v, k)]
-    return [f"{UNREAD_FIELDS} ({', '.join(map(repr, found))})"] if found else []
+    if found:
+        said.append(f"{UNREAD_FIELDS} ({', '.join(map(repr, found))})")
+    return said
 
 
 CHECKS: dict[str, Callable[[AnyMessage], list[str]]] = {
@@ -306,6 +328,8 @@ class LossReport:
                 said = f"warning: {kind[len(LEFT_OUT) :]}: {count}"
             elif kind.startswith(UNREAD_FIELDS):
                 said = f"warning: {kind} in {count}: read as empty turns (--from names a dialect)"
+            elif kind.startswith(UNTAKEN_FIELDS):  # (the dialect was found: no --from)
+                said = f"warning: {kind} in {count}: read as empty turns"
             else:
                 said = f"warning: {self.target} cannot hold {kind}: left out of {count}"
             out.append(said + ("" if verbose else " (-v lists them)"))
