@@ -854,3 +854,46 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def test_a_summary_titles_its_branch_and_a_last_prompt_marks_the_live_one(tmp_path):
+    # Claude Code writes a summary for every chain it finds without one (in other files
+    # too): its leafUuid names the chain it titles, not where the session goes on. A
+    # last-prompt line (newer versions write one as a session is left) does name that.
+    rewind = FIXTURES / "claude_code__daaain_handmade_compact_after_rewind.jsonl"
+    lines = rewind.read_text().splitlines()
+    summary = {"type": "summary", "summary": "The first attempt", "leafUuid": "b1a"}
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join([json.dumps(summary), *lines]) + "\n")
+    [live] = conversations(path)
+    assert (live.messages[-1].text, "title" in live.meta) == ("Final answer", False)
+    first, second = conversations(path, branch="all")
+    assert (first.meta["title"], first.meta["branch"]) == (
+        "The first attempt",
+        {"leaf": "b1a", "index": 0, "of": 2},
+    )
+    assert second.meta["branch"]["active"] is True
+
+    last = {"type": "last-prompt", "lastPrompt": "First", "leafUuid": "b1u", "sessionId": "s1"}
+    path.write_text("\n".join([*lines, json.dumps(last)]) + "\n")
+    code, _, err = run("convert", "-v", path)
+    assert code == 0
+    assert "wrote the active branch; 1 other branch left out (--branch all writes them)" in err
+    [live] = conversations(path)
+    assert [m.text for m in live.messages] == ["Start", "Ready", "First attempt", "First answer"]
+    first, second = conversations(path, branch="all")
+    assert (first.meta["branch"], second.meta["branch"]) == (
+        {"leaf": "b1a", "index": 0, "of": 2, "active": True},
+        {"leaf": "p1a", "index": 1, "of": 2},
+    )
+    # a marker naming no line of this file (or a line that is not a message's) leaves the
+    # last message line live; the lines of newer versions that are not turns are read
+    elsewhere = {**last, "leafUuid": "not-here"}
+    modes = [
+        {"type": "last-prompt", "leafUuid": "not-here", "sessionId": "s1"},
+        {"type": "permission-mode", "permissionMode": "default", "sessionId": "s1"},
+        {"type": "mode", "mode": "normal", "sessionId": "s1"},
+    ]
+    path.write_text("\n".join([*lines, *map(json.dumps, [elsewhere, *modes])]) + "\n")
+    [live] = conversations(path)
+    assert live.messages[-1].text == "Final answer"

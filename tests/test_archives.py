@@ -93,6 +93,8 @@ def test_an_export_zip_says_what_it_read_and_skipped(tmp_path, monkeypatch):
         "per record)\n"
         "chatpipe: export.zip:conversations.json:1:5000: wrote the active branch; 1 other "
         "branch left out (--branch all writes them)\n"
+        "chatpipe: export.zip: 2 members empty, no conversations in them: "
+        "message_feedback.json, shared_conversations.json\n"
         "chatpipe: export.zip: skipped 3 members that are not chat logs: JSON of no chat "
         f"format (user.json); a PNG image ({IMAGE}); HTML or XML (chat.html)\n"
     )
@@ -108,6 +110,7 @@ def test_a_claude_export_zip_skips_its_account_files(tmp_path, monkeypatch):
     assert err == (
         "chatpipe: read claude.zip:conversations.json: claude-export (json, conversation "
         "per record)\n"
+        "chatpipe: claude.zip: 1 member empty, no conversations in it: projects.json\n"
         "chatpipe: claude.zip: skipped 1 member that is not a chat log: JSON that is not "
         "claude-export (users.json)\n"
     )
@@ -146,12 +149,14 @@ def test_each_member_is_detected_on_its_own(tmp_path):
             "c/chat.jsonl.gz": gzip.compress(LOG.read_bytes()),
             "notes/": "",
             "old.zip": CLAUDE_ZIP.read_bytes(),
+            "d/none.json": "[]",
         },
     )
     code, out, err = run("convert", "-v", archive)
     assert code == 0, err
     assert out == run("convert", LOG, unzipped, LOG)[1]
     assert f"read {archive}:c/chat.jsonl.gz: openai (jsonl, conversation per record)" in err
+    assert f"chatpipe: {archive}: 1 member empty, no conversations in it: d/none.json\n" in err
     assert err.endswith(
         f"chatpipe: {archive}: skipped 2 members that are not chat logs: text that is not "
         "JSON (README.md); a zip archive inside a zip (old.zip)\n"

@@ -167,3 +167,157 @@ def test_verbose_says_what_is_checked():
     assert result.stderr.splitlines()[0] == (
         f"chatpipe: checking {V / 'clean.jsonl'} with the all rules"
     )
+
+
+# -- batch files and pydantic-ai histories (#40) ------------------------------------------
+
+CLEAN_BATCHES_AND_HISTORIES = [
+    "anthropic_batch__documented_requests_body.json",
+    "openai_batch__cookbook_responses_input_first1.jsonl",
+    "openai_batch__litellm_chat_input.jsonl",
+    "openai_batch__litellm_chat_output.jsonl",
+    "pydantic_ai__afarntrog_gemini_dice_tool_calls.json",
+    "pydantic_ai__generated_pydantic_ai_2_68_one_message_a_line.jsonl",
+    "pydantic_ai__generated_pydantic_ai_2_68_thinking_retry_media.json",
+]
+
+
+def test_clean_batch_files_and_histories_have_no_problems():
+    # the last: an instructions field and a system prompt, two system messages at the
+    # start, which are not misplaced
+    for name in CLEAN_BATCHES_AND_HISTORIES:
+        result = cli("validate", str(FIXTURES / name))
+        assert (name, result.exit_code, result.stdout, result.stderr) == (
+            name,
+            0,
+            "",
+            "chatpipe: no problems found\n",
+        )
+
+
+def _requests(tmp_path, name, *lines):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+ASK = {"role": "user", "content": "Weather?"}
+HI = {"role": "user", "content": "Hi"}
+
+
+def test_batch_requests_are_checked_at_their_lines(tmp_path):
+    call = {"id": "c1", "type": "function", "function": {"name": "w", "arguments": "{}"}}
+    chat = {"custom_id": "r1", "method": "POST", "url": "/v1/chat/completions"}
+    openai = _requests(
+        tmp_path,
+        "openai.jsonl",
+        {**chat, "body": {"model": "m", "messages": [HI]}},
+        {**chat, "custom_id": "r2", "body": {"model": "m"}},
+        {
+            **chat,
+            "custom_id": "r3",
+            "body": {
+                "model": "m",
+                "messages": [
+                    ASK,
+                    {"role": "assistant", "content": None, "tool_calls": [call]},
+                    {"role": "user", "content": "and?"},
+                ],
+            },
+        },
+    )
+    result = cli("validate", str(openai))
+    assert (result.exit_code, result.stdout) == (
+        1,
+        f'{openai}:2:1: unreadable_record: the request\'s body has no "messages" list (a '
+        "/v1/chat/completions request holds its conversation in body.messages)\n"
+        f"{openai}:3:1: message 2: unanswered_tool_call: tool call 'c1' has no result (add "
+        "the tool result, or drop the call)\n",
+    )
+    use = {"type": "tool_use", "id": "t1", "name": "w", "input": {}}
+    params = {"model": "m", "max_tokens": 10}
+    anthropic = _requests(
+        tmp_path,
+        "anthropic.jsonl",
+        {"custom_id": "a1", "params": {**params, "messages": [HI]}},
+        {"custom_id": "a2", "params": params},
+        {
+            "custom_id": "a3",
+            "params": {
+                **params,
+                "messages": [ASK, {"role": "assistant", "content": [use]}, HI],
+            },
+        },
+    )
+    result = cli("validate", str(anthropic))
+    assert (result.exit_code, result.stdout) == (
+        1,
+        f'{anthropic}:2:1: unreadable_record: the request\'s params have no "messages" '
+        "list (a Message Batches request holds its conversation in params.messages)\n"
+        f"{anthropic}:3:1: message 2: unanswered_tool_call: tool call 't1' has no result "
+        "(add the tool result, or drop the call)\n",
+    )
+
+
+def test_a_failed_batch_result_is_a_problem_at_its_line(tmp_path):
+    path = FIXTURES / "openai_batch__documented_errors_output.jsonl"
+    result = cli("validate", str(path))
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        1,
+        f"{path}:1:1: failed_batch_request: custom_id 'request-3' has no answer: "
+        "batch_expired: This request could not be executed before the completion window "
+        "expired. (mend what the error says, then send the request again in a new batch)\n"
+        f"{path}:2:1: failed_batch_request: custom_id 'request-4' has no answer: HTTP 400: "
+        "Invalid value for 'max_tokens': must be a positive integer. (mend what the error "
+        "says, then send the request again in a new batch)\n",
+        "chatpipe: 2 problems: 2 failed_batch_request\n",
+    )
+    path = FIXTURES / "anthropic_batch__documented_results.jsonl"
+    result = cli("validate", "--json", str(path))
+    assert kinds_at(result) == [
+        (3, None, "failed_batch_request"),
+        (4, None, "failed_batch_request"),
+    ]
+    assert json.loads(result.stdout.splitlines()[1])["message"] == (
+        "custom_id 'my-fourth-request' has no answer: expired"
+    )
+    errored = {"type": "errored", "error": {"type": "error", "error": {"type": "overloaded"}}}
+    results = _requests(tmp_path, "results.jsonl", {"custom_id": "x", "result": errored})
+    said = cli("validate", str(results)).stdout
+    assert said.startswith(f"{results}:1:1: failed_batch_request: custom_id 'x' has no answer: ")
+
+
+def test_a_pydantic_ai_history_is_checked_at_each_model_message(tmp_path):
+    def request(part_kind, content, **part):
+        return {"kind": "request", "parts": [{"part_kind": part_kind, "content": content, **part}]}
+
+    roll = {"part_kind": "tool-call", "tool_name": "roll", "args": "{}", "tool_call_id": "c1"}
+    history = [
+        request("user-prompt", "Roll a die"),
+        {"kind": "response", "parts": [roll], "model_name": "m"},
+        request("user-prompt", "Well?"),
+        {"kind": "response", "parts": [{"part_kind": "text", "content": "4"}]},
+        request("tool-return", "4", tool_name="roll", tool_call_id="c9"),
+    ]
+    dump = tmp_path / "history.json"
+    dump.write_text("[\n" + ",\n".join(json.dumps(m) for m in history) + "\n]\n")
+    lines = _requests(tmp_path, "history.jsonl", *history)
+    for path, first in ((dump, 2), (lines, 1)):
+        result = cli("validate", str(path))
+        assert (result.exit_code, result.stdout) == (
+            1,
+            f"{path}:{first + 4}:1: orphan_tool_result: a tool "
+            "result for 'c9' with no tool call before it (providers reject this: add the "
+            "call or drop the result)\n"
+            f"{path}:{first + 1}:1: unanswered_tool_call: tool call "
+            "'c1' has no result (add the tool result, or drop the call)\n",
+        )
+    several = tmp_path / "histories.jsonl"
+    several.write_text(json.dumps(history[:3]) + "\n" + json.dumps(history[3:]) + "\n")
+    result = cli("validate", str(several))
+    assert result.stdout.splitlines() == [
+        f"{several}:1:1: unanswered_tool_call: tool call 'c1' has no result (add the tool "
+        "result, or drop the call)",
+        f"{several}:2:1: orphan_tool_result: a tool result for 'c9' with no tool call before "
+        "it (providers reject this: add the call or drop the result)",
+    ]

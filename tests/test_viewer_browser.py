@@ -535,3 +535,71 @@ def test_bidi_controls_show_in_the_list(browser, tmp_path):
     view = Page(browser, write_page(tmp_path, str(log)))
     assert visible_titles(view.page) == ["invoice[U+202E]gpj.exe"]
     assert view.page.title() == "invoice[U+202E]gpj.exe — chatpipe"
+
+
+def test_a_claude_code_session_with_a_rewind_a_compaction_and_a_subagent(browser, tmp_path):
+    session = FIXTURES / "claude_code__derived_rewind_compaction_subagent.jsonl"
+    path = write_page(tmp_path, "--branch", "all", "--include-subagents", str(session))
+    view = Page(browser, path)
+    page = view.page
+    # the session, then its subagent's conversation
+    assert visible_titles(page) == ["Start", "Reviewer checking PR #102"]
+    assert page.locator("#view h1").text_content() == "Start"
+    # it opens on the live branch: the later prompt, after the rewind
+    branches = page.locator("#view section.branch")
+    assert branches.count() == 2
+    assert not branches.nth(0).is_visible() and branches.nth(1).is_visible()
+    live = branches.nth(1)
+    assert live.locator("nav.fork").text_content() == "Branch 2 of 2: 12"
+    said = live.locator("article .body").all_text_contents()
+    assert [said[2], said[-1]] == ["Second attempt", "Final answer"]
+    # the compaction, then its summary as a generated message, not the user's
+    note = live.locator("p.note.compact_boundary")
+    assert note.is_visible()
+    assert (
+        note.text_content()
+        == "Conversation compacted · auto · 150,000 tokens before 2025-07-01 10:30"
+    )
+    summary = note.locator("xpath=following-sibling::article[1]")
+    assert summary.locator(".role").text_content() == "Summary (generated)"
+    assert "ran out of context" in summary.text_content()
+    note.scroll_into_view_if_needed()
+    view.shot("claude-code-compaction")
+    # the Task call that started the subagent, and its result
+    task = live.locator("details.tool", has=page.locator(".tool-name", has_text="Task"))
+    assert task.locator(".call-id").text_content() == "toolu_0141a8id8CWHmsbTaZRTD38W"
+    assert not task.locator(".tool-result").is_visible()
+    task.locator("summary").click()
+    assert task.locator(".tool-result").is_visible()
+    assert '"description": "Reviewer checking PR #102"' in task.locator(".tool-call").text_content()
+    assert "Verdict: APPROVE" in task.locator(".tool-result").text_content()
+    task.scroll_into_view_if_needed()
+    view.shot("claude-code-task-call")
+    # the rewound branch: the first prompt and its answer
+    live.locator("nav.fork button[data-branch='0']").click()
+    assert branches.nth(0).is_visible() and not branches.nth(1).is_visible()
+    assert branches.nth(0).locator("article .body").all_text_contents() == [
+        "Start",
+        "Ready",
+        "First attempt",
+        "First answer",
+    ]
+    view.shot("claude-code-rewound-branch")
+    # the subagent's own conversation, linked to the call
+    page.locator("#list li a").nth(1).click()
+    assert page.locator("#view h1").text_content() == "Reviewer checking PR #102"
+    facts = page.locator("#view .facts").text_content()
+    assert "subagent general-purpose started by toolu_0141a8id8CWHmsbTaZRTD38W in session s1" in (
+        facts
+    )
+    first = page.locator("#view article").first
+    assert first.locator(".role").text_content() == "User"
+    assert (
+        first.locator(".body")
+        .text_content()
+        .startswith("Read and follow the instructions in .claude/agents/reviewer.md")
+    )
+    tools = page.locator("#view details.tool .tool-name").all_text_contents()
+    assert tools[:2] == ["Read", "Bash"]
+    view.shot("claude-code-subagent")
+    assert view.errors() == []

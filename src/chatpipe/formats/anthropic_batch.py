@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import ChatpipeError, Location
+from ..errors import ChatpipeError, DataError, Location
 from ..model import Conversation
 from .anthropic import AnthropicDialect, is_anthropic_response, message_from_response, write_turns
 from .batch import REQUESTS, RESULTS, BatchDialect, not_chat
@@ -106,6 +106,12 @@ class AnthropicBatchDialect(BatchDialect):
     def read_request(self, value: dict[str, Any], location: Location) -> Conversation:
         if not is_request(value):
             raise not_chat("no custom_id and params", location)
+        if not isinstance(value["params"].get("messages"), list):
+            raise DataError(
+                'the request\'s params have no "messages" list',
+                location,
+                hint="a Message Batches request holds its conversation in params.messages",
+            )
         read = AnthropicDialect().read_conversation(value["params"], location)
         meta = {"custom_id": value["custom_id"], **read.meta}
         return Conversation(read.messages, meta, location, read.messages_key)

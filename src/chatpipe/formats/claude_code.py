@@ -13,10 +13,12 @@ fields.
 - One API response is written as several lines sharing ``message.id`` (thinking, text,
   each tool call): they make one AI message, its usage counted once (the last line's).
 - ``parentUuid`` makes a tree (``session_tree``): the live conversation ends at the last
-  message line; ``--branch all`` gives every branch (a rewind: two prompts under one
-  parent). After a ``compact_boundary`` the chain goes on from ``logicalParentUuid``; the
-  ``isCompactSummary`` line after it is a generated summary, read as a system message
-  (its envelope says ``isCompactSummary``), as are ``isMeta`` lines Claude Code adds.
+  message line, or at the last one below the line a ``last-prompt`` line names (a
+  ``summary``'s ``leafUuid`` only titles its chain); ``--branch all`` gives every branch
+  (a rewind: two prompts under one parent). After a ``compact_boundary`` the chain goes
+  on from ``logicalParentUuid``; the ``isCompactSummary`` line after it is a generated
+  summary, read as a system message (its envelope says ``isCompactSummary``), as are
+  ``isMeta`` lines Claude Code adds.
 - Sidechains (``isSidechain`` lines, ``subagents/agent-<id>.jsonl`` files, the
   ``agent_progress`` copies) are a subagent's conversation: never in the main thread;
   ``--include-subagents`` gives each as a conversation of its own after the main one,

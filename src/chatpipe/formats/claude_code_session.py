@@ -15,14 +15,17 @@ from .session_tree import Node, Tree, choose_branches, live_index
 
 # lines that sit in the parentUuid tree
 _TREE_LINES = frozenset(("user", "assistant", "system", "progress", "attachment"))
-# other lines, and a key each always has
+# other lines, and the keys one of which each always has
 _OTHER_LINES = {
-    "summary": "leafUuid",
-    "file-history-snapshot": "snapshot",
-    "queue-operation": "operation",
-    "custom-title": "customTitle",
-    "ai-title": "aiTitle",
-    "pr-link": "prUrl",
+    "summary": ("leafUuid",),
+    "file-history-snapshot": ("snapshot",),
+    "queue-operation": ("operation",),
+    "custom-title": ("customTitle",),
+    "ai-title": ("aiTitle",),
+    "pr-link": ("prUrl",),
+    "last-prompt": ("leafUuid", "lastPrompt"),
+    "permission-mode": ("permissionMode",),
+    "mode": ("mode",),
 }
 # envelope fields that name the session rather than the line: the conversation's
 _SESSION_KEYS = (
@@ -49,8 +52,7 @@ def is_claude_code_line(value: Any) -> bool:
         return isinstance(value.get("uuid"), str) and (
             "parentUuid" in value or "sessionId" in value
         )
-    key = _OTHER_LINES.get(kind)
-    return key is not None and key in value
+    return any(key in value for key in _OTHER_LINES.get(kind, ()))
 
 
 class _Line:
@@ -72,7 +74,8 @@ class _Session:
         self.agents_seen = False  # a subagent's messages copied in progress lines
         self.main: list[Node] = []
         self.side: dict[str, list[Node]] = {}  # sidechain lines by agent id
-        self.summaries: dict[str, str] = {}
+        self.summaries: dict[str, str] = {}  # leafUuid -> the title of the chain it ends
+        self.last_prompt: str | None = None  # where the session goes on, when it says
         self.titles: dict[str, str] = {}
         self.pull_requests: list[dict[str, Any]] = []
         self.progress: dict[str, dict[str, Any]] = {}  # agent id -> tool id and lines
@@ -90,6 +93,9 @@ class _Session:
         if kind == "summary":
             if isinstance(value.get("summary"), str):
                 self.summaries[str(value["leafUuid"])] = value["summary"]
+        elif kind == "last-prompt":
+            if isinstance(value.get("leafUuid"), str):
+                self.last_prompt = value["leafUuid"]
         elif kind in ("custom-title", "ai-title"):
             title = value.get("customTitle") or value.get("aiTitle")
             if isinstance(title, str):
@@ -221,6 +227,10 @@ def _conversations(
         yield Conversation([], {"title": title} if title else {}, location)
         return
     live = messages[-1]
+    # a last-prompt line names where the session goes on: the last message at or below
+    # it (a summary's leafUuid only names the chain it titles, see docs/formats.md)
+    if session.last_prompt is not None:
+        live = tree.last_message_under(session.last_prompt) or live
     branches, dropped = choose_branches(tree, live, _absorbable(), options, location)
     active = live_index(branches, live) if len(branches) > 1 else None
     for number, branch in enumerate(branches):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import Location, UsageError
+from ..errors import DataError, Location, UsageError
 from ..model import Conversation
 from .batch import REQUESTS, RESULTS, BatchDialect, not_chat
 from .openai import OpenAIDialect, is_openai_response
@@ -117,6 +117,12 @@ class OpenAIBatchDialect(BatchDialect):
             read = ResponsesDialect().read_conversation(body, location)
         elif isinstance(body.get("messages"), list):
             read = OpenAIDialect().read_conversation(body, location)
+        elif url.endswith("/chat/completions"):
+            raise DataError(
+                'the request\'s body has no "messages" list',
+                location,
+                hint=f"a {url} request holds its conversation in body.messages",
+            )
         else:
             raise not_chat(f"url {url}", location)
         envelope = {k: v for k, v in value.items() if k != "body"}

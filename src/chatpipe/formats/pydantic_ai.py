@@ -12,10 +12,10 @@ What a part holds besides its content (timestamps, ids, a request's run id) stay
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..errors import DataError, Location, ValidationError
+from ..errors import ChatpipeError, DataError, Location, ValidationError
 from ..model import (
     AIMessage,
     AnyMessage,
@@ -255,21 +255,70 @@ class PydanticAIDialect(StreamDialect):
         return is_model_message(value)
 
     def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
-        values = iter(values)
-        for value in values:
-            if isinstance(value, list):  # one dump a record: a conversation each
-                yield Conversation(_located(messages_of(value), location), {}, location)
-                continue
-            rest = (v for v in values if not isinstance(v, list) or _mixed(location))
-            messages = _located(messages_of(_chain(value, rest)), location)
-            yield Conversation(messages, {}, location)
-            return
+        return _histories(iter(values), location, lambda: location)
+
+    def read_records(
+        self,
+        records: Iterable[Any],
+        location: Location,
+        options: Any = None,
+        handle: Callable[[ChatpipeError], None] | None = None,
+    ) -> Iterator[Conversation]:
+        """As ``read_stream``, each message placed at the model message it came from (a
+        history a record: at its record), for ``validate`` to name the line."""
+        from ..io.records import BadRecord
+
+        at = [location]
+
+        def values() -> Iterator[Any]:
+            for record in records:
+                if isinstance(record, BadRecord):
+                    if handle is None:
+                        raise record.error
+                    handle(record.error)
+                else:
+                    at[0] = record.location
+                    yield record.value
+
+        return _histories(values(), location, lambda: at[0])
 
     def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
         return iter(write_history(messages))
 
     def write_conversation(self, conversation: Conversation) -> list[dict[str, Any]]:
         return write_history(conversation.messages)
+
+
+def _histories(
+    values: Iterator[Any], location: Location, where: Callable[[], Location]
+) -> Iterator[Conversation]:
+    """The conversations of model messages (one history) or of histories (one a value);
+    ``where()`` is the place of the value read last."""
+    for value in values:
+        if isinstance(value, list):  # one dump a record: a conversation each
+            place = where()
+            messages = _located(messages_of(value), location)
+            yield _placed(messages, location, lambda place=place: place)
+            continue
+        rest = (v for v in values if not isinstance(v, list) or _mixed(location))
+        yield _placed(_located(messages_of(_chain(value, rest)), location), location, where)
+        return
+
+
+def _placed(
+    messages: Iterator[AnyMessage], location: Location, where: Callable[[], Location]
+) -> Conversation:
+    """A conversation whose places fill in as its messages are read."""
+    places: list[Location] = []
+
+    def placing() -> Iterator[AnyMessage]:
+        for message in messages:
+            places.append(where())
+            yield message
+
+    conversation = Conversation(placing(), {}, location)
+    conversation.places = places
+    return conversation
 
 
 def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:

@@ -62,6 +62,23 @@ class Tree:
             )
         self.leaves = [n for n in self.order if n.is_message and not below[n.ident]]
 
+    def last_message_under(self, ident: str) -> Node | None:
+        """The last message line written at or below the line ``ident`` (None when it is
+        not in the tree or has no message under it)."""
+        top = self.nodes.get(ident)
+        found: Node | None = None
+        stack = [top] if top is not None else []
+        seen: set[str] = set()
+        while stack:
+            node = stack.pop()
+            if node.ident in seen:
+                continue
+            seen.add(node.ident)
+            if node.is_message and (found is None or node.number > found.number):
+                found = node
+            stack.extend(self.children.get(node.ident, ()))
+        return found
+
     def walk(self, leaf: Node, location: Location) -> list[Node]:
         """The nodes from the root (or the first line whose parent is not in the file) to
         ``leaf``."""
@@ -121,7 +138,8 @@ def choose_branches(
 ) -> tuple[list[list[Node]], int]:
     """The branches ``--branch`` asks for (each its nodes in file order) and how many
     others were left out. ``live`` is the message the session goes on from (its last
-    message line); ``--branch latest`` takes the newest leaf by time."""
+    message line, unless the file names another); ``--branch latest`` takes the newest
+    leaf by time."""
     if live is None:
         return [], 0
     branches: list[tuple[Node, list[Node]]] = []

@@ -31,6 +31,7 @@ STRUCTURE_KINDS = (
     "empty_assistant_message",
     "misplaced_system_message",
     "too_many_tokens",
+    "failed_batch_request",
 )
 RULES = ("all", "openai-finetune", "structure")
 
@@ -188,6 +189,7 @@ class StructureCheck:
         self.tokens = 0
         self.kept: list[AnyMessage] = []
         self.first: Location | None = None
+        self.spoken = False  # a message other than a system one came
 
     def add(self, message: AnyMessage, location: Location | None) -> list[Problem]:
         problems = []
@@ -195,7 +197,10 @@ class StructureCheck:
             self.first = location
         index = self.index
         self.index += 1
-        if isinstance(message, SystemMessage) and index > 0 and not self.system_anywhere:
+        if not isinstance(message, SystemMessage):
+            self.spoken = True
+        # system messages at the start (instructions and a system prompt) are in place
+        if isinstance(message, SystemMessage) and self.spoken and not self.system_anywhere:
             problems.append(
                 Problem(
                     "misplaced_system_message",
@@ -322,6 +327,22 @@ def check_messages(
     for message, location in located:
         yield from check.add(message, location)
     yield from check.finish(conversation_location)
+
+
+def conversation_problems(meta: dict[str, Any], location: Location | None) -> list[Problem]:
+    """What a conversation's fields say is wrong: a batch request with no answer (a
+    failed, expired or canceled result)."""
+    if "batch_error" not in meta:
+        return []
+    ident = meta.get("custom_id")
+    return [
+        Problem(
+            "failed_batch_request",
+            f"custom_id {ident!r} has no answer: {meta['batch_error']}",
+            location,
+            "mend what the error says, then send the request again in a new batch",
+        )
+    ]
 
 
 def unreadable(error: ChatpipeError) -> Problem:

@@ -1,6 +1,7 @@
 """The members of the zips a run reads whole (io/sources.py lists them in the zip's
 place): each read as a file of its own; one that holds no chat log (an image, a README,
-an account's details beside an export's conversations) skipped, said under -v; a zip none
+an account's details beside an export's conversations) skipped and one that is empty (an
+export's `[]` files), each said under -v; a zip none
 of whose members is a chat log, an error. A member's conversations carry the files the
 zip holds beside them (an export's images), for the pages that show them."""
 
@@ -22,6 +23,7 @@ class Members:
     def __init__(self, reading: Any) -> None:
         self.reading = reading  # a Reading, whose ``notes`` hear what was skipped
         self.skipped: list[tuple[str, str]] = []  # (member, what it is) of this zip
+        self.empty: list[str] = []  # members of this zip that held nothing
         self.read_any = False
         self.open: set[Any] = set()  # archives being read (closed at the end)
 
@@ -31,11 +33,14 @@ class Members:
         archive = source.archive
         self.open.add(archive)
         given = False
+        empty = len(self.reading.empty)
         try:
             for conversation in conversations:
                 given = True
                 yield conversation
             self.read_any = True
+            if len(self.reading.empty) > empty:
+                self.empty.append(source.member)
         except NotAChatLog as exc:
             if given:
                 raise
@@ -45,9 +50,18 @@ class Members:
 
     def _done(self, archive: Any) -> None:
         skipped, self.skipped = self.skipped, []
+        empty, self.empty = self.empty, []
         read_any, self.read_any = self.read_any, False
         self.open.discard(archive)
         archive.close()
+        if empty:
+            listed = ", ".join(empty[:5]) + (
+                f" and {len(empty) - 5} more" if len(empty) > 5 else ""
+            )
+            self.reading.notes.append(
+                f"{archive.name}: {len(empty)} member{'s' if len(empty) != 1 else ''} empty, "
+                f"no conversations in {'them' if len(empty) != 1 else 'it'}: {listed}"
+            )
         if not skipped:
             return
         said = _skipped_said(skipped)

@@ -58,6 +58,7 @@ class Reading:
         self.found: list[tuple[Source, Dialect, str]] = []
         # what a run says under -v besides: the members of a zip that are not chat logs
         self.notes: list[str] = []
+        self.empty: list[Source] = []  # sources that held nothing (a zip's `[]` members)
         # what the one source read was detected as before (a part's file): not detected again
         self.known = known
         self.current: Source | None = None  # the source being read
@@ -149,6 +150,8 @@ def _read_source(
 ) -> Iterator[Conversation]:
     opened = open_records(source, forced, errors, reading.known if reading is not None else None)
     if opened is None:
+        if reading is not None:
+            reading.empty.append(source)
         return  # an empty input is an empty conversation stream
     dialect, shape, first, rest = opened
     batch = joins is not None and isinstance(dialect, BatchDialect)

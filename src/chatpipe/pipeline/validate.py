@@ -14,6 +14,7 @@ from ..ops.validate import (
     Problem,
     StructureCheck,
     check_messages,
+    conversation_problems,
     finetune_message_problems,
     finetune_row_problems,
     unreadable,
@@ -108,6 +109,7 @@ def _record_problems(
         yield unreadable(exc.located(location))
         return
     for conversation in conversations:
+        yield from conversation_problems(conversation.meta, location)
         located = ((m, location.at_message(i)) for i, m in enumerate(conversation.messages))
         yield from check_messages(located, location, max_tokens, counter)
 
