@@ -807,17 +807,38 @@ def test_a_cached_model_gives_template_and_tokenizer(models, tmp_path, monkeypat
         ChatTokenizer.load(str(empty))
 
 
+def many_rows(path: Path) -> Path:
+    """1,200 rows in over 2 MiB: a file cut into parts for two workers."""
+    many = [{**row, "id": f"{row['id']}-{k}"} for k in range(150) for row in ROWS]
+    padding = "x" * 2000  # (a field carried)
+    text = "".join(json.dumps({**r, "note": padding}) + "\n" for r in many * 4)
+    path.write_text(text, encoding="utf-8")
+    assert path.stat().st_size > 2 << 20
+    return path
+
+
 def test_jobs_give_the_rows_and_packs_of_one_process(models, tmp_path):
     directory, _, _ = models["Qwen-Qwen2.5-7B-Instruct"]
-    rows = tmp_path / "rows.jsonl"
-    many = [{**row, "id": f"{row['id']}-{k}"} for k in range(150) for row in ROWS]
-    padding = "x" * 2000  # (a field carried: the file is cut into parts for both workers)
-    text = "".join(json.dumps({**r, "note": padding}) + "\n" for r in many * 4)
-    rows.write_text(text, encoding="utf-8")
-    assert rows.stat().st_size > 2 << 20
+    rows = many_rows(tmp_path / "rows.jsonl")
     for extra in ([], ["--pack", "200"], ["--max-length", "30", "--truncate", "left"]):
         one = cli("tokenize", "--tokenizer", str(directory), *extra, str(rows))
         two = cli("tokenize", "--tokenizer", str(directory), "--jobs", "2", *extra, str(rows))
         assert one.exit_code == two.exit_code == 0, one.stderr + two.stderr
         assert (one.stdout, one.stderr) == (two.stdout, two.stderr) and one.stdout
     assert two.stderr.startswith("chatpipe: cut 1200 rows of 1200 to --max-length 30")
+
+
+@pytest.mark.parametrize(
+    "extra", [["--labels"], ["--pack", "200", "--max-length", "30", "--truncate", "left"]]
+)
+def test_dask_gives_the_rows_and_packs_of_one_process(models, tmp_path, extra):
+    """--engine dask --jobs 2: the parts on a local cluster of two worker processes (one
+    cluster started per test), the rows, packs and the report of the rows cut those of one
+    process."""
+    directory, _, _ = models["Qwen-Qwen2.5-7B-Instruct"]
+    rows = many_rows(tmp_path / "rows.jsonl")
+    command = ("tokenize", "--tokenizer", str(directory), *extra, str(rows))
+    one = cli(*command)
+    on_dask = cli(*command, "--engine", "dask", "--jobs", "2")
+    assert one.exit_code == on_dask.exit_code == 0, one.stderr + on_dask.stderr
+    assert (one.stdout, one.stderr) == (on_dask.stdout, on_dask.stderr) and one.stdout
