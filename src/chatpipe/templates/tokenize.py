@@ -166,10 +166,10 @@ class ChatTokenizer:
         else:
             method = PER_TURN
             key = (name, tools is not None, documents is not None)
-            head = self._head(key, chat, tracked, extras)
-            if head is not None:
+            heads = {k: self._head(key, chat, k, tracked, extras) for k in counted}
+            if None not in heads.values():
                 eos = self.template.variables.get("eos_token")
-                spans = _per_turn(chat, counted, followed, head, eos)
+                spans = _per_turn(chat, counted, followed, heads, eos)
             if spans is None or self.check_prefixes:
                 prefixed = _prefix_spans(full, chat, counted, compiled, extras, self.template)
                 rewritten = prefixed is None or (spans is not None and prefixed != spans)
@@ -219,17 +219,19 @@ class ChatTokenizer:
         wanted = set(counted)
         return [span for span, owner in zip(spans, owners, strict=True) if owner in wanted]
 
-    def _head(self, key: tuple, chat: list[dict], tracked: Any, extras: dict) -> str | None:
-        """The text a generation prompt writes (the assistant header), once a template:
-        what the template writes after the messages with the prompt, from this
-        conversation's start (up to its first assistant turn), or one user message; None
-        when the template refuses both."""
-        if key in self._heads:
-            return self._heads[key]
-        first = next((k for k, m in enumerate(chat) if m.get("role") == "assistant"), 0)
+    def _head(self, key: tuple, chat: list[dict], k: int, tracked: Any, extras: dict) -> str | None:
+        """The text a generation prompt writes before turn ``k`` (the assistant header):
+        what the template writes after the messages with the prompt. It is found once a
+        template and a kind of turn before (a header may depend on it: DeepSeek R1's is
+        "<｜tool▁outputs▁end｜>" after tool results), from this conversation's messages
+        before ``k`` (or, for the first turn, one user message); None when the template
+        refuses them."""
+        before = chat[k - 1].get("role") if k else None
+        if (*key, before) in self._heads:
+            return self._heads[(*key, before)]
         head = None
-        for start in (chat[:first], _PROBE):
-            if not start:
+        for start in (chat[:k], _PROBE):
+            if not start or (start is _PROBE and before not in (None, "user", "system")):
                 continue
             try:
                 prompt = render_followed(
@@ -251,7 +253,7 @@ class ChatTokenizer:
             ends = [part[1] for part in plain.parts if part is not None]
             head = prompt.text[min([at, *([max(ends)] if ends else [])]) :]
             break
-        self._heads[key] = head
+        self._heads[(*key, before)] = head
         return head
 
     def _truncated(self, row: Tokenized) -> Tokenized:
@@ -320,10 +322,10 @@ def _owner(span: tuple[int, int], parts: list) -> int | None:
 
 
 def _per_turn(
-    chat: list[dict], counted: list[int], followed: Any, head: str, eos: Any
+    chat: list[dict], counted: list[int], followed: Any, heads: dict[int, Any], eos: Any
 ) -> list[tuple[int, int]] | None:
-    """Each counted turn's text in the whole rendering: its part, less the assistant
-    header and the parts of other messages written inside it; when the template closes
+    """Each counted turn's text in the whole rendering: its part, less its assistant
+    header (``heads``) and the parts of other messages written inside it; when the template closes
     the conversation with the end-of-sequence token (Phi 3.5), the last message's turn
     runs on to it. None when a counted turn has no part."""
     text, spans = followed.text, []
@@ -332,7 +334,7 @@ def _per_turn(
         if part is None:
             return None
         start, end = part
-        start += _common(head, text[start:end])
+        start += _common(heads[k], text[start:end])
         if k == len(chat) - 1 and isinstance(eos, str) and eos and text[end:].strip() == eos:
             end = len(text)
         for inner_start, inner_end in sorted(followed.nested[k]):
