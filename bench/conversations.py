@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,7 +29,7 @@ PY = sys.executable
 CHATPIPE = [PY, "-m", "chatpipe"]
 
 # name, chatpipe's arguments, target x floor, the nearest other tool (a shell line, with
-# {corpus}; None where there is none) and what that tool does
+# {corpus}; None where there is none) and what that tool does; {out} is a new folder a run
 JOBS = [
     (
         "select --max-tokens 4000",
@@ -52,6 +54,14 @@ JOBS = [
         "shuf: lines, input order lost",
     ),
     (
+        "split 0.9/0.1",
+        ["split", "--ratio", "train=0.9,test=0.1", "--seed", "1", "--output-dir", "{out}"],
+        1.5,
+        'awk \'BEGIN { srand(1) } { print > (rand() < 0.9 ? "{out}/train.jsonl" : '
+        '"{out}/test.jsonl") }\' {corpus}',
+        "awk: a random side a line, not a stable one",
+    ),
+    (
         "dedupe",
         ["dedupe", "-q"],
         3.0,
@@ -65,7 +75,23 @@ JOBS = [
 def timed(
     command: list[str] | str, shell: bool = False, stdin: str | None = None
 ) -> tuple[float, int]:
-    """(seconds, peak RSS in MB) of one run, its output thrown away."""
+    """(seconds, peak RSS in MB) of one run, its output thrown away; ``{out}`` in the
+    command is a new temporary folder (split's sides), removed after the run."""
+    scratch = tempfile.mkdtemp(prefix="chatpipe-bench-")
+    out = os.path.join(scratch, "sides")
+    if shell:
+        assert isinstance(command, str)
+        os.mkdir(out)  # (awk writes into a folder that is there)
+        command = command.replace("{out}", out)
+    else:
+        command = [part.replace("{out}", out) for part in command]
+    try:
+        return _timed(command, shell, stdin)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _timed(command: list[str] | str, shell: bool, stdin: str | None) -> tuple[float, int]:
     source = open(stdin, "rb") if stdin else subprocess.DEVNULL  # noqa: SIM115
     try:
         start = time.perf_counter()
@@ -110,7 +136,8 @@ def main() -> None:
             rss[name] = max(rss.get(name, 0), peak)
             tool = other.split()[0] if other else None
             if other and shutil.which(tool):
-                seconds, peak = timed(other.format(corpus=corpus), shell=True)
+                line = other.replace("{corpus}", shlex.quote(corpus))
+                seconds, peak = timed(line, shell=True)
                 others[name].append(seconds)
                 other_rss[name] = max(other_rss.get(name, 0), peak)
     size = os.path.getsize(corpus) / 1e6

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -133,3 +134,26 @@ def test_dask_benchmark_runs_and_compares_the_engines(tmp_path):
         "train-00000-of-00002.jsonl",
         "train-00001-of-00002.jsonl",
     ]
+
+
+def test_conversations_benchmark_times_split_into_a_folder_of_its_own(tmp_path):
+    rows = tmp_path / "rows.jsonl"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "corpus.py"), "500", str(rows), "--rows"],
+        check=True,
+    )
+    script = str(ROOT / "bench" / "conversations.py")
+    done = subprocess.run(
+        [sys.executable, script, str(rows), "--rounds", "1", "--only", "split"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},  # (each run's sides made here)
+    )
+    ratio = r"\d+\.\d\d \(\d+\.\d\d–\d+\.\d\d\) [✓✗]"
+    row = (
+        rf"\| split 0\.9/0\.1 \| \d+\.\d\d s \| {ratio} \| ≤ 1\.5 \| \d+ MB \| awk: a random "
+        r"side a line, not a stable one \| \d+\.\d\d s \| \d+ MB \|"
+    )
+    assert re.fullmatch(row, done.stdout.splitlines()[-1]), done.stdout
+    assert [p.name for p in tmp_path.iterdir()] == ["rows.jsonl"]  # (sides removed)

@@ -2,7 +2,8 @@
 in parts where a conversation's output depends on it alone (select, sample --fraction),
 on what parts gather and the run adds up (redact's counts, dedupe's and sample -n's two
 passes, split's sides), and in one process, said once, where it depends on the run in
-order (places, numbers: grep, select --ids, head)."""
+order (places, numbers: grep, select --ids, head); split, sample -n, dedupe and redact
+give the same bytes on --engine dask too."""
 
 from __future__ import annotations
 
@@ -125,3 +126,59 @@ def test_a_log_split_by_a_field_is_read_whole_with_jobs(tmp_path):
         "files are cut into parts, and one message log for buffer, openai, convert and "
         "filter); running in one process\n"
     )
+
+
+@pytest.fixture(scope="module")
+def inputs(rows, tmp_path_factory):
+    """The rows (two parts on --jobs) and a second file repeating 500 of them: duplicates
+    across files and parts, three parts on --jobs 2, two on Dask (a part a file)."""
+    more = tmp_path_factory.mktemp("more") / "more.jsonl"
+    with open(rows) as lines:
+        more.write_text("".join(line for k, line in enumerate(lines) if k % 6 == 1))
+    return [rows, str(more)]
+
+
+def _on_every_engine(arguments, folder=None):
+    """(exit code, stdout, stderr, and with ``folder`` the files written there) of one
+    process, --jobs 2 and --engine dask --jobs 2 (a local cluster of two workers)."""
+    outcomes = []
+    for name, engine in (
+        ("serial", ()),
+        ("jobs", ("--jobs", "2")),
+        ("dask", ("--engine", "dask", "--jobs", "2")),
+    ):
+        extra = ("--output-dir", str(folder / name)) if folder else ()
+        done = runner.invoke(app, [*arguments, *extra, *engine])
+        files = {p.name: p.read_bytes() for p in (folder / name).iterdir()} if folder else {}
+        outcomes.append((done.exit_code, done.stdout_bytes, done.stderr, files))
+    return outcomes
+
+
+@pytest.mark.parametrize(
+    "command, stderr",
+    [
+        (("sample", "-n", "40", "--seed", "3"), ""),
+        (
+            ("dedupe",),
+            "chatpipe: dedupe: dropped 2800 duplicates of 3500 conversations (by conversation)\n",
+        ),
+        (("redact",), "chatpipe: redact: replaced 501 values: OPENAI_KEY 501\n"),
+    ],
+    ids=["sample -n", "dedupe", "redact"],
+)
+def test_the_same_bytes_serial_on_jobs_and_on_dask(inputs, command, stderr):
+    serial, jobs, dask = _on_every_engine([*command, *inputs])
+    assert serial[:3] == (0, serial[1], stderr)
+    assert serial[1].count(b"\n") == {"sample": 40, "dedupe": 700, "redact": 3500}[command[0]]
+    assert jobs == serial and dask == serial
+
+
+def test_split_writes_the_same_sides_serial_on_jobs_and_on_dask(inputs, tmp_path):
+    serial, jobs, dask = _on_every_engine(
+        ["split", "--ratio", "train=0.8,test=0.2", "--seed", "5", *inputs], tmp_path
+    )
+    code, stdout, stderr, files = serial
+    assert (code, stdout, stderr, sorted(files)) == (0, b"", "", ["test.jsonl", "train.jsonl"])
+    train, test = (files[f"{side}.jsonl"].splitlines() for side in ("train", "test"))
+    assert len(train) + len(test) == 3500 and 500 < len(test) < 900
+    assert jobs == serial and dask == serial

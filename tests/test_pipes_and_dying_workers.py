@@ -17,6 +17,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -127,6 +128,12 @@ DYING = [
     (("validate",), "stdout"),
     (("template", "--chat-template", QWEN), "file"),
     (("tokenize", "--chat-template", QWEN, "--tokenizer", TEMPLATES / "all-MiniLM-L6-v2"), "dir"),
+    (("select", "--min-messages", "3", "--grep", "answer"), "dir"),
+    (("sample", "-n", "700", "--seed", "2"), "file"),  # (two passes)
+    (("sample", "--fraction", "0.5"), "stdout"),
+    (("dedupe", "--by", "prompt"), "stdout"),  # (two passes)
+    (("redact",), "dir"),
+    (("split", "--ratio", "a=0.5,b=0.5"), "sides"),
 ]
 
 
@@ -141,7 +148,9 @@ def test_a_worker_killed_at_a_random_moment_fails_the_run_cleanly(command, into,
     chance = random.Random(f"{SEED}-{command[0]}")
     number = chance.choice([signal.SIGKILL, signal.SIGTERM])
     out = tmp_path / "out"
-    where = {"dir": ["--output-dir", str(out)], "file": ["-o", str(out)], "stdout": []}[into]
+    where = {"dir": ["--output-dir", str(out)], "file": ["-o", str(out)], "stdout": []}.get(
+        into, ["--output-dir", str(out)]
+    )
     argv = [sys.executable, "-m", "chatpipe", *map(str, command), "--jobs", "2", *where]
     proc = subprocess.Popen(
         [*argv, str(padded)],
@@ -170,6 +179,9 @@ def test_a_worker_killed_at_a_random_moment_fails_the_run_cleanly(command, into,
     assert seen, "the run forked no worker"
     assert left_in_group(proc.pid) == [], said  # the other worker stopped too
     if proc.returncode == 0:  # the worker had done its last part
+        if into == "sides":
+            assert _sides(out) == _sides_of_one_process(command, padded), said
+            return
         written = stdout if into == "stdout" else _written(out, into)
         assert written == serial(*command, padded), said
         return
@@ -186,6 +198,16 @@ def test_a_worker_killed_at_a_random_moment_fails_the_run_cleanly(command, into,
     if stdout:  # (stdout: what came before the lost part)
         assert serial(*command, padded).startswith(stdout), said
     assert os.listdir(tmp_path) == [], said  # no output, nothing staged
+
+
+def _sides(out: Path) -> dict[str, bytes]:
+    return {side.name: side.read_bytes() for side in out.iterdir()}
+
+
+def _sides_of_one_process(command: tuple, padded: Path) -> dict[str, bytes]:
+    with tempfile.TemporaryDirectory() as folder:
+        serial(*command, "--output-dir", Path(folder) / "sides", padded)
+        return _sides(Path(folder) / "sides")
 
 
 def _written(out: Path, into: str) -> bytes:

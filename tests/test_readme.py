@@ -1,5 +1,5 @@
 """The console examples of the README and of docs/*.md are real: each command prints what
-the page shows, run where a reader of a clone runs it (its fixtures/ and bench/)."""
+the page shows (a block may hold several, each a `$ ` line), run where a reader of a clone runs it (its fixtures/ and bench/)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,16 @@ from doc_blocks import NOT_RUN, Block, all_blocks, blocks, environment, workspac
 CONSOLE = all_blocks("console")
 
 
-def example(block: Block) -> tuple[str, str]:
-    command, _, shown = block.text.partition("\n")
-    assert command.startswith("$ "), f"{block.where}: a console block starts with '$ command'"
-    return command[2:], shown
+def examples(block: Block) -> list[tuple[str, str]]:
+    """(command, what it prints) of each ``$ command`` line of a block, in order."""
+    assert block.text.startswith("$ "), f"{block.where}: a console block starts with '$ command'"
+    found: list[tuple[str, str]] = []
+    for line in block.text.splitlines(keepends=True):
+        if line.startswith("$ "):
+            found.append((line[2:].rstrip("\n"), ""))
+        else:
+            found[-1] = (found[-1][0], found[-1][1] + line)
+    return found
 
 
 def test_the_readme_has_its_examples():
@@ -32,16 +38,17 @@ def test_no_console_example_is_left_unrun():
 
 @pytest.mark.parametrize("block", CONSOLE, ids=[block.where for block in CONSOLE])
 def test_the_example_prints_what_it_shows(block, tmp_path):
-    command, shown = example(block)
-    # stdout and stderr in one stream, in the order a terminal shows them
-    proc = subprocess.run(
-        command,
-        shell=True,
-        executable="/bin/bash",
-        cwd=workspace(tmp_path),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=environment(),
-    )
-    assert proc.stdout == shown, f"{block.where}: {command}"
+    folder = workspace(tmp_path)
+    for command, shown in examples(block):  # (one after another, in one folder)
+        # stdout and stderr in one stream, in the order a terminal shows them
+        proc = subprocess.run(
+            command,
+            shell=True,
+            executable="/bin/bash",
+            cwd=folder,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=environment(),
+        )
+        assert proc.stdout == shown, f"{block.where}: {command}"

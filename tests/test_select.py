@@ -84,6 +84,62 @@ def test_an_export_a_dataset_and_a_log_together():
     assert ids("--grep", "tennis", *files) == [f"{TOY}:2:1"]
 
 
+MEDIA = [  # (fixture, what select --has finds in it), one dialect after another
+    ("anthropic_messages__pydanticai_req_image_base64_source.json", "images"),
+    ("anthropic_messages__pydanticai_req_document_base64_pdf.json", "attachments"),
+    ("openai_chat__pydanticai_req_tool_call_then_image_url.json", "images"),
+    ("openai_chat__pydanticai_req_file_part_pdf_tool.json", "attachments"),
+    ("openai_responses__pydanticai_req_input_image.json", "images"),
+    ("gemini__pydanticai_req_inline_data_image.json", "images"),
+    ("gemini__pydanticai_req_file_data_youtube.json", "attachments"),  # a video
+    ("hf_messages__llamafactory_mllm_demo_images.json", "images"),  # the rows' images
+    ("claude_export__osteele_web_api_single_conversation_image_file.json", "images"),
+    ("claude_export__documented_pasted_file_attachment.json", "images attachments"),
+    ("claude_export__yaleman_2025_thinking.json", ""),
+    ("chatgpt_export__derived_branch_with_image_part.json", ""),  # (on another branch)
+]
+
+
+BAKERY = "8006a434-8b0b-43df-8e6d-c0a7aeb2e6b3"  # the id of both Claude exports with files
+
+
+@pytest.mark.parametrize("what", ["images", "attachments"])
+def test_has_images_and_attachments_in_each_dialect(what):
+    """An image is a picture the model is shown (an image block, a file of an image/*
+    type, an export's file of kind image, a dataset's images); an attachment any other
+    file (a PDF, a video, a pasted text): docs/conversations.md says so."""
+    files = [str(FIXTURES / name) for name, _ in MEDIA]
+    expected = []
+    for name, holds in MEDIA:
+        if what not in holds.split():
+            continue
+        if name.startswith("claude_export"):
+            expected.append(BAKERY)
+        elif name.startswith("hf_messages"):  # a conversation a row, from line 2
+            expected += [f"{FIXTURES / name}:{n}:3" for n in (2, 26, 49, 72, 96, 119)]
+        else:
+            expected.append(f"{FIXTURES / name}:1:1")
+    assert ids("--has", what, *files) == expected
+
+
+@pytest.mark.parametrize(
+    ("files", "images", "attachments"),
+    [
+        ([{"name": "shot.png", "mime_type": "image/png", "width": 800}], True, False),
+        ([{"name": "old.jpg", "mimeType": "image/jpeg"}], True, False),
+        ([{"name": "paper.pdf", "mime_type": "application/pdf"}], False, True),
+        ([{"name": "a.png", "mime_type": "image/png"}, {"name": "b.csv"}], True, True),
+        ([], False, False),
+    ],
+)
+def test_a_chatgpt_exports_attached_files(files, images, attachments):
+    """ChatGPT lists a message's uploads in ``metadata.attachments``: an image/* one is
+    an image, any other an attachment."""
+    kwargs = {"chatgpt": {"metadata": {"attachments": files}}}
+    message = HumanMessage("look", additional_kwargs=kwargs)
+    assert (facts.has_images(message), facts.has_attachments(message)) == (images, attachments)
+
+
 def test_the_output_is_the_input_dialect_or_to():
     result = runner.invoke(app, ["select", "--grep", "bike", str(TOY)])
     first = TOY.read_text(encoding="utf-8").splitlines()[0]

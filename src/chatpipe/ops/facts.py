@@ -236,8 +236,37 @@ def _is_image(block: dict[str, Any]) -> bool:
     return kind == "file" and isinstance(mime, str) and mime.startswith("image/")
 
 
+def _export_files(message: AnyMessage) -> Iterator[dict[str, Any]]:
+    """The files an export lists beside a message's text: Claude's ``attachments`` (text
+    taken from a file) and ``files`` (uploads), ChatGPT's ``metadata.attachments``."""
+    claude = message.additional_kwargs.get("claude")
+    chatgpt = message.additional_kwargs.get("chatgpt")
+    metadata = chatgpt.get("metadata") if isinstance(chatgpt, dict) else None
+    lists = (
+        *((claude.get("attachments"), claude.get("files")) if isinstance(claude, dict) else ()),
+        metadata.get("attachments") if isinstance(metadata, dict) else None,
+    )
+    for items in lists:
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, dict):
+                yield item
+
+
+def _file_is_image(item: dict[str, Any]) -> bool:
+    """An export's file that is a picture: Claude's ``file_kind: "image"``, or a file of
+    an image/* type (ChatGPT's ``mime_type``, older exports' ``mimeType``)."""
+    if item.get("file_kind") == "image":
+        return True
+    return any(
+        isinstance(item.get(key), str) and item[key].startswith("image/")
+        for key in ("mime_type", "mimeType", "file_type")
+    )
+
+
 def has_images(message: AnyMessage) -> bool:
-    return any(_is_image(block) for block in _blocks(message))
+    if any(_is_image(block) for block in _blocks(message)):
+        return True
+    return any(_file_is_image(item) for item in _export_files(message))
 
 
 def has_reasoning(message: AnyMessage) -> bool:
@@ -254,12 +283,7 @@ def has_attachments(message: AnyMessage) -> bool:
     for block in _blocks(message):
         if _block_type(block) in _FILE_BLOCKS and not _is_image(block):
             return True
-    claude = message.additional_kwargs.get("claude")
-    if isinstance(claude, dict) and any(claude.get(k) for k in ("attachments", "files")):
-        return True
-    chatgpt = message.additional_kwargs.get("chatgpt")
-    metadata = chatgpt.get("metadata") if isinstance(chatgpt, dict) else None
-    return isinstance(metadata, dict) and bool(metadata.get("attachments"))
+    return any(not _file_is_image(item) for item in _export_files(message))
 
 
 _HAS_MESSAGE = {

@@ -79,7 +79,9 @@ class DaskMapper:
         shared = (_carried(), *shared)
         task = functools.partial(_settled, function)
         try:
-            sent = [client.scatter(value, broadcast=True, hash=False) for value in shared]
+            # (in a list: a dict alone is scattered as named values, under its own keys
+            # ("limits"), which the previous map's cancel takes from this one's tasks)
+            sent = [client.scatter([value], broadcast=True, hash=False)[0] for value in shared]
             futures = client.map(task, items, *([s] * len(items) for s in sent), pure=False)
         except (OSError, TimeoutError):  # the scheduler's connection lost (CommClosedError)
             raise WorkerLost(_SCHEDULER_LOST) from None
