@@ -15,6 +15,11 @@ sys.path.insert(0, os.path.dirname(__file__))
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
+# under `pytest --cov`, every process the tests start measures itself (pyproject's coverage
+# patch) into a data file named after this one: in the checkout, where the run combines
+# them, not in the folder the process runs in (a test's, which it checks is left clean)
+os.environ.setdefault("COVERAGE_FILE", str(ROOT / ".coverage"))
+
 
 class Failure:
     """An exception as two libraries' failures are compared: the built-in exception class it
