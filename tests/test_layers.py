@@ -56,12 +56,10 @@ def _imports(path: pathlib.Path) -> set[str]:
             else:
                 target = node.module or ""
             if target.startswith("chatpipe"):
-                found.add(target)
-                found.update(
-                    f"{target}.{alias.name}"
-                    for alias in node.names
-                    if _is_module(target, alias.name)
-                )
+                modules = {a.name for a in node.names if _is_module(target, a.name)}
+                found.update(f"{target}.{name}" for name in modules)
+                if len(modules) < len(node.names):  # (names the package itself holds)
+                    found.add(target)
         elif isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.startswith("chatpipe"))
     return {name for name in found if name == "chatpipe" or name.startswith("chatpipe.")}
@@ -139,3 +137,40 @@ def test_the_core_neither_imports_the_terminal_libraries_nor_prints():
                 if name.split(".")[0] in ("typer", "rich", "click")
             )
     assert wrong == []
+
+
+def _module_of(path: pathlib.Path) -> str:
+    return "chatpipe." + ".".join(path.relative_to(SRC).with_suffix("").parts).removesuffix(
+        ".__init__"
+    )
+
+
+def test_no_two_modules_import_each_other_however_far_round():
+    """No circle of imports between modules, within a layer too: at the top of a file,
+    inside a function or for type checking only (what farm-studio draws as a circle)."""
+    arrows = {_module_of(path): _imports(path) for path in SRC.rglob("*.py")}
+    circles, seen = [], set()
+    for start in sorted(arrows):
+        # the modules reachable from start; a circle when start is among them
+        stack, reached = [start], set()
+        while stack:
+            for other in arrows.get(stack.pop(), ()):
+                if other not in reached and other in arrows:
+                    reached.add(other)
+                    stack.append(other)
+        if start in reached and start not in seen:
+            ring = sorted(m for m in reached if start in _reach(arrows, m))
+            seen.update(ring)
+            circles.append(ring)
+    assert len(arrows) > 60
+    assert circles == []
+
+
+def _reach(arrows: dict[str, set[str]], start: str) -> set[str]:
+    stack, reached = [start], set()
+    while stack:
+        for other in arrows.get(stack.pop(), ()):
+            if other not in reached and other in arrows:
+                reached.add(other)
+                stack.append(other)
+    return reached

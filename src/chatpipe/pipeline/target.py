@@ -5,13 +5,23 @@ themselves: targets.py, texts.py, validate.py."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..model import Conversation
 from .losses import LossReport
 
-if TYPE_CHECKING:
-    from .job import Run
+
+class Run(Protocol):
+    """What a target sees of the run that drives it (job.py's ``Run``, which imports this
+    module: named here by what it offers, so that the two do not import each other)."""
+
+    errors: Any
+
+    def note(self, text: str) -> None: ...
+
+    def input_dialect(self) -> Any: ...
+
+    def message_stream(self) -> bool: ...
 
 
 class Target:

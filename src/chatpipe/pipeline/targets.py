@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from ..model import Conversation
-from .target import Target
-
-if TYPE_CHECKING:
-    from .job import Run
 from .losses import LossReport
+from .target import Run, Target
 from .writing import write_records
 
 
