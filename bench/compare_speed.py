@@ -3,41 +3,68 @@ run by run, medians of wall time, and the start-up of each. For restructurings t
 not be slower.
 
     python bench/compare_speed.py /tmp/before/src src bench/corpus/log_100k.jsonl
+    python bench/compare_speed.py /tmp/before/src src bench/corpus/shards64/*.jsonl \
+        --jobs 2 --output-dir --only "convert --to canonical" --only "trim --strategy last"
+
+``--jobs N`` runs each job on N workers; ``--output-dir`` writes a shard per input into a
+fresh folder each run (removed after), as a dataset's shards are converted.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 from run import JOBS
+from stamp import stamp
 
 
-def wall(src: str, argv: list[str]) -> float:
+def wall(src: str, argv: list[str], output_dir: bool = False) -> float:
     env = dict(os.environ, PYTHONPATH=os.path.abspath(src))
+    folder = tempfile.mkdtemp(prefix="compare-speed-") if output_dir else None
+    extra = ["--output-dir", os.path.join(folder, "out")] if folder else []
     start = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "chatpipe", *argv], stdout=subprocess.DEVNULL, env=env, check=True
+        [sys.executable, "-m", "chatpipe", *argv, *extra],
+        stdout=subprocess.DEVNULL,
+        env=env,
+        check=True,
     )
-    return time.perf_counter() - start
+    took = time.perf_counter() - start
+    if folder:
+        shutil.rmtree(folder)
+    return took
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("before", help="the src/ directory of the old checkout")
     parser.add_argument("after", help="the src/ directory of the new checkout")
-    parser.add_argument("corpus")
+    parser.add_argument("corpus", nargs="+")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--jobs", type=int, default=1, help="workers for each job")
+    parser.add_argument("--output-dir", action="store_true", help="a shard per input")
+    parser.add_argument("--only", action="append", choices=list(JOBS), help="these jobs")
     args = parser.parse_args()
+    jobs_n = ["--jobs", str(args.jobs)] if args.jobs > 1 else []
+    print(f"# {stamp().split(', chatpipe')[0]}; both checkouts from source, alternating")
+    print(f"# {len(args.corpus)} input(s), --jobs {args.jobs}, --output-dir {args.output_dir}")
     for job, (argv, _) in JOBS.items():
+        if args.only and job not in args.only:
+            continue
         times: dict[str, list[float]] = {"before": [], "after": []}
-        for _ in range(args.repeat):
-            times["before"].append(wall(args.before, [*argv, args.corpus]))
-            times["after"].append(wall(args.after, [*argv, args.corpus]))
+        command = [*argv, *jobs_n, *args.corpus]
+        for round_ in range(args.repeat):  # (taking turns at going first)
+            order = ("before", "after") if round_ % 2 == 0 else ("after", "before")
+            for name in order:
+                src = args.before if name == "before" else args.after
+                times[name].append(wall(src, command, args.output_dir))
         old, new = statistics.median(times["before"]), statistics.median(times["after"])
         print(f"{job:28} before {old:.3f}s  after {new:.3f}s  after/before {new / old:.3f}")
     for name, src in (("before", args.before), ("after", args.after)):
