@@ -21,6 +21,21 @@ FIXTURES = ROOT / "fixtures"
 os.environ.setdefault("COVERAGE_FILE", str(ROOT / ".coverage"))
 
 
+def unmeasured(env: dict | None = None) -> dict:
+    """The environment (``os.environ``, or ``env``) for a chatpipe process that a test sends
+    Ctrl-C, SIGTERM or SIGHUP while it runs, without coverage's measuring. Coverage's tracer
+    takes a lock in Python code; a signal handler that raises there (Ctrl-C's, and chatpipe's
+    for SIGTERM and SIGHUP) leaves the lock held, and the process hangs at its next line (CI,
+    2026-11-26: one run in three of the --output-dir signal tests hung, py-spy showing
+    ``Collector.lock_data``). What these tests check is the signal's handling, which the
+    in-process tests of the same code measure."""
+    return {
+        name: value
+        for name, value in (os.environ if env is None else env).items()
+        if not name.startswith("COVERAGE_PROCESS")
+    }
+
+
 class Failure:
     """An exception as two libraries' failures are compared: the built-in exception class it
     is (a chatpipe ``ConversionError`` is a ``ValueError``, as is pydantic's

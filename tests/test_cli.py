@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
-from conftest import FIXTURES, noting_pids
+from conftest import FIXTURES, noting_pids, unmeasured
 
 runner = CliRunner()
 TOOL_LOG = str(FIXTURES / "openai_tool_calls.jsonl")
@@ -466,6 +466,7 @@ def test_ctrl_c_exits_130_without_a_traceback():
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        env=unmeasured(),
         # as in a terminal: a suite run in the background (`pytest &`) ignores SIGINT, and
         # a child inherits that
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),

@@ -30,6 +30,7 @@ from typer.testing import CliRunner
 
 from chatpipe.cli import app
 from chatpipe.io.limits import LIMITS
+from conftest import unmeasured
 
 runner = CliRunner()
 SEED = int(os.environ.get("CHATPIPE_FAULT_SEED") or random.randrange(1 << 30))
@@ -233,7 +234,7 @@ def test_a_signal_at_a_random_moment_of_a_dask_run_is_one_line(name, tmp_path):
     temporary.mkdir()
     command = ["trim", "--max-tokens", "60", "--engine", "dask", "--jobs", "2"]
     argv = [*CHATPIPE, *command, "--output-dir", "out", "in/*.jsonl"]
-    env = {**os.environ, "TMPDIR": str(temporary)}
+    env = unmeasured({**os.environ, "TMPDIR": str(temporary)})
     proc = in_a_group_of_its_own(argv, tmp_path, env)
     me = psutil.Process(proc.pid)
     deadline = time.monotonic() + 60

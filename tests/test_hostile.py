@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
-from conftest import FIXTURES
+from conftest import FIXTURES, unmeasured
 
 runner = CliRunner()
 TOOL_LOG = str(FIXTURES / "openai_tool_calls.jsonl")
@@ -612,6 +612,7 @@ def test_a_terminating_signal_leaves_no_temporary_file(tmp_path, signame):
     proc = subprocess.Popen(
         [sys.executable, "-m", "chatpipe", "convert", "--to", "yaml", str(log), "-o", str(out)],
         stderr=subprocess.PIPE,
+        env=unmeasured(),
     )
     deadline = time.monotonic() + 30
     while not list(out.parent.iterdir()) and time.monotonic() < deadline:

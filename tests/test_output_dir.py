@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
-from conftest import FIXTURES
+from conftest import FIXTURES, unmeasured
 
 runner = CliRunner()
 TOY = FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"
@@ -44,9 +44,10 @@ def tree(folder):
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory):
-    """About 40 MB of conversations: seconds of work on any engine."""
+    """About 160 MB of conversations: a second's work or more on any engine (40 MB were
+    converted 0.3 s after the staging folder appeared: a signal could come after the end)."""
     path = tmp_path_factory.mktemp("big") / "big.jsonl"
-    path.write_bytes(TOY.read_bytes() * 1500)
+    path.write_bytes(TOY.read_bytes() * 6000)
     return path
 
 
@@ -61,12 +62,13 @@ def _terminated(args, watch, signame, timeout=120):
         [sys.executable, "-m", "chatpipe", *map(str, args)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        env=unmeasured(),
     )
     deadline = time.monotonic() + timeout
     while not _staging(watch) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     assert _staging(watch), f"no staging folder appeared ({process.poll()})"
-    time.sleep(0.2)
+    time.sleep(0.05)
     process.send_signal(getattr(signal, signame))
     _, err = process.communicate(timeout=timeout)
     return process.returncode, err

@@ -27,7 +27,7 @@ import pytest
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
-from conftest import FIXTURES
+from conftest import FIXTURES, unmeasured
 
 runner = CliRunner()
 CHATPIPE = f"{shlex.quote(sys.executable)} -m chatpipe"
@@ -228,6 +228,7 @@ def start_in_its_own_group(argv: list[str], cwd: Path) -> subprocess.Popen:
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        env=unmeasured(),
         start_new_session=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
