@@ -18,7 +18,7 @@ import stat
 from typing import Any
 
 from ..errors import Location, OutputError, UsageError
-from .signals import Held, clean_up_on_signals
+from .signals import Held, blocked, clean_up_on_signals, restore
 from .sink import umask, write_all, write_failed
 from .sources import display_path, is_url, local_path
 
@@ -163,14 +163,22 @@ class OutputFolder:
         exists = os.path.isdir(self.target)
         # inside an existing DIR: its files are replaced by renames on one file system
         where = self.target if exists else os.path.dirname(self.target)
-        try:
-            if not exists:
-                os.makedirs(where, exist_ok=True)
-            self.staging: str | None = tempfile.mkdtemp(prefix=STAGING, dir=where)
-        except OSError as exc:
-            raise write_failed(exc, path) from None
         self.files: list[str] = []
+        self.staging: str | None = None
+        # from the staging folder's making on, a signal removes it: the handlers come
+        # first, and a signal is kept pending until the folder has its name here
         self._signals = clean_up_on_signals()
+        try:
+            with blocked():
+                if not exists:
+                    os.makedirs(where, exist_ok=True)
+                self.staging = tempfile.mkdtemp(prefix=STAGING, dir=where)
+        except BaseException as exc:
+            self._remove()
+            restore(self._signals)
+            if isinstance(exc, OSError):
+                raise write_failed(exc, path) from None
+            raise
 
     def write(self, name: str, data: bytes) -> None:
         """One file of the folder; ``name`` is relative (``c/00001.html``)."""

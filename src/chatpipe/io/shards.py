@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 
 from .folders import STAGING, OutputFolder, Stranded, check_targets, move_in
-from .signals import Held, clean_up_on_signals, restore
+from .signals import Held, blocked, clean_up_on_signals, restore
 from .sink import write_all, write_failed
 from .sources import filesystem, is_url
 
@@ -28,8 +28,15 @@ class ShardFolder:
         if self.remote:
             fs = filesystem(path, writing=True)[0]
             self.staging = path.rstrip("/") + f"/{STAGING}{uuid.uuid4().hex[:12]}"
-            fs.makedirs(filesystem(self.staging)[1], exist_ok=True)
+            # the handlers before the folder, and a signal pending until it is made (its
+            # name is known from the start: abort removes it)
             self._signals = clean_up_on_signals()
+            try:
+                with blocked():
+                    fs.makedirs(filesystem(self.staging)[1], exist_ok=True)
+            except BaseException:
+                self.abort()
+                raise
         else:
             self.local = OutputFolder(path)
             assert self.local.staging is not None

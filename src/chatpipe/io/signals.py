@@ -1,12 +1,15 @@
 """Signals while an output is being written: SIGTERM and SIGHUP end the run as Ctrl-C
-does, unwinding it so that what it staged is removed (``clean_up_on_signals``), and the
+does, unwinding it so that what it staged is removed (``clean_up_on_signals``); the
 signals that come while a finished output is moved into place are held until it is in
-place, or put back as it was (``Held``)."""
+place, or put back as it was (``Held``); and ``blocked`` keeps them pending for the few
+lines that make a file or a process and note it (a signal between the two would leave
+the file, or the process, unknown to what cleans up)."""
 
 from __future__ import annotations
 
 import contextlib
 import signal
+from collections.abc import Iterator
 from typing import Any
 
 from ..errors import Terminated
@@ -31,6 +34,20 @@ def clean_up_on_signals() -> dict[int, Any]:
         with contextlib.suppress(ValueError, OSError):
             saved[signum] = signal.signal(signum, _terminate)
     return saved
+
+
+@contextlib.contextmanager
+def blocked() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP kept pending while the block runs (in this thread), then
+    delivered: to the handlers there are then, at the first line after the block."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _numbers(("SIGINT", *_ENDING)))
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def restore(saved: dict[int, Any]) -> None:

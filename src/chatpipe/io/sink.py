@@ -15,7 +15,7 @@ from typing import IO, Any
 from ..errors import Location, OutputError, UsageError
 from .compression import Compressing, zstandard
 from .magic import ZSTD, compression_by_name
-from .signals import clean_up_on_signals, restore
+from .signals import blocked, clean_up_on_signals, restore
 from .sources import is_url, local_path
 
 # the most one write() is handed: Linux writes at most 2 GiB - 4 KiB per call, and an
@@ -84,23 +84,35 @@ class OutputFile:
         self.compression = compression_by_name(path) if compress else None
         if self.compression == ZSTD:
             zstandard(path, writing=True)  # (said before anything is written)
-        try:
-            if self.direct:
+        if self.direct:
+            try:
                 self.file = open(path, "wb")  # noqa: SIM115 - closed by commit/abort
-                self.stream = self._compressed(self.file)
-                return
-            import tempfile  # only with -o: it costs 5 ms of start-up
+            except OSError as exc:
+                raise write_failed(exc, path) from None
+            self.stream = self._compressed(self.file)
+            return
+        import tempfile  # only with -o: it costs 5 ms of start-up
 
-            fd, self.tmp = tempfile.mkstemp(prefix=".chatpipe-", dir=os.path.dirname(target))
-        except OSError as exc:
-            raise write_failed(exc, path) from None
-        self.target = target
-        self.file = os.fdopen(fd, "wb")
-        self.stream = self._compressed(self.file)
+        # from the file's making on, a signal removes it: the handlers come first, and a
+        # signal is kept pending until the file has its name here
         self._signals = clean_up_on_signals()
-        # (a file system without modes: the file is written all the same)
-        with contextlib.suppress(OSError):
-            os.fchmod(fd, stat.S_IMODE(mode) if mode is not None else 0o666 & ~umask())
+        try:
+            with blocked():
+                fd, self.tmp = tempfile.mkstemp(prefix=".chatpipe-", dir=os.path.dirname(target))
+                self.file = self.stream = os.fdopen(fd, "wb")
+            self.target = target
+            self.stream = self._compressed(self.file)
+            # (a file system without modes: the file is written all the same)
+            with contextlib.suppress(OSError):
+                os.fchmod(fd, stat.S_IMODE(mode) if mode is not None else 0o666 & ~umask())
+        except BaseException as exc:  # (a signal that came as the file was made, say)
+            if self.tmp is None:
+                self._restore()
+            else:
+                self.abort()
+            if isinstance(exc, OSError):
+                raise write_failed(exc, path) from None
+            raise
 
     def _compressed(self, file: IO[bytes]) -> IO[bytes]:
         if self.compression is None:

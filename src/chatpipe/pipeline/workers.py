@@ -34,7 +34,8 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import Terminated, WorkerLost
+from ..errors import WorkerLost
+from ..io.signals import blocked, clean_up_on_signals, restore
 
 _SLOT = 1 << 22  # bytes of output a slot holds; a larger output is piped after its result
 _SLOTS = 4  # slots a worker: it can be this many items ahead of the output
@@ -57,22 +58,11 @@ def terminating() -> Iterator[None]:
     """While the block runs, SIGTERM and SIGHUP raise ``Terminated`` (unwinding as Ctrl-C
     does: workers stopped, staged output removed); the handlers before are given back
     after. In the main thread only (elsewhere: nothing changes)."""
-    if not _main_thread():
-        yield
-        return
-    saved = {}
-    for signum in ENDING:
-        if signum != signal.SIGINT:
-            saved[signum] = signal.signal(signum, _terminate)
+    saved = clean_up_on_signals()
     try:
         yield
     finally:
-        for signum, handler in saved.items():
-            signal.signal(signum, handler)
-
-
-def _terminate(signum: int, _frame: object) -> None:
-    raise Terminated(signum)
+        restore(saved)
 
 
 @contextlib.contextmanager
@@ -98,20 +88,6 @@ def held() -> Iterator[None]:
             signal.signal(signum, handler)
         for signum in dict.fromkeys(caught):
             signal.raise_signal(signum)  # (the handler before runs now)
-
-
-@contextlib.contextmanager
-def _blocked() -> Iterator[None]:
-    """The ending signals blocked (kept pending) around a fork: the child sets its own
-    handlers before any can reach it."""
-    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 class Inline:
@@ -183,7 +159,7 @@ class _Workers:
         memory = mmap.mmap(-1, _SLOT * _SLOTS)
         read, write = os.pipe()
         acks, ack = os.pipe()
-        with _blocked():
+        with blocked():  # (the child sets its own handlers before any signal reaches it)
             pid = os.fork()
             if pid == 0:  # the worker: never returns
                 for end in (read, ack, *self.results, *self.acks):
