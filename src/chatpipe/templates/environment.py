@@ -168,7 +168,12 @@ def _environment():
             return budget.sized(result)
 
         def add_chain(self, context, operands):
-            """``a + b + c`` (as _inline_lookups writes it), each ``+`` checked, in order."""
+            """``a + b + c`` (as _inline_lookups writes it), each ``+`` checked, in order;
+            short strings (most chains: a template's markup around a message's text) joined
+            at once, as each ``+`` of them would be."""
+            if all(type(operand) is str for operand in operands):
+                if sum(map(len, operands)) < SMALL:
+                    return "".join(operands)
             total = operands[0]
             for operand in operands[1:]:
                 total = self.call_binop(context, "+", total, operand)

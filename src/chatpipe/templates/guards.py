@@ -50,7 +50,9 @@ _ESCAPED = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", 
 def text_size(value: Any, cap: int) -> int:
     """About how many characters ``str(value)`` makes, counting each appearance of a
     container (a list holding the same long string a million times is a long text) and
-    stopping once past ``cap``."""
+    stopping once past ``cap``. (Strings inside containers, the most common leaves, are
+    counted in the container's loop, without a call each: ``tojson`` measures every value
+    it writes.)"""
     memo: dict[int, int] = {}
 
     def walk(item: Any) -> int:
@@ -68,12 +70,14 @@ def text_size(value: Any, cap: int) -> int:
             total = 2
             if isinstance(item, dict):
                 for name, value in item.items():
-                    total += walk(name) + walk(value) + 4
+                    # walk(name) + walk(value) + 4, strings counted here
+                    total += len(name) + 6 if type(name) is str else walk(name) + 4
+                    total += len(value) + 2 if type(value) is str else walk(value)
                     if total > cap:
                         break
             else:
                 for value in item:
-                    total += walk(value) + 2
+                    total += len(value) + 4 if type(value) is str else walk(value) + 2
                     if total > cap:
                         break
             memo[key] = total
