@@ -25,6 +25,10 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from stamp import stamp  # noqa: E402
+
 PY = sys.executable
 CHATPIPE = [PY, "-m", "chatpipe"]
 
@@ -141,6 +145,7 @@ def main() -> None:
                 others[name].append(seconds)
                 other_rss[name] = max(other_rss.get(name, 0), peak)
     size = os.path.getsize(corpus) / 1e6
+    print(f"run: {stamp()}")
     print(
         f"corpus: {corpus}, {size:.1f} MB; {args.rounds} rounds; floor median "
         f"{statistics.median(floors):.2f} s, peak RSS {rss['floor']} MB\n"

