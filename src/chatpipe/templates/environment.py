@@ -171,9 +171,10 @@ def _environment():
             """``a + b + c`` (as _inline_lookups writes it), each ``+`` checked, in order;
             short strings (most chains: a template's markup around a message's text) joined
             at once, as each ``+`` of them would be."""
-            if all(type(operand) is str for operand in operands):
-                if sum(map(len, operands)) < SMALL:
-                    return "".join(operands)
+            if all(type(operand) is str for operand in operands) and (
+                sum(map(len, operands)) < SMALL
+            ):
+                return "".join(operands)
             total = operands[0]
             for operand in operands[1:]:
                 total = self.call_binop(context, "+", total, operand)
