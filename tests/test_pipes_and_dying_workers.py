@@ -305,6 +305,13 @@ def test_signals_held_are_delivered_after_the_block_and_a_second_ctrl_c_at_once(
             steps.append("went on")
         assert (ended.value.signum, steps) == (signal.SIGTERM, ["went on"] * 2)
         assert signal.getsignal(signal.SIGTERM) == term  # (given back)
+        # a stop after a run that ended (a Dask cluster's): what came meanwhile is dropped
+        with terminating(), held(deliver=False):
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGTERM)
+            steps.append("went on")
+        assert steps == ["went on"] * 3
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
         elsewhere = []
 
         def in_a_thread():

@@ -155,7 +155,8 @@ def client(scheduler: str | None = None, workers: int | None = None) -> Iterator
 def _local(distributed: Any, workers: int, forking: bool) -> Iterator[Any]:
     """A client of a local cluster of ``workers`` processes, started and stopped whole:
     Ctrl-C and SIGTERM held meanwhile (a cluster cut short in its start leaves processes
-    and semaphores behind), and delivered once it is up or down."""
+    and semaphores behind), and delivered once it is up, or down after a run that failed
+    (after one that ended they end nothing: its output is whole and in place)."""
     import dask
 
     settings: dict[str, Any] = {"distributed.worker.daemon": False}
@@ -164,6 +165,7 @@ def _local(distributed: Any, workers: int, forking: bool) -> Iterator[Any]:
         # samples the running part every 10 ms: 5 to 10 % of a run's time here
         settings["distributed.worker.profile.enabled"] = False
     stack = contextlib.ExitStack()
+    ended = False
     try:
         with held():
             if forking:
@@ -199,8 +201,11 @@ def _local(distributed: Any, workers: int, forking: bool) -> Iterator[Any]:
                     hint="--jobs N without --engine dask runs the parts in forked processes",
                 )
         yield connected
+        ended = True
     finally:
-        with held():
+        # a signal while the cluster stops after a run that ended ends nothing: the run's
+        # output is whole and in place (delivered, it would say "interrupted" over it)
+        with held(deliver=not ended):
             stack.close()
             gc.collect()  # (what the stopped cluster left, and would say when freed: now)
 

@@ -66,10 +66,11 @@ def terminating() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def held() -> Iterator[None]:
+def held(deliver: bool = True) -> Iterator[None]:
     """Ctrl-C, SIGTERM and SIGHUP held while the block runs (a step that must not be cut
-    short: starting or stopping workers), then delivered as they would have been; a second
-    Ctrl-C is not held. In the main thread only."""
+    short: starting or stopping workers), then delivered as they would have been (with
+    ``deliver``; else dropped: the run they would end has ended); a second Ctrl-C is not
+    held. In the main thread only."""
     if not _main_thread():
         yield
         return
@@ -86,7 +87,7 @@ def held() -> Iterator[None]:
     finally:
         for signum, handler in saved.items():
             signal.signal(signum, handler)
-        for signum in dict.fromkeys(caught):
+        for signum in dict.fromkeys(caught) if deliver else ():
             signal.raise_signal(signum)  # (the handler before runs now)
 
 
