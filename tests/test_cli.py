@@ -491,7 +491,14 @@ def _on_a_terminal(*argv: str) -> bytes:
         [sys.executable, "-m", "chatpipe", *argv], stdout=slave, stderr=subprocess.PIPE, env=environ
     )
     os.close(slave)
-    out = b""
+    out = _read_terminal(master)
+    assert proc.wait(timeout=30) == 0, proc.stderr.read()
+    return out
+
+
+def _read_terminal(master: int) -> bytes:
+    """All a pseudo-terminal shows until its process is done; its end closed after."""
+    shown = b""
     while True:
         try:
             chunk = os.read(master, 1 << 16)
@@ -499,10 +506,9 @@ def _on_a_terminal(*argv: str) -> bytes:
             break
         if not chunk:
             break
-        out += chunk
+        shown += chunk
     os.close(master)
-    assert proc.wait(timeout=30) == 0, proc.stderr.read()
-    return out
+    return shown
 
 
 def test_colour_only_on_a_terminal():
@@ -561,16 +567,7 @@ def test_jobs_on_a_terminal_runs_in_workers(tmp_path):
         env={**os.environ, "TERM": "xterm-256color"},
     )
     os.close(slave)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(master, 1 << 16)
-        except OSError:  # the terminal closed: the process is done
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(master)
+    shown = _read_terminal(master)
     assert proc.wait(timeout=60) == 0, shown
     assert b"one process" not in shown and b"threads" not in shown, shown
     import re
