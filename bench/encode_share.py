@@ -35,7 +35,7 @@ def best(run, times: int = 3) -> float:
 
 def share(model: str, count: int) -> None:
     from chatpipe import convert_to_messages
-    from chatpipe.templates.tokenize import ChatTokenizer
+    from chatpipe.templates.token_ids import ChatTokenizer
 
     chat = ChatTokenizer.load(model)
     conversations = []

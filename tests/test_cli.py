@@ -345,9 +345,9 @@ def test_progress_bar_on_a_terminal_polls_the_bytes_read(monkeypatch, tmp_path):
 
     import rich.progress
 
+    import chatpipe.cli.diagnostics as diagnostics
     import chatpipe.cli.report as report
     import chatpipe.cli.runtime as runtime
-    import chatpipe.cli.talk as talk
     from chatpipe.cli.command import ReadingOptions
 
     monkeypatch.setattr(report, "_PROGRESS_FROM", 1)
@@ -375,7 +375,7 @@ def test_progress_bar_on_a_terminal_polls_the_bytes_read(monkeypatch, tmp_path):
     assert seen and all(0 <= done <= path.stat().st_size for done in seen)
     assert seen == sorted(seen)
     seen.clear()
-    monkeypatch.setattr(talk, "quiet", True)  # -q: no bar at all
+    monkeypatch.setattr(diagnostics, "quiet", True)  # -q: no bar at all
     assert len(list(runtime.Conversations(ReadingOptions([TOOL_LOG])))) == 1
     assert seen == []
 
@@ -534,7 +534,7 @@ def test_the_bar_of_parts_runs_no_thread_so_jobs_forks(monkeypatch):
             return True
 
     monkeypatch.setattr(sys, "stderr", Terminal())
-    monkeypatch.setattr(report.talk, "quiet", False)
+    monkeypatch.setattr(report.diagnostics, "quiet", False)
     before = threading.active_count()
     with report.parts_progress() as done:
         assert done is not None

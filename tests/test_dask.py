@@ -526,7 +526,7 @@ def test_parts_cut_inside_files_keep_every_place(bad_shards, tmp_path):
     from chatpipe.pipeline.executors import settled
     from chatpipe.pipeline.job import Inputs, Job, Run
     from chatpipe.pipeline.plan import plan
-    from chatpipe.pipeline.validate import Problems, validate_files
+    from chatpipe.pipeline.validate_files import Problems, validate_files
     from chatpipe.pipeline.workers import Inline
 
     files = tuple(str(p) for p in bad_shards[2:5])

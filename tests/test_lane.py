@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 import chatpipe.errors
 import chatpipe.io.readers
-import chatpipe.pipeline.hooks
+import chatpipe.pipeline.fast_hooks
 import chatpipe.pipeline.reading
 from chatpipe.cli import app
 from chatpipe.fast.lane import plain_canonical
@@ -186,7 +186,7 @@ COMMANDS = [
 
 
 def _run(monkeypatch, args, data, lane, batch_bytes, depth=6):
-    monkeypatch.setattr(chatpipe.pipeline.hooks, "ENABLED", lane)
+    monkeypatch.setattr(chatpipe.pipeline.fast_hooks, "ENABLED", lane)
     monkeypatch.setattr(chatpipe.io.readers, "BATCH_BYTES", batch_bytes)
     root = ["--max-depth", str(depth)]
     result = runner.invoke(app, [*root, *args, "--on-error", "skip", "-"], input=data)
@@ -217,7 +217,7 @@ def test_a_bad_line_stops_the_lane_where_it_stops_the_message_path(monkeypatch, 
     data = "\n".join(logs)
     outcomes = []
     for lane in (False, True):
-        monkeypatch.setattr(chatpipe.pipeline.hooks, "ENABLED", lane)
+        monkeypatch.setattr(chatpipe.pipeline.fast_hooks, "ENABLED", lane)
         monkeypatch.setattr(chatpipe.io.readers, "BATCH_BYTES", batch)
         result = runner.invoke(app, ["--max-depth", "6", "convert", "-"], input=data)
         outcomes.append((result.exit_code, result.stdout, result.stderr))
@@ -296,11 +296,11 @@ def test_the_lane_keeps_order_on_a_large_log(command, tmp_path):
         rows.append({"role": "tool", "content": f"result {i}", "tool_call_id": f"c{i}"})
     log.write_text("\n".join(map(json.dumps, rows)) + "\n")
     lane = runner.invoke(app, [*command, str(log)])
-    chatpipe.pipeline.hooks.ENABLED = False
+    chatpipe.pipeline.fast_hooks.ENABLED = False
     try:
         slow = runner.invoke(app, [*command, str(log)])
     finally:
-        chatpipe.pipeline.hooks.ENABLED = True
+        chatpipe.pipeline.fast_hooks.ENABLED = True
     assert lane.exit_code == slow.exit_code == 0
     assert lane.stdout == slow.stdout
     assert "question 4999" in lane.stdout

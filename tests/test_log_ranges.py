@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
-from chatpipe.pipeline import hooks, log_parts
+from chatpipe.pipeline import fast_hooks, log_parts
 from chatpipe.pipeline.plan import JOB_BLOCKSIZE, LOG, plan
 from conftest import FIXTURES, noting_pids
 
@@ -80,7 +80,7 @@ def test_a_log_in_ranges_gives_one_process_bytes(tmp_path, monkeypatch, agent_lo
 def test_the_ordinary_reader_too(tmp_path, monkeypatch, agent_log, command):
     """With the fast lane off, the ranges are read by the ordinary reader, which links
     tool results from a state and numbers messages from a start in the same way."""
-    monkeypatch.setattr(hooks, "ENABLED", False)
+    monkeypatch.setattr(fast_hooks, "ENABLED", False)
     result = _same(tmp_path, monkeypatch, command, agent_log)
     assert len(result.stdout) > 1 << 20
 

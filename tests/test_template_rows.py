@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-import chatpipe.pipeline.hooks
+import chatpipe.pipeline.fast_hooks
 from chatpipe.cli import app
 from chatpipe.errors import Location
 from chatpipe.fast.template_rows import template_row
@@ -166,7 +166,7 @@ def test_a_row_of_another_dialect_takes_the_ordinary_way():
 
 
 def _template(monkeypatch, fast, args, data=None):
-    monkeypatch.setattr(chatpipe.pipeline.hooks, "ENABLED", fast)
+    monkeypatch.setattr(chatpipe.pipeline.fast_hooks, "ENABLED", fast)
     result = runner.invoke(app, ["template", *args], input=data)
     return result.exit_code, result.stdout, result.stderr
 

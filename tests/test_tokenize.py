@@ -32,7 +32,7 @@ import chatpipe as cp
 from chatpipe.cli import app
 from chatpipe.errors import DataError, UsageError
 from chatpipe.templates.packing import Packer
-from chatpipe.templates.tokenize import ChatTokenizer
+from chatpipe.templates.token_ids import ChatTokenizer
 from conftest import FIXTURES
 
 TEMPLATES = FIXTURES / "chat_templates"

@@ -92,7 +92,7 @@ def validate_files(specs: list[str], connected: Any, **checks: Any) -> Iterator[
     """``chatpipe validate``'s problems, in file order, the parts checked on the cluster
     (``checks``: ``dialect``, ``rules``, ``max_tokens``, ``counter``, ``options``)."""
     from .formats.exports import ReadOptions
-    from .pipeline.validate import Problems
+    from .pipeline.validate_files import Problems
 
     class Gathered(Problems):
         def problem(self, run: Any, problem: Any, sink: Any) -> None:
@@ -235,7 +235,7 @@ def trim(conversation: Conversation, max_tokens: int, **options: Any) -> Convers
     """The conversation trimmed as ``chatpipe trim`` trims it (``strategy``,
     ``token_counter``, ``start_on``, ``include_system``, ``tool_pairs``, ...)."""
     from .ops.count import resolve_counter
-    from .pipeline.trim import Trim
+    from .pipeline.trim_policy import Trim
 
     counter = resolve_counter(options.pop("token_counter", "approximate"))
     return _ready(conversation).with_messages(Trim(max_tokens, counter, **options)(conversation))

@@ -22,8 +22,8 @@ COMMANDS = {
     "head": ("sample", "head"),
     "sample": ("sample", "sample"),
     "split": ("sample", "split"),
-    "dedupe": ("clean", "dedupe"),
-    "redact": ("clean", "redact"),
+    "dedupe": ("dedupe_redact", "dedupe"),
+    "redact": ("dedupe_redact", "redact"),
 }
 # root options that take a value, so the value is not mistaken for a command name
 ROOT_VALUED = ("--max-record-bytes", "--max-depth", "--max-yaml-values")

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from ..pipeline.buffer import AmbiguityCheck, buffer_pieces
+from ..pipeline.buffer_pieces import AmbiguityCheck, buffer_pieces
 from ..pipeline.job import Job
-from ..pipeline.texts import Texts
+from ..pipeline.text_target import Texts
 from ..render.buffer import FORMATS, TOOL_CALL_FORMATS, BufferRenderer
 from .command import ReadingOptions, command, one_of, unescape
-from .options import choices, opt
+from .diagnostics import warn
+from .options import Null, Separator, choices, opt
 from .runtime import execute
-from .shared import Null, Separator
-from .talk import warn
 
 
 def _label(flag: str, what: str):

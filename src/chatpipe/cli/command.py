@@ -12,8 +12,8 @@ from typing import Any
 import typer
 
 from ..errors import UsageError
+from .diagnostics import run
 from .options import FILES, OPTIONS
-from .talk import run
 
 GROUPS = {  # the groups of options (options.py), by their ReadingOptions fields
     "reading": ["from_", "on_error", "branch", "include_hidden", "include_subagents"],

@@ -5,9 +5,8 @@ from __future__ import annotations
 from ..formats.registry import writable
 from ..pipeline.job import Job
 from .command import ReadingOptions, command
-from .options import opt
+from .options import AsJson, opt
 from .runtime import execute
-from .shared import AsJson
 
 
 @command("group_by", "output", "records", "engine")

@@ -8,9 +8,8 @@ from ..pipeline.job import Job
 from ..pipeline.targets import Lines
 from ..templates.options import through_template
 from .command import ReadingOptions, command
-from .options import between, opt
+from .options import AsJson, between, opt
 from .runtime import execute
-from .shared import AsJson
 
 
 @command("output", "records", "engine", "counting")

@@ -8,9 +8,8 @@ from ..ops.facts import user_types
 from ..ops.filter import iter_filter, iter_merge
 from ..pipeline.job import Job, on_messages
 from .command import ReadingOptions, command, unescape
-from .options import opt
+from .options import To, opt
 from .runtime import execute
-from .shared import To
 
 
 def _many(flag: str, what: str):

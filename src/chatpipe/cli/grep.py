@@ -12,9 +12,8 @@ from ..ops.grep import Grep, GrepLines
 from ..pipeline.job import Job
 from ..pipeline.targets import Lines
 from .command import ReadingOptions, command, one_of
-from .options import choices, opt
+from .options import AsJson, choices, opt
 from .runtime import execute
-from .shared import AsJson
 
 _MARK = ("\x1b[01;31m", "\x1b[m")  # a match, as grep colours it
 

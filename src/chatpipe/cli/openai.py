@@ -6,9 +6,8 @@ from ..formats.openai_writer import TEXT_FORMATS, OpenAIWriter
 from ..pipeline.job import Job
 from ..pipeline.targets import ToDialect
 from .command import ReadingOptions, command, one_of
-from .options import choices, opt
+from .options import AsJson, choices, opt
 from .runtime import execute
-from .shared import AsJson
 
 
 @command("output", "records", "engine")

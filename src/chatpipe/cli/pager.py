@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .talk import warn
+from .diagnostics import warn
 
 
 def pager_command() -> str | None:

@@ -14,8 +14,8 @@ from ..formats.detect import MESSAGES, STREAM
 from ..model import Conversation
 from ..pipeline.job import Run
 from ..pipeline.reading import Reading
-from . import talk
-from .talk import warn
+from . import diagnostics
+from .diagnostics import warn
 
 _PROGRESS_FROM = 32 << 20  # bytes of input worth a progress bar
 
@@ -35,7 +35,7 @@ class Report:
         sizes = {f: os.path.getsize(f) for f in files if f != "-" and os.path.isfile(f)}
         total = sum(sizes.values())
         noted = self._noted(conversations, run) if self.verbose else conversations
-        if talk.quiet or not sys.stderr.isatty() or total < _PROGRESS_FROM:
+        if diagnostics.quiet or not sys.stderr.isatty() or total < _PROGRESS_FROM:
             return noted
         return _with_progress(noted, run.reading, sizes, total)
 
@@ -152,7 +152,7 @@ def _with_progress(
 def parts_progress() -> Iterator[Any]:
     """A bar of the parts done on stderr (a terminal's, and not with -q): ``done(number,
     total)``, or None."""
-    if talk.quiet or not sys.stderr.isatty():
+    if diagnostics.quiet or not sys.stderr.isatty():
         yield None
         return
     import time

@@ -14,9 +14,9 @@ from ..model import Conversation
 from ..pipeline import executors
 from ..pipeline.job import Job, Run
 from .command import ReadingOptions
+from .diagnostics import run as run  # (where tests and callers have found it)
+from .diagnostics import warn
 from .report import Report, parts_progress
-from .talk import run as run  # (where tests and callers have found it)
-from .talk import warn
 
 
 def rich_console(**options: Any) -> Any:

@@ -9,11 +9,10 @@ from typing import Any
 from ..errors import UsageError
 from ..ops.sample import Fraction, SampleN, Splitter
 from ..pipeline.job import Job, on_stream
-from ..pipeline.sides import Sides, listed
+from ..pipeline.split_target import Sides, listed
 from .command import ReadingOptions, command
-from .options import opt
+from .options import Seed, To, opt
 from .runtime import execute
-from .shared import Seed, To
 
 
 @command("group_by", "output", "engine")

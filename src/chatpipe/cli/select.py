@@ -10,9 +10,8 @@ from ..ops.select import Criteria, Selector
 from ..pipeline.job import Job
 from ..pipeline.targets import Lines
 from .command import ReadingOptions, command
-from .options import opt
+from .options import To, opt
 from .runtime import execute
-from .shared import To
 
 
 def _many(flag: str, metavar: str, what: str):

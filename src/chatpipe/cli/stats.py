@@ -11,9 +11,8 @@ from ..pipeline.job import Job
 from ..pipeline.targets import Stats
 from ..render.report import stats_page
 from .command import ReadingOptions, command
-from .options import choices, opt
+from .options import AsJson, choices, opt
 from .runtime import execute, rich_console
-from .shared import AsJson
 
 _ROWS = 30  # conversations shown in the table
 

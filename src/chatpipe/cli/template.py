@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from ..pipeline import hooks
+from ..pipeline import fast_hooks
 from ..pipeline.job import Job
-from ..pipeline.texts import Texts
+from ..pipeline.text_target import Texts
 from ..templates.options import chat_template_from_options, template_limits
 from .command import ReadingOptions, command, unescape
-from .options import opt
-from .runtime import execute
-from .shared import (
+from .options import (
     DocumentsFile,
     MaxLoops,
     MaxOutput,
@@ -19,7 +17,9 @@ from .shared import (
     Timeout,
     ToolsFile,
     Variables,
+    opt,
 )
+from .runtime import execute
 
 
 @command("output", "engine")
@@ -108,5 +108,5 @@ def template(
     def text(conversation):
         return (prompt.render(conversation.messages, conversation.meta, conversation.location),)
 
-    target = Texts(text, between, null, row_reader=hooks.template_rows())
+    target = Texts(text, between, null, row_reader=fast_hooks.template_rows())
     execute(o, Job(o.inputs(), None, target))

@@ -5,10 +5,9 @@ from __future__ import annotations
 from ..pipeline.job import Job
 from ..templates.options import tokenizer_from_options
 from .command import ReadingOptions, command
-from .options import choices, opt
+from .diagnostics import warn
+from .options import DocumentsFile, TemplateName, ToolsFile, Variables, choices, opt
 from .runtime import execute
-from .shared import DocumentsFile, TemplateName, ToolsFile, Variables
-from .talk import warn
 
 
 @command("output", "records", "engine")
@@ -81,7 +80,7 @@ def tokenize(
       chatpipe tokenize --tokenizer DIR --max-length 4096 --truncate left --labels train.jsonl
       chatpipe tokenize --tokenizer DIR --chat-template training.jinja --pack 8192 train.jsonl
     """
-    from ..pipeline.tokens import TokenRows
+    from ..pipeline.training_rows import TokenRows
 
     tokens = tokenizer_from_options(
         tokenizer,

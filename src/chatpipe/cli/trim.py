@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from ..pipeline.job import Job, on_messages
-from ..pipeline.trim import Trim
+from ..pipeline.trim_policy import Trim
 from .command import ReadingOptions, command
-from .options import choices, opt
+from .diagnostics import warn
+from .options import To, choices, opt
 from .runtime import execute
-from .shared import To
-from .talk import warn
 
 
 @command("output", "records", "engine", "counting")

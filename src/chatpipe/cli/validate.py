@@ -10,12 +10,11 @@ import typer
 from ..errors import UsageError
 from ..ops.validate import RULES
 from ..pipeline.job import Job
-from ..pipeline.validate import Problems
+from ..pipeline.validate_files import Problems
 from .command import ReadingOptions, command
-from .options import choices, opt
+from .diagnostics import warn
+from .options import AsJson, choices, opt
 from .runtime import execute
-from .shared import AsJson
-from .talk import warn
 
 
 @command("output", "engine", "counting", leave_out=("on_error",))

@@ -1,5 +1,5 @@
 """The writer the lane's batches go to (fast/lane.py): what the record writers
-(fast/writers.py) and the buffer writer (fast/buffer_writer.py) each give."""
+(fast/writers.py) and the buffer writer (fast/lane_buffer.py) each give."""
 
 from __future__ import annotations
 

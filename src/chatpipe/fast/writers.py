@@ -1,6 +1,6 @@
 """Writers of plain lines (fast/lane.py): the canonical and OpenAI forms of a plain
 canonical dict, and of the commonest parsed lines, written without a message (the
-buffer form: fast/buffer_writer.py).
+buffer form: fast/lane_buffer.py).
 
 Each must give what the ordinary writer gives for the message the line reads as;
 tests/test_lane.py checks the two ways against each other on generated logs.

@@ -15,8 +15,8 @@ if TYPE_CHECKING:  # the names for type checkers; at run time they load on first
     from .job import Inputs, Job, Run, Target, on_messages
     from .reading import ErrorLog, read
     from .targets import Lines, Stats, ToDialect
-    from .texts import Texts
-    from .trim import Trim
+    from .text_target import Texts
+    from .trim_policy import Trim
     from .writing import write
 
 _EXPORTS = {
@@ -32,9 +32,9 @@ _EXPORTS = {
     "read": ".reading",
     "Lines": ".targets",
     "Stats": ".targets",
-    "Texts": ".texts",
+    "Texts": ".text_target",
     "ToDialect": ".targets",
-    "Trim": ".trim",
+    "Trim": ".trim_policy",
     "write": ".writing",
 }
 

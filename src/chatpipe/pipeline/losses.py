@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..model import AnyMessage, BaseMessage, Conversation
-from .hooks import read_in_batches
+from .fast_hooks import read_in_batches
 
 _MEDIA = ("image", "image_url", "audio", "video", "file", "input_audio", "document", "text-plain")
 

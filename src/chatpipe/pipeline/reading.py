@@ -23,7 +23,7 @@ from ..io.readers import read_records
 from ..io.records import BadRecord, Record
 from ..io.sources import Source, input_sources
 from ..model import AnyMessage, Conversation
-from . import hooks
+from . import fast_hooks
 from .batch_join import BatchJoin
 from .members import Members, with_files
 
@@ -189,7 +189,7 @@ def _read_source(
     if dialect.turn_records:
         yield from _turns(rest, dialect, errors, location)
         return
-    fast = hooks.read_messages(dialect, source, rest, errors)
+    fast = fast_hooks.read_messages(dialect, source, rest, errors)
     if fast is not None:
         yield Conversation(fast, {}, location)
         return
@@ -272,7 +272,7 @@ def log_piece(
     source = Source(spec)
     source.container = "jsonl"
     source.jsonl = JsonlReader(source, io.BytesIO(data), b"", line)
-    fast = hooks.read_messages(dialect, source, Records([], iter(())), errors, start, links)
+    fast = fast_hooks.read_messages(dialect, source, Records([], iter(())), errors, start, links)
     if fast is not None:
         return Conversation(fast, {}, location, None, start), fast.read
     records = (r for _, r in line_records(source, data, line) if r is not None)

@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import ChatpipeError
 from ..io.encode import dumps, dumps_lines
 from ..model import AnyMessage, Conversation
-from . import hooks
+from . import fast_hooks
 
 MessageWriter = Callable[[Iterable[AnyMessage]], Iterator[Any]]
 
@@ -42,7 +42,7 @@ def write_records(
     input's shape is known. ``write_conversation``, when it gives a record, writes a
     whole conversation instead. Errors name the conversation they happened in. ``target``
     is the dialect or writer the records come from (for fast/, which writes the plain
-    lines of some in blocks, through ``hooks.written_batches``). ``errors`` (an
+    lines of some in blocks, through ``fast_hooks.written_batches``). ``errors`` (an
     ErrorLog) decides about a conversation the target cannot be written from: the run
     stops (``--on-error fail``) or it is left out and reported (``skip``).
     """
@@ -94,7 +94,7 @@ def _records(
             continue
         if per_message is None:
             per_message = message_per_line()
-        batches = hooks.written_batches(conversation, target) if per_message else None
+        batches = fast_hooks.written_batches(conversation, target) if per_message else None
         if batches is not None:
             for records in _located(conversation, batches):
                 if records:

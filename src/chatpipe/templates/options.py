@@ -115,7 +115,7 @@ def templated_counter(
     of the tokenizer files beside it (the source's own come first)."""
     from ..ops.count import HFCounter, resolve_counter
     from .count import TemplateCounter
-    from .tokenizer import load_tokenizer
+    from .hf_tokenizer import load_tokenizer
 
     if isinstance(counter, str) and counter.startswith("template:"):
         model = counter.split(":", 1)[1]
@@ -174,7 +174,7 @@ def tokenizer_from_options(
     cached id given as --chat-template is the tokenizer too; ``--pack N`` bounds the rows
     at N tokens unless --max-length says less (more is refused: such rows fit no pack).
     Its ``max_length`` is the bound in force."""
-    from .tokenize import ChatTokenizer
+    from .token_ids import ChatTokenizer
 
     model = tokenizer
     if model is None and chat_template is not None and not os.path.isfile(chat_template):

@@ -9,7 +9,7 @@ variable-length kernels, TRL's and axolotl's collators) see where rows begin;
 
 Packing is sequential by nature. On parts of the input run apart, the rows of each
 part are made there and packed here, in input order, as one process packs them (the
-target's ``collect``, pipeline/tokens.py).
+target's ``collect``, pipeline/training_rows.py).
 """
 
 from __future__ import annotations

@@ -32,10 +32,10 @@ from typing import Any
 
 from ..errors import DataError, Location, UsageError
 from ..model import AnyMessage
+from .hf_tokenizer import TextTokenizer
 from .messages import chat_messages
 from .prompt import ChatTemplate
 from .render import TemplateRaised, render
-from .tokenizer import TextTokenizer
 from .tracking import compile_tracked, render_followed
 
 TRAIN_ON = ("all", "last")
@@ -111,8 +111,8 @@ class ChatTokenizer:
         model id) with its chat template, or the one ``chat_template`` names; the special
         tokens of the tokenizer's config reach the template (``variables`` win over
         them). ``options``: those of ``ChatTokenizer``."""
+        from .hf_tokenizer import load_tokenizer
         from .source import load_source
-        from .tokenizer import load_tokenizer
 
         text_tokenizer = load_tokenizer(tokenizer)
         spec = chat_template or text_tokenizer.directory

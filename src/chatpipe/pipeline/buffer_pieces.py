@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import DataError
 from ..model import Conversation
 from ..render.buffer import BufferRenderer, TurnLabels
-from . import hooks
+from . import fast_hooks
 
 
 def buffer_pieces(
@@ -24,7 +24,7 @@ def buffer_pieces(
             chats[index] = message
         return [_rendered(renderer, message, index, conversation)]
 
-    batches = hooks.buffer_batches(conversation, renderer, one)
+    batches = fast_hooks.buffer_batches(conversation, renderer, one)
     if batches is not None:
         yield from _batched(batches, joiner, check, chats, conversation)
         return

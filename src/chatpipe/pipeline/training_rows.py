@@ -117,7 +117,7 @@ class TokenRows(Target):
     def said(self, verbose: bool = False) -> list[str]:
         """What the run's report says: the rows cut by --max-length; with ``verbose``
         how each conversation's masks were found, and the packs."""
-        from ..templates.tokenize import GENERATION, PER_TURN, PREFIX
+        from ..templates.token_ids import GENERATION, PER_TURN, PREFIX
 
         tally, tokens, lines = self.tally, self.tokenizer, []
         if tally.cut_rows:

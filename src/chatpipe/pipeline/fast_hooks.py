@@ -64,7 +64,7 @@ def buffer_batches(
     messages = _read_in_batches(conversation)
     if messages is None:
         return None
-    from ..fast.buffer_writer import buffer_writer
+    from ..fast.lane_buffer import buffer_writer
 
     return messages.write(buffer_writer(renderer, one))
 

@@ -13,10 +13,9 @@ from ..ops.redact_patterns import KINDS
 from ..pipeline.job import Job
 from ..pipeline.targets import Lines
 from .command import ReadingOptions, command
-from .options import choices, opt
+from .diagnostics import warn
+from .options import AsJson, Report, To, choices, opt
 from .runtime import execute
-from .shared import AsJson, Report, To
-from .talk import warn
 
 
 def _write_report(path: str, inputs: list[str], report: dict[str, Any]) -> None:

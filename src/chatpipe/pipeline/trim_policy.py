@@ -10,7 +10,7 @@ from typing import Any
 from ..model import AnyMessage, Conversation
 from ..ops.trim import default_text_splitter, trim_messages
 from ..ops.trim_stream import answered_after, keep_tool_pairs, trim_last_stream
-from . import hooks
+from . import fast_hooks
 
 
 class Trim:
@@ -105,7 +105,7 @@ class Trim:
     def _last(self, conversation: Conversation) -> tuple[list[AnyMessage], Any]:
         messages = conversation.messages
         if not self.end_on and not self.include_system:
-            suffix = hooks.budget_suffix(conversation, self.counter, self.max_tokens)
+            suffix = fast_hooks.budget_suffix(conversation, self.counter, self.max_tokens)
             if suffix is not None:
                 messages = suffix
         return trim_last_stream(
