@@ -79,6 +79,7 @@ def _tool(tool: Any) -> Any:
 class AnthropicBatchDialect(BatchDialect):
     name = "anthropic-batch"
     description = "Anthropic Message Batches requests {custom_id, params} and results"
+    example = "anthropic_batch__documented_results.jsonl"
     required = ("model", "max_tokens")
     id_rule = re.compile(r"[a-zA-Z0-9_-]{1,64}")
     checked_as = "anthropic"

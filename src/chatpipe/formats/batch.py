@@ -30,6 +30,7 @@ class BatchDialect(Dialect):
 
     writable = True
     conversation_records = True
+    takes_settings = True  # --model, --max-tokens...: its requests numbered in order
     settings: dict[str, Any] = {}  # noqa: RUF012 - replaced, never changed, by configured
     required: tuple[str, ...] = ("model",)
     optional: tuple[str, ...] = ()

@@ -90,6 +90,7 @@ def _failure(value: dict[str, Any]) -> str | None:
 class OpenAIBatchDialect(BatchDialect):
     name = "openai-batch"
     description = "OpenAI Batch API input {custom_id, method, url, body} and output lines"
+    example = "openai_batch__litellm_chat_input.jsonl"
     optional = ("endpoint", "max_tokens")
 
     def is_conversation(self, value: Any) -> bool:
