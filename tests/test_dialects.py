@@ -292,3 +292,10 @@ def test_the_check_finds_a_dialect_named(tmp_path, monkeypatch):
     (layer / "bad.py").write_text('"""doc mentions openai"""\nTARGET = "anthropic"\n')
     monkeypatch.setattr(f"{__name__}.SRC", tmp_path)
     assert named_dialects(("pipeline",)) == ["pipeline/bad.py:2: 'anthropic'"]
+
+
+def test_the_formats_page_shows_the_registry_as_it_is():
+    page = (Path(__file__).resolve().parent.parent / "docs" / "formats.md").read_text()
+    begin = "<!-- dialects: made by python -m chatpipe.formats.registry -->\n"
+    shown = page[page.index(begin) + len(begin) : page.index("<!-- end of dialects -->")]
+    assert shown == registry.docs_table(), "run python -m chatpipe.formats.registry"

@@ -112,3 +112,25 @@ def writing_dialect(name: str) -> Dialect:
     if dialect is None or not dialect.writable:
         raise UsageError(f"cannot write {name}", hint="--to takes " + ", ".join(writable()))
     return dialect
+
+
+def docs_table() -> str:
+    """docs/formats.md's table of dialects, made from what each dialect declares (its
+    name, what it is, its example fixture); the page holds it as printed by
+    ``python -m chatpipe.formats.registry``, and tests/test_dialects.py keeps it so."""
+    lines = [
+        "| dialect | read | written | what it is | example |",
+        "|---|---|---|---|---|",
+    ]
+    for dialect in dialects():
+        example = f"[{dialect.example}](../fixtures/{dialect.example})" if dialect.example else ""
+        read = "`--from`" if dialect.readable else ""
+        written = "`--to`" if dialect.writable else ""
+        lines.append(
+            f"| `{dialect.name}` | {read} | {written} | {dialect.description} | {example} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(docs_table(), end="")
