@@ -299,3 +299,13 @@ def test_the_formats_page_shows_the_registry_as_it_is():
     begin = "<!-- dialects: made by python -m chatpipe.formats.registry -->\n"
     shown = page[page.index(begin) + len(begin) : page.index("<!-- end of dialects -->")]
     assert shown == registry.docs_table(), "run python -m chatpipe.formats.registry"
+
+
+def test_the_worked_example_shows_the_module_as_it_is():
+    """docs/adding-a-dialect.md shows formats/chatbot_ui.py whole: the page and the module
+    (which the fixture tests run) are the same code."""
+    from doc_blocks import blocks
+
+    page = Path(__file__).resolve().parent.parent / "docs" / "adding-a-dialect.md"
+    shown = [b.text for b in blocks(page) if b.language == "python" and b.note]
+    assert shown == [(SRC / "formats" / "chatbot_ui.py").read_text()]

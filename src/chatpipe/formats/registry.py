@@ -28,6 +28,7 @@ _WHERE = {
     "ai-sdk-ui": ("ai_sdk_ui", "AiSdkUiDialect", "r-"),
     "chatgpt-export": ("chatgpt_export", "ChatGPTExportDialect", "r-"),
     "claude-export": ("claude_export", "ClaudeExportDialect", "r-"),
+    "chatbot-ui": ("chatbot_ui", "ChatbotUiDialect", "r-"),
     "openai-stream": ("openai_stream", "OpenAIStreamDialect", "r-"),
     "anthropic-stream": ("anthropic_stream", "AnthropicStreamDialect", "r-"),
     "gemini-stream": ("gemini_stream", "GeminiStreamDialect", "r-"),
