@@ -17,7 +17,8 @@ extra, never chatpipe's rules:
     the ``openai`` package's own TypedDicts exactly as that component composes its
     schemas: ``messages`` (at least one) of system, user, tool and function messages and the
     assistant message with ``weight`` (0 or 1), ``tools``, ``parallel_tool_calls`` and
-    ``functions``. Developer messages are not in that list.
+    ``functions``. Developer messages are not in that list. A line of a message-per-line
+    log is checked as one of those messages.
 ``openai_responses``
     ``openai.types.responses.response_create_params.ResponseCreateParamsNonStreaming``.
 ``openai_batch``
@@ -54,25 +55,30 @@ extra, never chatpipe's rules:
     way, not a request refused.
 
 Why the SDK types and not the OpenAPI document for OpenAI: they are what the SDK itself
-sends, they name every key of every message and part, and pydantic validates them; the
-OpenAPI document has the same keys but not ``additionalProperties: false`` either, and its
-``allOf`` compositions make "unknown key" hard to say in JSON Schema. The SDK types do not
-carry the document's ``minItems``: an empty ``content`` array passes here (the API refuses
-it).
+sends and are generated from the same specification, they name every key of every message
+and part, and pydantic validates them; the OpenAPI document (openapi.yaml of 2026-08-21)
+says ``additionalProperties: false`` on 65 of its schemas only (not on the messages: an
+unknown key would pass there), and its ``allOf`` compositions make "no other key" hard to
+say in JSON Schema. What the SDK types do not carry is the document's ``minItems``: an
+empty ``content`` array passes here (the document says at least one part).
 
-Strictness: the SDK types are TypedDicts (OpenAI, Anthropic) or pydantic models that
-ignore unknown keys (Anthropic's response blocks, Ollama). ``strict_validator`` walks the
-pydantic core schema built from them and forbids extra keys in every typed dict and model
-at every depth, validates ``Iterable`` fields as lists (pydantic checks the items of an
-``Iterable`` only when it is iterated, that is never), and turns each union whose members
-all carry a required literal field (``role``, ``type``) into a union tagged by it, so that
-an unknown ``type`` is one problem, named, not one per member. Records are validated as
-JSON (``validate_json``, strict): what goes over the wire.
+Strictness: the SDK types are TypedDicts (OpenAI, Anthropic) or pydantic models, some of
+which take unknown keys by their own configuration (Anthropic's response blocks, which its
+requests take back; Ollama's). Records are validated as JSON, as they go over the wire
+(``validate_json``, strict, and ``extra="forbid"``, which pydantic 2.12 applies to every
+model and typed dict at every depth). ``strict_schema`` also rewrites the core schema
+built from the types: extra keys forbidden in every typed dict and model, ``Iterable``
+fields validated as lists (pydantic checks the items of an ``Iterable`` only when it is
+iterated: never, here), and each union whose members all carry a required literal field
+(``role``, ``type``) tagged by it, so that an unknown ``type`` is one problem, named, not
+one per member. Where a union has no such field (a string or a list of parts; Responses
+input items), every member failed and the record is refused either way; the problems
+shown are those of the member the value came closest to (``_pick_members``).
 
 Values the caller adds when sending: a record with no ``model`` (chatpipe's ``--to
 openai`` rows, a log's messages) is checked with every other key as it is and ``model`` not
 asked for; likewise Anthropic's ``max_tokens`` and Bedrock's ``modelId``. The batch
-targets, whose lines are whole requests, must have them.
+targets' lines are whole requests: there the types ask for them.
 
 Run as a script, ``python tests/provider_schemas.py [FIXTURE...]`` converts the fixtures
 (all of them by default) to every API target with ``chatpipe convert --on-error skip`` in
