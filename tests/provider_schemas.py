@@ -98,7 +98,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 Problem = tuple[str, str]  # (path in the document, the definition's message)
-Validator = Callable[[dict], list[Problem]]
+Validator = Callable[[dict], "list[Problem] | None"]
 
 # a union member's label in an error's location: stripped from the path shown
 _MEMBER = "\x00"
@@ -670,10 +670,38 @@ def ollama_chat(record: dict) -> list[Problem]:
 
 # --- chatpipe's targets -------------------------------------------------------------------
 
+
+def _messages_of(record: dict) -> list:
+    messages = record.get("messages") if "messages" in record else [record]
+    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+
+
+def openai_row_as_chat(record: dict) -> list[Problem] | None:
+    """A ``--to openai`` row (or a line of a log) as a Chat Completions request; None for
+    a row that is a fine-tuning row only: one whose assistant messages carry ``weight``,
+    which chatpipe keeps from a fine-tuning file (docs/formats.md)."""
+    if any("weight" in m and m.get("role") == "assistant" for m in _messages_of(record)):
+        return None
+    return openai_chat(record)
+
+
+def openai_row_as_finetune(record: dict) -> list[Problem] | None:
+    """A ``--to openai`` row as a fine-tuning row; None for a row that is a Chat
+    Completions request only: one holding developer messages, which fine-tuning rows do
+    not have and chatpipe keeps as they came."""
+    if any(m.get("role") == "developer" for m in _messages_of(record)):
+        return None
+    return openai_finetune(record)
+
+
 # chatpipe convert --to TARGET [settings]: the checks each record of it goes through
 Target = tuple[str, tuple[str, ...], tuple[tuple[str, Validator], ...]]
 TARGETS: tuple[Target, ...] = (
-    ("openai", (), (("openai-chat", openai_chat), ("openai-finetune", openai_finetune))),
+    (
+        "openai",
+        (),
+        (("openai-chat", openai_row_as_chat), ("openai-finetune", openai_row_as_finetune)),
+    ),
     ("openai-responses", (), (("openai-responses", openai_responses),)),
     ("openai-batch", ("--model", "gpt-4.1-mini"), (("openai-batch", openai_batch),)),
     (
@@ -762,7 +790,9 @@ def measure(
                 continue
             for number, record in enumerate(records, 1):
                 for check, validate in checks:
-                    rows.append((name, check, number, validate(record)))
+                    problems = validate(record)
+                    if problems is not None:  # (None: a record this check is not for)
+                        rows.append((name, check, number, problems))
     return rows, unread
 
 

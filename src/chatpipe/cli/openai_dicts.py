@@ -55,5 +55,9 @@ def openai(
     # text files (text-plain blocks) fail as in langchain-core; convert --to openai writes
     # them as text parts
     writer.files_hint = "convert --to openai writes text files as text parts"
-    target = ToDialect(OpenAIDialect.name, as_json=as_json, writer=writer, losses=False)
+    # (the records' other fields as they came: langchain's function knows only messages)
+    faithful = {"keep_extras": True}
+    target = ToDialect(
+        OpenAIDialect.name, as_json=as_json, writer=writer, losses=False, settings=faithful
+    )
     execute(o, Job(o.inputs(), None, target))

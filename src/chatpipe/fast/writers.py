@@ -23,7 +23,9 @@ def lane_writer(target: Any) -> LaneWriter | None:
     ``OpenAIWriter``), or None when it has none and takes messages only."""
     if type(target) is CanonicalDialect:
         return LaneWriter(_same, lambda _, message: [message_to_canonical(message)], _canonical)
-    if type(target) is OpenAIDialect:
+    if type(target) is OpenAIDialect:  # (its faithful writer: an API's request says more)
+        if target.writing.strict:
+            return None
         target = OpenAIWriter("keep", keep_fields=True, files_as_text=True)
     if type(target) is OpenAIWriter and target.text_format != "block":
         return LaneWriter(_openai, target.message, _openai_fast)

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, Location, ValidationError
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from .api import SETTINGS
 from .base import (
     CONVERSATIONS,
     LIKELY,
@@ -246,6 +247,9 @@ class AnthropicDialect(Dialect):
     example = "anthropic_messages__pydanticai_req_thinking_text_tool_use_tool_result.json"
     holds_artifacts = False
     system_messages = ONE
+    api = "Anthropic Messages"
+    writer_settings = SETTINGS
+    checks = ("anthropic",)
 
     def is_message(self, value: Any) -> bool:
         return False  # bare {role, content} lists read as OpenAI
@@ -299,141 +303,11 @@ class AnthropicDialect(Dialect):
         return Conversation(messages, meta, location, "messages")
 
     def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
-        return iter(write_turns(messages)[1])
+        from .anthropic_writer import write_turns
+
+        return iter(write_turns(messages, self.writing)[1])
 
     def write_conversation(self, conversation: Conversation) -> dict[str, Any]:
-        system, turns = write_turns(conversation.messages)
-        held = ("messages", "system", conversation.messages_key)  # (where the source's were)
-        meta = {k: v for k, v in conversation.meta.items() if k not in held}
-        if "tools" in meta:  # other providers' tool lists, as Anthropic declares tools
-            meta["tools"] = for_target(meta["tools"], "anthropic")[0]
-        record: dict[str, Any] = {}
-        if system is not None:
-            record["system"] = system
-        record["messages"] = turns
-        record.update(meta)
-        return record
+        from .anthropic_writer import write_request
 
-
-# -- writing ----------------------------------------------------------------------------
-
-
-def _block_to_anthropic(block: Any) -> dict[str, Any]:
-    if isinstance(block, str):
-        return {"type": "text", "text": block}
-    kind = block.get("type")
-    if kind == "image_url":
-        url = (
-            block["image_url"]["url"]
-            if isinstance(block.get("image_url"), dict)
-            else block.get("image_url")
-        )
-        return _image(url)
-    if kind == "image" and "source" not in block and ("url" in block or "base64" in block):
-        if "url" in block:
-            return {"type": "image", "source": {"type": "url", "url": block["url"]}}
-        return {
-            "type": "image",
-            "source": {
-                "type": "base64",
-                "media_type": block.get("mime_type"),
-                "data": block["base64"],
-            },
-        }
-    if kind == "text-plain":
-        from ..model.blocks import text_file  # (its TypedDicts: loaded when a file is met)
-
-        name, text = text_file(block)
-        if text is not None:  # Anthropic's plain-text document
-            document: dict[str, Any] = {
-                "type": "document",
-                "source": {"type": "text", "media_type": "text/plain", "data": text},
-            }
-            if name:
-                document["title"] = name
-            return document
-    if kind == "reasoning":
-        return {
-            "type": "thinking",
-            "thinking": block.get("reasoning", ""),
-            "signature": (block.get("extras") or {}).get("signature", ""),
-        }
-    return block
-
-
-def _image(url: Any) -> dict[str, Any]:
-    if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
-        head, data = url[5:].split(";base64,", 1)
-        return {"type": "image", "source": {"type": "base64", "media_type": head, "data": data}}
-    return {"type": "image", "source": {"type": "url", "url": url}}
-
-
-def _content(message: AnyMessage) -> Any:
-    content = message.content
-    if isinstance(content, str):
-        return content
-    return [_block_to_anthropic(b) for b in content]
-
-
-def _as_blocks(content: Any) -> list[Any]:
-    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
-
-
-def write_turns(messages: Iterable[AnyMessage]) -> tuple[Any, list[dict[str, Any]]]:
-    """(system, turns) for a request: system lifted, tool results in user turns, same-role
-    turns merged."""
-    system: Any = None
-    turns: list[dict[str, Any]] = []
-
-    def add(role: str, content: Any) -> None:
-        if turns and turns[-1]["role"] == role:
-            turns[-1]["content"] = _as_blocks(turns[-1]["content"]) + _as_blocks(content)
-        else:
-            turns.append({"role": role, "content": content})
-
-    for message in messages:
-        if isinstance(message, SystemMessage):
-            text = message.content
-            if system is None:
-                system = text
-            else:
-                system = _as_blocks(system) + _as_blocks(text)
-        elif isinstance(message, AIMessage):
-            content = _content(message)
-            blocks = (
-                [{"type": "text", "text": content}]
-                if isinstance(content, str) and content
-                else ([] if isinstance(content, str) else content)
-            )
-            present = {
-                b.get("id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"
-            }
-            for call in message.tool_calls:
-                if call["id"] not in present:
-                    blocks.append(
-                        {
-                            "type": "tool_use",
-                            "id": call["id"],
-                            "name": call["name"],
-                            "input": call["args"],
-                        }
-                    )
-            if not message.tool_calls and isinstance(content, str):
-                add("assistant", content)
-            else:
-                add("assistant", blocks)
-        elif isinstance(message, ToolMessage):
-            block: dict[str, Any] = {
-                "type": "tool_result",
-                "tool_use_id": message.tool_call_id,
-                "content": _content(message),
-            }
-            if message.status == "error":
-                block["is_error"] = True
-            block.update(
-                {k: v for k, v in message.additional_kwargs.items() if k in ("cache_control",)}
-            )
-            add("user", [block])
-        else:
-            add("user", _content(message))
-    return system, turns
+        return write_request(conversation, self.writing)

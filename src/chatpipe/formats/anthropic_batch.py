@@ -10,8 +10,10 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location
 from ..model import Conversation
-from .anthropic import AnthropicDialect, is_anthropic_response, message_from_response, write_turns
-from .batch import REQUESTS, RESULTS, BatchDialect, not_chat
+from .anthropic import AnthropicDialect, is_anthropic_response, message_from_response
+from .anthropic_writer import request_fields, write_turns
+from .batch import LINE_FIELDS, REQUESTS, RESULTS, BatchDialect, not_chat
+from .tool_specs import for_target, parsed
 
 RESULT_TYPES = ("succeeded", "errored", "canceled", "expired")
 # what a Messages request holds besides its messages, system, model and max_tokens
@@ -65,17 +67,6 @@ def _failure(result: dict[str, Any]) -> str | None:
     return str(kind)
 
 
-def _tool(tool: Any) -> Any:
-    """An OpenAI function tool as Anthropic takes it; other tools as they are."""
-    function = tool.get("function") if isinstance(tool, dict) else None
-    if not isinstance(function, dict):
-        return tool
-    out = {"name": function.get("name"), "description": function.get("description")}
-    out = {k: v for k, v in out.items() if v is not None}
-    out["input_schema"] = function.get("parameters") or {"type": "object", "properties": {}}
-    return out
-
-
 class AnthropicBatchDialect(BatchDialect):
     name = "anthropic-batch"
     description = "Anthropic Message Batches requests {custom_id, params} and results"
@@ -83,6 +74,8 @@ class AnthropicBatchDialect(BatchDialect):
     required = ("model", "max_tokens")
     id_rule = re.compile(r"[a-zA-Z0-9_-]{1,64}")
     checked_as = "anthropic"
+    api = "Anthropic Message Batches"
+    checks = ("anthropic-batch",)
 
     def is_conversation(self, value: Any) -> bool:
         return is_request(value) or is_result(value) or is_requests_body(value)
@@ -133,14 +126,20 @@ class AnthropicBatchDialect(BatchDialect):
         return Conversation([], meta, location)
 
     def request(self, custom_id: str, conversation: Conversation, number: int) -> dict[str, Any]:
-        system, turns = write_turns(conversation.messages)
+        writing, meta = self.writing, conversation.meta
+        system, turns = write_turns(conversation.messages, writing)
         params: dict[str, Any] = {
-            "model": self.settings["model"],
-            "max_tokens": self.settings["max_tokens"],
+            "model": self.setting("model", meta),
+            "max_tokens": self.setting("max_tokens", meta),
         }
         if system is not None:
             params["system"] = system
         params["messages"] = turns
-        for key, value in self.body_fields(conversation.meta, PARAMS, number).items():
-            params[key] = [_tool(t) for t in value] if key == "tools" else value
+        if writing.strict:
+            fields = {k: v for k, v in meta.items() if k not in LINE_FIELDS and k not in params}
+            params.update(request_fields(fields, writing))
+            return {"custom_id": custom_id, "params": params}
+        for key, value in self.body_fields(meta, PARAMS).items():
+            # other providers' tool lists (JSON text, Gemini's declarations) as Anthropic's
+            params[key] = for_target(parsed(value), "anthropic")[0] if key == "tools" else value
         return {"custom_id": custom_id, "params": params}

@@ -11,12 +11,14 @@ conversation records lives here.
 from __future__ import annotations
 
 import contextlib
+import copy
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ChatpipeError, DataError, Location, UsageError, ValidationError, kind_of
 from ..model import AnyMessage, Conversation
+from .api import FIELD, NO_REQUEST, REASONING, Writing
 
 if TYPE_CHECKING:
     from .rules import RecordRules
@@ -126,6 +128,20 @@ class Dialect:
     # what it writes in order, so it writes in one process
     takes_settings = False
 
+    # -- an API's wire format (docs/adding-a-dialect.md, "Writing for an API") ---------
+    # what its records are the input of ("Anthropic Messages"); None for a format that is
+    # no API's. Its writer's default output then holds only what that API takes, and says
+    # what it leaves out as it writes (``writing.left``); ``configured(keep_extras=True)``
+    # writes the faithful superset
+    api: str | None = None
+    # the settings ``configured`` takes, by name (an API's: keep_extras, reasoning)
+    writer_settings: tuple[str, ...] = ()
+    # the writer's settings and where it says what it leaves out (``configured``,
+    # ``report_to``): the API's input, said to no one, until configured
+    writing = Writing()
+    # the rule sets ``validate --as NAME`` checks its records with (``record_rules(NAME)``)
+    checks: tuple[str, ...] = ()
+
     # -- its row in docs/formats.md ---------------------------------------------------
     # a fixture of it (its file name in fixtures/), the example its row shows
     example = ""
@@ -218,16 +234,37 @@ class Dialect:
         """(path, text) of each file of a folder (``pages`` dialects)."""
         raise DataError(f"cannot write {self.name} as a folder")
 
+    def writes(self, conversation: Conversation) -> bool:
+        """Whether a conversation (its messages a list) is written as a record: an API's
+        request needs something to ask (a conversation with no turns, an export's empty
+        chat, a failed batch request, makes none: left out and said)."""
+        if not self.api or self.writing.keep_extras:
+            return True
+        if any(m.type != "system" for m in conversation.messages):
+            return True
+        self.writing.left(NO_REQUEST)
+        return False
+
     def record_meta(self, meta: dict[str, Any]) -> dict[str, Any]:
         """A conversation's fields as this dialect's records hold them."""
         return meta
 
     def configured(self, **settings: Any) -> Dialect:
-        """This dialect set up with its writer's settings (``takes_settings``)."""
-        if settings:
-            flags = ", ".join("--" + k.replace("_", "-") for k in settings)
+        """This dialect set up with its writer's settings (``writer_settings``): a copy of
+        its own for a dialect that takes any (what it says goes to its run's report)."""
+        unknown = [k for k in settings if k not in self.writer_settings]
+        if unknown:
+            flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
             raise UsageError(f"--to {self.name} takes no {flags}")
-        return self
+        if not self.writer_settings:
+            return self
+        reasoning = settings.get("reasoning") or FIELD
+        if reasoning not in REASONING:
+            asked = ", ".join(REASONING)
+            raise UsageError(f"--reasoning must be one of {asked}, got {reasoning!r}")
+        made = copy.copy(self)
+        made.writing = Writing(bool(settings.get("keep_extras")), reasoning)
+        return made
 
     # -- what its writer leaves out -------------------------------------------------
 
@@ -249,8 +286,11 @@ class Dialect:
         return []
 
     def report_to(self, report: Any) -> None:
-        """Where a writer that leaves out a conversation's fields says so (a LossReport's
-        ``cases``), for writers that find it while writing (a batch's requests)."""
+        """Where its writer says what it leaves out as it writes (a LossReport, whose
+        ``note`` takes it): for a dialect ``configured`` for its run (a copy), never the
+        registry's own."""
+        if self.writer_settings:
+            self.writing = self.writing.heard_by(report)
 
 
 class StreamDialect(Dialect):

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import DataError, Location, UsageError
 from ..model import Conversation
+from .api import CONVERSATION_FIELDS, SETTINGS, names
 from .base import Dialect
 
 REQUESTS, RESULTS = "requests", "results"
@@ -35,38 +36,56 @@ class BatchDialect(Dialect):
     required: tuple[str, ...] = ("model",)
     optional: tuple[str, ...] = ()
     id_rule: re.Pattern[str] | None = None  # what a custom_id may be, when it is restricted
+    configured_ = False  # (the registry's own instance is not: it asks for its settings)
+
+    @property
+    def writer_settings(self) -> tuple[str, ...]:  # type: ignore[override]
+        return (*self.required, *self.optional, *SETTINGS)
 
     def role(self, value: Any) -> str | None:
         """REQUESTS or RESULTS: which file a record of this dialect belongs to."""
         raise NotImplementedError
 
     def configured(self, **settings: Any) -> BatchDialect:
-        """This dialect set to write requests for a model (a copy, numbering from 1)."""
-        unknown = [k for k in settings if k not in (*self.required, *self.optional)]
+        """This dialect set to write requests for a model (a copy, numbering from 1). With
+        ``keep_extras`` (a batch's requests written back as they came) each request may
+        keep the model it names instead."""
+        own = {k: v for k, v in settings.items() if k not in SETTINGS}
+        unknown = [k for k in own if k not in (*self.required, *self.optional)]
         if unknown:
             flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
             raise UsageError(f"--to {self.name} takes no {flags}")
-        missing = [k for k in self.required if settings.get(k) is None]
-        if missing:
-            flags = " ".join(f"--{k.replace('_', '-')} {k.upper()}" for k in missing)
-            raise UsageError(
-                f"--to {self.name} needs {flags}", hint="what every request of the batch asks for"
-            )
+        missing = [k for k in self.required if own.get(k) is None]
+        if missing and not settings.get("keep_extras"):
+            raise self._needs(missing)
+        writing = {k: v for k, v in settings.items() if k in SETTINGS}
         made = copy.copy(self)
-        made.settings = settings
-        made.count, made.used, made.report = 0, set(), None
+        made.writing = Dialect.configured(self, **writing).writing
+        made.settings, made.configured_ = own, True
+        made.count, made.used = 0, set()
         return made
 
-    def report_to(self, report: Any) -> None:
-        """Where conversation fields the requests cannot hold are said (a LossReport)."""
-        self.report = report
+    def _needs(self, missing: list[str]) -> UsageError:
+        flags = " ".join(f"--{k.replace('_', '-')} {k.upper()}" for k in missing)
+        return UsageError(
+            f"--to {self.name} needs {flags}", hint="what every request of the batch asks for"
+        )
 
-    def _lost(self, kind: str, number: int) -> None:
-        if self.report is not None:
-            self.report.cases.setdefault(kind, []).append((number - 1, None))
+    def setting(self, key: str, meta: dict[str, Any]) -> Any:
+        """A setting every request asks for (--model): the one given, else (requests
+        written back as they came) the request's own."""
+        value = self.settings.get(key)
+        if value is None and self.writing.keep_extras:
+            value = meta.get(key)
+        if value is None:
+            raise self._needs([key])
+        return value
+
+    def _lost(self, kind: str, detail: str | None = None) -> None:
+        self.writing.left(kind, None, detail)
 
     def write_conversation(self, conversation: Conversation) -> dict[str, Any]:
-        if not self.settings:  # the registry's own instance: not set up for a model
+        if not self.configured_:  # the registry's own instance: not set up for a model
             self.configured()
         self.count += 1
         custom_id = self._custom_id(conversation.meta, self.count)
@@ -89,16 +108,15 @@ class BatchDialect(Dialect):
         fits = given is not None and (self.id_rule is None or self.id_rule.fullmatch(given))
         chosen = given if fits and given not in self.used else f"request-{number}"
         if given is not None and chosen != given:
-            self._lost("conversation ids that are not a unique custom_id here", number)
+            self._lost("conversation ids that are not a unique custom_id here", given)
         while chosen in self.used:  # a conversation's own id took this number's name
             chosen += "-"
         self.used.add(chosen)
         return chosen
 
-    def body_fields(
-        self, meta: dict[str, Any], allowed: frozenset[str], number: int
-    ) -> dict[str, Any]:
-        """The conversation's fields a request can hold; others said, once a conversation."""
+    def body_fields(self, meta: dict[str, Any], allowed: frozenset[str]) -> dict[str, Any]:
+        """The conversation's fields a request can hold; others said, once a conversation
+        (a batch line's own fields, and the ids its custom_id is made of, are not)."""
         kept = {k: v for k, v in meta.items() if k in allowed and v is not None}
         left = [
             k
@@ -106,7 +124,7 @@ class BatchDialect(Dialect):
             if k not in allowed and k not in _ID_FIELDS and k not in _ENVELOPE and v is not None
         ]
         if left:
-            self._lost("conversation fields other than a request's (titles, dates...)", number)
+            self._lost(CONVERSATION_FIELDS, names(left))
         return kept
 
     # -- reading ------------------------------------------------------------------------
@@ -138,6 +156,9 @@ class BatchDialect(Dialect):
 
 # fields of the batch line itself (not of the request body), kept on the conversation
 _ENVELOPE = frozenset(("method", "url", "response", "error", "result", "batch_error"))
+# what a request's body does not hold, and needs no saying: its line's own fields and the
+# ids its custom_id is made of
+LINE_FIELDS = _ENVELOPE | frozenset(_ID_FIELDS)
 
 
 def not_chat(what: str, location: Location) -> DataError:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, Location, ValidationError
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from .api import SETTINGS
 from .base import ONE, Conversation, Dialect, dict_blocks
 from .gemini_calls import CallPieces, Pairing
 from .tool_specs import for_target
@@ -233,10 +234,16 @@ _PARTS = frozenset(
 )
 
 
-def _cannot_hold(message: AnyMessage) -> list[str]:
-    found = []
+def _written_as_json(message: AnyMessage) -> list[str]:
+    """What ``keep_extras`` writes as JSON text, beside what no writing holds."""
+    found = _cannot_hold(message)
     if any(b.get("type") not in _PARTS for b in dict_blocks(message)):
         found.append("blocks with no Gemini part (written as JSON text)")
+    return found
+
+
+def _cannot_hold(message: AnyMessage) -> list[str]:
+    found = []
     if message.type in ("chat", "function"):
         found.append("chat and function roles (written as user turns)")
     if getattr(message, "invalid_tool_calls", None):
@@ -252,9 +259,12 @@ class GeminiDialect(Dialect):
     example = "gemini__pydanticai_req_function_call_response.json"
     holds_artifacts = False
     system_messages = ONE
+    api = "Gemini generateContent"
+    writer_settings = SETTINGS
+    checks = ("gemini",)
 
     def losses(self) -> Any:
-        return _cannot_hold
+        return _written_as_json if self.writing.keep_extras else _cannot_hold
 
     def tools_left_out(self, tools: Any) -> list[str]:
         return for_target(tools, self.name)[1]
@@ -292,109 +302,11 @@ class GeminiDialect(Dialect):
         return Conversation(messages, meta, location, "contents")
 
     def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
-        return iter(write_contents(messages)[1])
+        from .gemini_writer import write_contents
+
+        return iter(write_contents(messages, self.writing)[1])
 
     def write_conversation(self, conversation: Conversation) -> dict[str, Any]:
-        system, contents = write_contents(conversation.messages)
-        record: dict[str, Any] = {}
-        if system is not None:
-            record["systemInstruction"] = {"parts": [{"text": system}]}
-        record["contents"] = contents
-        record.update(
-            {
-                k: v
-                for k, v in conversation.meta.items()
-                if k not in ("contents", "messages", "systemInstruction", conversation.messages_key)
-            }
-        )
-        if "tools" in record:  # other providers' tool lists, as functionDeclarations
-            record["tools"] = for_target(record["tools"], "gemini")[0]
-        return record
+        from .gemini_writer import write_request
 
-
-def _part(block: Any) -> dict[str, Any]:
-    if isinstance(block, str):
-        return {"text": block}
-    kind = block.get("type")
-    extras = dict(block.get("extras") or {})
-    signature = extras.pop("thought_signature", None)
-    if kind == "text":
-        part: dict[str, Any] = {"text": block.get("text", "")}
-    elif kind == "reasoning":
-        part = {"text": block.get("reasoning", ""), "thought": True}
-    elif kind in ("image", "audio", "video", "file") and "base64" in block:
-        part = {"inlineData": {"mimeType": block.get("mime_type"), "data": block["base64"]}}
-    elif kind in ("image", "audio", "video", "file") and "url" in block:
-        part = {"fileData": {"fileUri": block["url"]}}
-        if block.get("mime_type"):
-            part["fileData"]["mimeType"] = block["mime_type"]
-    elif kind == "image_url":
-        url = (
-            block["image_url"]["url"]
-            if isinstance(block.get("image_url"), dict)
-            else block.get("image_url")
-        )
-        part = {"fileData": {"fileUri": url}}
-    elif kind == "non_standard" and isinstance(block.get("value"), dict):
-        return block["value"]
-    else:
-        return {"text": json.dumps(block, ensure_ascii=False)}
-    if signature:
-        part["thoughtSignature"] = signature
-    part.update(extras)
-    return part
-
-
-def write_contents(messages: Iterable[AnyMessage]) -> tuple[str | None, list[dict[str, Any]]]:
-    system: str | None = None
-    contents: list[dict[str, Any]] = []
-    names: dict[str, str] = {}
-
-    def add(role: str, parts: list[dict[str, Any]]) -> None:
-        if contents and contents[-1]["role"] == role:
-            contents[-1]["parts"].extend(parts)
-        else:
-            contents.append({"role": role, "parts": parts})
-
-    for message in messages:
-        content = message.content
-        parts = (
-            [_part(content)]
-            if isinstance(content, str) and content
-            else ([] if isinstance(content, str) else [_part(b) for b in content])
-        )
-        if isinstance(message, SystemMessage):
-            system = message.text if system is None else system + "\n" + message.text
-        elif isinstance(message, AIMessage):
-            signatures = message.additional_kwargs.get("thought_signatures") or {}
-            for call in message.tool_calls:
-                names[call["id"] or ""] = call["name"]
-                part = {
-                    "functionCall": {"id": call["id"], "name": call["name"], "args": call["args"]}
-                }
-                if call["id"] in signatures:
-                    part["thoughtSignature"] = signatures[call["id"]]
-                parts.append(part)
-            add("model", parts)
-        elif isinstance(message, ToolMessage):
-            try:
-                response = json.loads(message.text)
-            except ValueError:
-                response = None
-            if not isinstance(response, dict):
-                response = {"result": message.content}
-            add(
-                "user",
-                [
-                    {
-                        "functionResponse": {
-                            "id": message.tool_call_id,
-                            "name": message.name or names.get(message.tool_call_id, ""),
-                            "response": response,
-                        }
-                    }
-                ],
-            )
-        else:
-            add("user", parts)
-    return system, contents
+        return write_request(conversation, self.writing)

@@ -35,6 +35,7 @@ from ..model.tool_calls import (
     normalize_usage,
     tool_call,
 )
+from .api import SETTINGS
 from .base import (
     CONVERSATIONS,
     GENERIC,
@@ -411,6 +412,9 @@ class OpenAIDialect(Dialect):
     # keys and shapes outweigh them
     evidence = GENERIC
     holds_artifacts = False
+    api = "OpenAI Chat Completions (and fine-tuning rows)"
+    writer_settings = SETTINGS
+    checks = ("openai-chat", "openai-finetune")
     description = (
         "OpenAI chat messages, fine-tuning rows {messages, tools}, HF {messages} datasets, "
         "chat.completion responses, (role, content) pairs and plain strings"
@@ -458,7 +462,13 @@ class OpenAIDialect(Dialect):
     def record_meta(self, meta: dict[str, Any]) -> dict[str, Any]:
         """Fine-tuning rows hold tools as a list of ``{"type": "function", ...}``; other
         datasets give them as JSON text or bare function schemas, and other providers'
-        requests in their own forms (Gemini ``functionDeclarations``, Anthropic tools)."""
+        requests in their own forms (Gemini ``functionDeclarations``, Anthropic tools).
+        By default a row holds what both a Chat Completions request and a fine-tuning
+        row take (``openai_request.row_fields``); with ``keep_extras``, every field."""
+        if self.writing.strict:
+            from .openai_request import row_fields
+
+            return row_fields(meta, self.writing)
         tools = meta.get("tools")
         if isinstance(tools, str):
             try:
@@ -469,7 +479,12 @@ class OpenAIDialect(Dialect):
         return meta if written is meta.get("tools") else {**meta, "tools": written}
 
     def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
-        """Lossless: the OpenAI fields a reader kept in additional_kwargs go back."""
+        """Messages as Chat Completions takes them (``openai_request``); with
+        ``keep_extras``, lossless: the OpenAI fields a reader kept go back."""
+        if self.writing.strict:
+            from .openai_request import ChatRequestWriter
+
+            return ChatRequestWriter(self.writing).write(messages)
         from .openai_writer import OpenAIWriter
 
         return OpenAIWriter("keep", keep_fields=True, files_as_text=True).write(messages)

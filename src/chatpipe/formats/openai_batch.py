@@ -8,8 +8,10 @@ from typing import Any
 
 from ..errors import DataError, Location, UsageError
 from ..model import Conversation
-from .batch import REQUESTS, RESULTS, BatchDialect, not_chat
+from .api import without_streaming
+from .batch import LINE_FIELDS, REQUESTS, RESULTS, BatchDialect, not_chat
 from .openai import OpenAIDialect, is_openai_response
+from .openai_request import ChatRequestWriter, chat_fields
 from .openai_responses import ResponsesDialect, conversation_from_response, is_responses_response
 from .openai_responses_writer import REQUEST_FIELDS as RESPONSES_FIELDS
 from .openai_responses_writer import write_request
@@ -92,6 +94,8 @@ class OpenAIBatchDialect(BatchDialect):
     description = "OpenAI Batch API input {custom_id, method, url, body} and output lines"
     example = "openai_batch__litellm_chat_input.jsonl"
     optional = ("endpoint", "max_tokens")
+    api = "OpenAI Batch API input (Chat Completions or Responses requests)"
+    checks = ("openai-batch",)
 
     def is_conversation(self, value: Any) -> bool:
         return is_request_line(value) or is_result_line(value)
@@ -154,21 +158,31 @@ class OpenAIBatchDialect(BatchDialect):
         return Conversation(messages, meta, location)
 
     def request(self, custom_id: str, conversation: Conversation, number: int) -> dict[str, Any]:
-        settings = self.settings
+        settings, writing = self.settings, self.writing
         responses = settings["endpoint"] == "responses"
-        fields = self.body_fields(
-            conversation.meta, RESPONSES_FIELDS if responses else CHAT_FIELDS, number
-        )
+        model = self.setting("model", conversation.meta)
+        if writing.strict:  # (the fields a request takes are the writer's to choose, and say)
+            fields = without_streaming(conversation.meta, writing)
+            fields = {k: v for k, v in fields.items() if k not in LINE_FIELDS}
+        else:
+            taken = RESPONSES_FIELDS if responses else CHAT_FIELDS
+            fields = self.body_fields(conversation.meta, taken)
         if responses:
-            body = write_request(conversation.messages, fields)
-            body = {"model": settings["model"], **{k: v for k, v in body.items() if k != "model"}}
+            body = write_request(conversation.messages, fields, writing)
+            body = {"model": model, **{k: v for k, v in body.items() if k != "model"}}
             if settings.get("max_tokens") is not None:
                 body["max_output_tokens"] = settings["max_tokens"]
         else:
-            chat = OpenAIDialect()
-            messages = list(chat.write_messages(conversation.messages))
-            body = {"model": settings["model"], "messages": messages}
-            body.update(chat.record_meta({k: v for k, v in fields.items() if k != "model"}))
+            if writing.strict:  # (a request's messages: no fine-tuning weights)
+                messages = list(ChatRequestWriter(writing, rows=False).write(conversation.messages))
+            else:
+                messages = list(
+                    OpenAIDialect()
+                    .configured(keep_extras=True)
+                    .write_messages(conversation.messages)
+                )
+            body = {"model": model, "messages": messages}
+            body.update(chat_fields({k: v for k, v in fields.items() if k != "model"}, writing))
             if settings.get("max_tokens") is not None:
                 body["max_tokens"] = settings["max_tokens"]
         url = ENDPOINTS[settings["endpoint"]]

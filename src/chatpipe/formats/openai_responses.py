@@ -8,7 +8,8 @@ from typing import Any
 
 from ..errors import Location
 from ..model import AnyMessage
-from .base import Conversation, Dialect, Kept, StreamDialect, dict_blocks
+from .api import SETTINGS
+from .base import Conversation, Dialect, StreamDialect, dict_blocks
 
 _RESPONSE_ITEM_TYPES = frozenset(
     (
@@ -265,13 +266,6 @@ def conversation_from_response(value: dict[str, Any], location: Location) -> Con
     return Conversation(messages, meta, location)
 
 
-_FOREIGN_REASONING = Kept(
-    "reasoning that is not a Responses reasoning item",
-    "written as reasoning items of summary text, without the id and encrypted content the "
-    "API needs to take them back",
-)
-
-
 def _cannot_hold(message: AnyMessage) -> list[str]:
     found: list[str] = []
     blocks = dict_blocks(message)
@@ -280,10 +274,6 @@ def _cannot_hold(message: AnyMessage) -> list[str]:
         found.append("audio and video (it takes text, images and files)")
     if "redacted_thinking" in kinds:
         found.append("another model's redacted thinking")
-    if "thinking" in kinds or any(
-        b.get("type") == "reasoning" and "id" not in (b.get("extras") or {}) for b in blocks
-    ):
-        found.append(_FOREIGN_REASONING)
     if message.type in ("chat", "function"):
         found.append("chat and function roles (written as user turns)")
     if message.name:
@@ -300,6 +290,9 @@ class ResponsesDialect(Dialect):
         "listed items (Conversations API)"
     )
     example = "openai_responses__pydanticai_req_input_reasoning_function_call_output.json"
+    api = "OpenAI Responses"
+    writer_settings = SETTINGS
+    checks = ("openai-responses",)
 
     def is_conversation(self, value: Any) -> bool:
         return is_responses_request(value) or is_responses_response(value) or is_item_list(value)
@@ -325,12 +318,12 @@ class ResponsesDialect(Dialect):
     def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
         from .openai_responses_writer import write_input
 
-        return iter(write_input(messages)[1])
+        return iter(write_input(messages, self.writing)[1])
 
     def write_conversation(self, conversation: Conversation) -> dict[str, Any]:
         from .openai_responses_writer import write_request
 
-        return write_request(conversation.messages, conversation.meta)
+        return write_request(conversation.messages, conversation.meta, self.writing)
 
 
 def is_responses_event(value: Any) -> bool:

@@ -192,7 +192,21 @@ class OpenAIWriter:
         out: dict,
         tool_messages: list,
     ) -> list[dict[str, Any]]:
+        """One content block as the parts it gives (none for a tool call or result, which
+        go to ``out``'s calls and ``tool_messages``), in langchain-core's order of checks."""
         kind = block.get("type")
+        for convert in (self._part, self._media, self._openai_media, self._call, self._wrapped):
+            parts = convert(i, j, kind, block, message, out, tool_messages)
+            if parts is not None:
+                return parts
+        if kind in ("thinking", "reasoning") or self.pass_through:
+            return [block]
+        raise unrecognized(
+            i, j, block, "does not match OpenAI, Anthropic, Bedrock Converse, or VertexAI format"
+        )
+
+    def _part(self, i: int, j: int, kind: Any, block: dict, *_: Any) -> list[dict] | None:
+        """A Chat Completions text or image part, as it is."""
         if kind == "text":
             if "text" not in block:
                 raise self._missing(i, j, block, "text", ["text"])
@@ -201,6 +215,10 @@ class OpenAIWriter:
             if "image_url" not in block:
                 raise self._missing(i, j, block, "image_url", ["image_url"])
             return [{"type": "image_url", "image_url": block["image_url"]}]
+        return None
+
+    def _media(self, i: int, j: int, kind: Any, block: dict, *_: Any) -> list[dict] | None:
+        """A text file, a LangChain data block, an Anthropic or Bedrock image."""
         if kind == "text-plain" and (self.files_as_text or is_data_content_block(block)):
             if not self.files_as_text:  # as langchain-core: no text-file part in OpenAI
                 raise ConversionError(
@@ -215,6 +233,10 @@ class OpenAIWriter:
             return [converted]
         if kind == "image" or "image" in block:
             return [anthropic_image(i, j, block)]
+        return None
+
+    def _openai_media(self, i: int, j: int, kind: Any, block: dict, *_: Any) -> list[dict] | None:
+        """A Chat Completions file or audio part, as it is (a file named when it is not)."""
         if (
             kind == "file"
             and isinstance(block.get("file"), dict)
@@ -231,6 +253,20 @@ class OpenAIWriter:
             and isinstance(audio.get("format"), str)
         ):
             return [block]
+        return None
+
+    def _call(
+        self,
+        i: int,
+        j: int,
+        kind: Any,
+        block: dict,
+        message: AnyMessage,
+        out: dict,
+        tool_messages: list,
+    ) -> list[dict] | None:
+        """Anthropic's tool_use and tool_result blocks, and Responses function calls: a
+        call of ``out`` (unless the message makes it already), or a tool message."""
         if kind == "tool_use":
             missing = [k for k in ("id", "name", "input") if k not in block]
             if missing:
@@ -238,44 +274,25 @@ class OpenAIWriter:
                     i, j, block, f"has 'type': 'tool_use', but is missing expected key(s) {missing}"
                 )
             if not any(c["id"] == block["id"] for c in _tool_calls_of(message, i, j)):
+                arguments = _json(block["input"])
                 out.setdefault("tool_calls", []).append(
-                    {
-                        "type": "function",
-                        "id": block["id"],
-                        "function": {"name": block["name"], "arguments": _json(block["input"])},
-                    }
+                    _function_call(block["id"], block["name"], arguments)
                 )
             return []
         if kind == "function_call":  # an OpenAI Responses item
             if not any(c["id"] == block.get("call_id") for c in _tool_calls_of(message, i, j)):
                 missing = [k for k in ("call_id", "name", "arguments") if k not in block]
                 if missing:
-                    raise unrecognized(
-                        i,
-                        j,
-                        block,
-                        f"has 'type': 'function_call', but is missing expected key(s) {missing}",
-                    )
-                out.setdefault("tool_calls", []).append(
-                    {
-                        "type": "function",
-                        "id": block.get("call_id"),
-                        "function": {
-                            "name": block.get("name"),
-                            "arguments": block.get("arguments"),
-                        },
-                    }
-                )
+                    why = f"has 'type': 'function_call', but is missing expected key(s) {missing}"
+                    raise unrecognized(i, j, block, why)
+                call = _function_call(block.get("call_id"), block.get("name"), block["arguments"])
+                out.setdefault("tool_calls", []).append(call)
             return [block] if self.pass_through else []
         if kind == "tool_result":
             missing = [k for k in ("content", "tool_use_id") if k not in block]
             if missing:
-                raise unrecognized(
-                    i,
-                    j,
-                    block,
-                    f"has 'type': 'tool_result', but is missing expected key(s) {missing}",
-                )
+                why = f"has 'type': 'tool_result', but is missing expected key(s) {missing}"
+                raise unrecognized(i, j, block, why)
             result = ToolMessage(
                 block["content"],
                 tool_call_id=block["tool_use_id"],
@@ -283,6 +300,10 @@ class OpenAIWriter:
             )
             tool_messages.extend(OpenAIWriter(self.text_format).message(0, result))
             return []
+        return None
+
+    def _wrapped(self, i: int, j: int, kind: Any, block: dict, *_: Any) -> list[dict] | None:
+        """JSON, Bedrock guard content, Vertex AI media and refusals, as parts."""
         if kind == "json" or "json" in block:
             if "json" not in block:
                 raise unrecognized(i, j, block, "has 'type': 'json' but does not have a 'json' key")
@@ -304,11 +325,11 @@ class OpenAIWriter:
         if kind == "refusal":
             refusal = block.get("refusal")
             return [{"type": "refusal", "refusal": refusal}] if refusal else []
-        if kind in ("thinking", "reasoning") or self.pass_through:
-            return [block]
-        raise unrecognized(
-            i, j, block, "does not match OpenAI, Anthropic, Bedrock Converse, or VertexAI format"
-        )
+        return None
+
+
+def _function_call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
+    return {"type": "function", "id": call_id, "function": {"name": name, "arguments": arguments}}
 
 
 def _tool_calls_of(message: AnyMessage, i: int, j: int) -> list[dict[str, Any]]:

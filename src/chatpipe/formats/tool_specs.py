@@ -172,3 +172,145 @@ def _gemini(spec: dict[str, Any]) -> dict[str, Any]:
     if "parameters" in spec:
         declared["parametersJsonSchema"] = spec["parameters"]
     return declared
+
+
+# -- what an API takes of a tool list (the writers' default: formats/api.py) -------------
+
+# the keys each target's tools take (the SDKs' types at the versions tests/provider_schemas.py
+# names): a function's, and, for Anthropic, a tool's own
+_TAKEN = {
+    "openai": frozenset(("name", "description", "parameters", "strict")),
+    "openai-responses": frozenset(("name", "description", "parameters", "strict")),
+    "anthropic": frozenset(
+        ("type", "name", "description", "input_schema", "cache_control", "strict")
+    )
+    | frozenset(("input_examples",))
+    | frozenset(("allowed_callers", "defer_loading", "eager_input_streaming")),
+    "gemini": frozenset(
+        ("name", "description", "parameters", "parametersJsonSchema", "response", "behavior")
+    )
+    | frozenset(("responseJsonSchema",)),
+}
+
+
+def parsed(tools: Any) -> Any:
+    """A tool list given as JSON text (datasets store it so), as the list it holds."""
+    if isinstance(tools, str):
+        import json
+
+        try:
+            return json.loads(tools)
+        except ValueError:
+            return tools
+    return tools
+
+
+def api_tools(tools: Any, target: str, writing: Any) -> Any:
+    """``tools`` as the API of ``target`` takes them (openai, openai-responses, anthropic,
+    gemini): other providers' forms translated, the fields a function's type does not have
+    left out and said (``writing.left``); None, said, for what is no tool list. Built-in
+    tools another provider has no form for are said by the loss report
+    (``Dialect.tools_left_out``)."""
+    from .api import TOOL_FIELDS, names
+
+    form = "openai" if target == "openai-responses" else target
+    written, _ = for_target(parsed(tools), form)
+    if isinstance(written, dict) and target == "gemini":
+        written = [written]
+    if not isinstance(written, list) or not all(isinstance(t, dict) for t in written):
+        writing.left(TOOL_FIELDS, None, "tools (not a list of tools)")
+        return None
+    left: list[str] = []
+    out = [_taken_tool(tool, target, left) for tool in written]
+    if left:
+        writing.left(TOOL_FIELDS, None, names(left))
+    return out
+
+
+def _taken_tool(tool: dict[str, Any], target: str, left: list[str]) -> dict[str, Any]:
+    taken = _TAKEN[target]
+
+    def only(spec: dict[str, Any]) -> dict[str, Any]:
+        left.extend(f"{spec.get('name')}.{k}" for k in spec if k not in taken)
+        return {k: v for k, v in spec.items() if k in taken}
+
+    if target == "openai" and isinstance(tool.get("function"), dict):
+        return {"type": "function", "function": only(tool["function"])}
+    if target == "openai-responses" and isinstance(tool.get("function"), dict):
+        function = only(tool["function"])
+        function.setdefault("parameters", None)
+        function.setdefault("strict", None)
+        return {"type": "function", **function}
+    if target == "anthropic" and "input_schema" in tool and tool.get("type", "custom") == "custom":
+        return only(tool)
+    if target == "gemini" and any(k in tool for k in _GEMINI_DECLARATIONS):
+        declared = next(tool[k] for k in _GEMINI_DECLARATIONS if k in tool) or []
+        rest = {k: v for k, v in tool.items() if k not in _GEMINI_DECLARATIONS}
+        specs = [only(_camel_keys(d)) for d in declared if isinstance(d, dict)]
+        return {"functionDeclarations": specs, **rest}
+    return tool  # a built-in tool, of this provider's own form
+
+
+def _camel_keys(spec: dict[str, Any]) -> dict[str, Any]:
+    return {_CAMEL.get(k, k): v for k, v in spec.items()}
+
+
+_CAMEL = {
+    "parameters_json_schema": "parametersJsonSchema",
+    "response_json_schema": "responseJsonSchema",
+}
+
+# tool_choice: each API's words for "may call", "must call", "must not call"
+_MODES = {
+    "auto": "auto",
+    "required": "required",
+    "any": "required",
+    "none": "none",
+    "AUTO": "auto",
+    "ANY": "required",
+    "NONE": "none",
+    "VALIDATED": "auto",
+}
+
+
+def api_choice(choice: Any, target: str) -> Any:
+    """A tool choice (OpenAI's ``tool_choice``, Anthropic's, Gemini's ``toolConfig``) as
+    ``target``'s API says it, or None when it says nothing ``target`` can."""
+    mode, name = _choice(choice)
+    if mode is None:
+        return None
+    if target == "openai":
+        if name is not None:
+            return {"type": "function", "function": {"name": name}}
+        return mode
+    if target == "openai-responses":
+        return {"type": "function", "name": name} if name is not None else mode
+    if target == "anthropic":
+        if name is not None:
+            return {"type": "tool", "name": name}
+        return {"type": {"required": "any"}.get(mode, mode)}
+    config: dict[str, Any] = {"mode": {"required": "ANY"}.get(mode, mode.upper())}
+    if name is not None:
+        config = {"mode": "ANY", "allowedFunctionNames": [name]}
+    return {"functionCallingConfig": config}
+
+
+def _choice(choice: Any) -> tuple[str | None, str | None]:
+    """(mode, the one function named) of any provider's tool choice."""
+    if isinstance(choice, str):
+        return _MODES.get(choice), None
+    if not isinstance(choice, dict):
+        return None, None
+    config = choice.get("functionCallingConfig") or choice.get("function_calling_config")
+    if isinstance(config, dict):  # Gemini's toolConfig
+        mode = _MODES.get(config.get("mode"))
+        allowed = config.get("allowedFunctionNames") or config.get("allowed_function_names")
+        named = allowed[0] if isinstance(allowed, list) and len(allowed) == 1 else None
+        return mode, named if mode == "required" else None
+    kind = choice.get("type")
+    function = choice.get("function")
+    if kind == "function" and isinstance(function, dict):  # Chat Completions
+        return "required", function.get("name")
+    if kind in ("function", "tool") and isinstance(choice.get("name"), str):
+        return "required", choice["name"]  # Responses, Anthropic
+    return _MODES.get(kind) if isinstance(kind, str) else None, None

@@ -119,8 +119,8 @@ class Assembly:
         if part.kind == ROWS:
             before = part.first_row
         if run.losses is not None:
-            for kind, conversation, index in result.losses:
-                case = (self.conversations_before + conversation, index)
+            for kind, conversation, index, detail in result.losses:
+                case = (self.conversations_before + conversation, index, detail)
                 run.losses.cases.setdefault(kind, []).append(case)
         run.newest[0] += result.newest[0]
         run.newest[1] += result.newest[1]
@@ -183,9 +183,9 @@ class Assembly:
             self.written = True
         if run.losses is not None:
             base = 0 if again else self.start  # (a worker's are counted from its range's start)
-            for kind, _, index in result.losses:
+            for kind, _, index, detail in result.losses:
                 at = None if index is None else base + index
-                run.losses.cases.setdefault(kind, []).append((0, at))
+                run.losses.cases.setdefault(kind, []).append((0, at, detail))
         self.line += result.lines
         self.start += result.messages
 

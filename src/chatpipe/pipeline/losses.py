@@ -8,11 +8,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..formats.api import names
 from ..formats.base import ONE, Dialect, Kept
 from ..formats.registry import extras_keys, get_dialect
 from ..model import AnyMessage, BaseMessage, Conversation
 from .fast_hooks import read_in_batches
 
+# a case of a kind: (conversation, message or None, what was left out, by name, or None)
+Case = tuple[int, int | None, str | None]
 # kinds that are kept, not left out, but said all the same: how they were written
 _LIFTED = Kept(
     "system messages among the turns (a session's context, a generated summary)",
@@ -101,7 +104,23 @@ class LossReport:
         self.checks = checks
         # whether messages are checked one by one (a log cut in parts cannot be, when so)
         self.check = checks.losses() if checks is not None else None
-        self.cases: dict[str, list[tuple[int, int | None]]] = {}
+        # each kind's cases: (conversation, message or None, what was left out or None)
+        self.cases: dict[str, list[Case]] = {}
+        # the conversation being written, and its first message's number: where what the
+        # writer says it leaves out (``note``) was left out
+        self.number, self.first = 0, 0
+
+    def note(self, kind: str, message: int | None = None, detail: str | None = None) -> None:
+        """What the writer left out of the conversation it is writing (``message``: the
+        index of the message among those it was given; None: of the conversation), said
+        by the writer as it writes (``formats/api.py:Writing.left``)."""
+        at = None if message is None else self.first + message
+        cases = self.cases.setdefault(kind, [])
+        if cases and cases[-1][:2] == (self.number, at) and detail is not None:
+            said = (cases[-1][2] or "").split(", ")
+            cases[-1] = (self.number, at, names(n for n in [*said, *detail.split(", ")] if n))
+        else:
+            cases.append((self.number, at, detail))
 
     def watch(
         self, conversations: Iterable[Conversation], start: int = 0
@@ -112,8 +131,9 @@ class LossReport:
             yield from conversations
             return
         for number, conversation in enumerate(conversations, start):
+            self.number, self.first = number, conversation.start
             for kind in self._tools_left_out(conversation.meta):
-                self.cases.setdefault(kind, []).append((number, None))
+                self.cases.setdefault(kind, []).append((number, None, None))
             if self.check is None:
                 yield conversation
                 continue
@@ -127,7 +147,7 @@ class LossReport:
         by the fast lane pass as they are."""
         for number, conversation in enumerate(conversations, start):
             for kind in conversation.left_out or ():  # what its reader left out on purpose
-                self.cases.setdefault(LEFT_OUT + kind, []).append((number, None))
+                self.cases.setdefault(LEFT_OUT + kind, []).append((number, None, None))
             messages = conversation.messages
             if isinstance(messages, list):  # checked now, kept a list
                 for _ in self._empties(number, messages, conversation.start):
@@ -149,7 +169,7 @@ class LossReport:
         for index, message in enumerate(messages, first):
             if not getattr(message, "content", True):
                 for kind in unread(message):
-                    cases.setdefault(kind, []).append((number, index))
+                    cases.setdefault(kind, []).append((number, index, None))
             yield message
 
     def _tools_left_out(self, meta: dict[str, Any]) -> list[str]:
@@ -182,13 +202,14 @@ class LossReport:
             else:
                 turns = True
             for kind in kinds:
-                self.cases.setdefault(kind, []).append((number, index))
+                self.cases.setdefault(kind, []).append((number, index, None))
             yield message
 
     def lines(self, verbose: bool) -> list[str]:
         out = []
         for kind, cases in self.cases.items():
-            whole = all(m is None for _, m in cases)
+            cases = sorted(cases, key=lambda c: (c[0], -1 if c[1] is None else c[1]))
+            whole = all(m is None for _, m, _ in cases)
             noun = "conversation" if whole else "message"
             count = f"{len(cases)} {noun}{'s' * (len(cases) != 1)}"
             if isinstance(kind, Kept):
@@ -201,10 +222,30 @@ class LossReport:
                 said = f"warning: {kind} in {count}: read as empty turns"
             else:
                 said = f"warning: {self.target} cannot hold {kind}: left out of {count}"
-            out.append(said + ("" if verbose else " (-v lists them)"))
+            named = _named(cases)
+            if named and not verbose:
+                said += f" ({named}; -v lists them)"
+            out.append(said + ("" if verbose or named else " (-v lists them)"))
             if verbose:
                 out.extend(
-                    f"  conversation {c + 1}" + ("" if m is None else f", message {m + 1}")
-                    for c, m in cases
+                    f"  conversation {c + 1}"
+                    + ("" if m is None else f", message {m + 1}")
+                    + ("" if d is None else f": {d}")
+                    for c, m, d in cases
                 )
         return out
+
+
+_SHOWN = 6  # the names a warning shows of what was left out (-v lists every case)
+
+
+def _named(cases: list[Case]) -> str:
+    """The names of what was left out in these cases, the first few, once each."""
+    found: dict[str, None] = {}
+    for _, _, detail in cases:
+        for name in (detail or "").split(", "):
+            if name:
+                found.setdefault(name)
+    shown = list(found)[:_SHOWN]
+    more = len(found) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")

@@ -55,7 +55,7 @@ class PartResult:
     conversations: int = 0
     messages: int = 0
     events: list[Event] = field(default_factory=list)
-    losses: list[tuple[str, int, int | None]] = field(default_factory=list)
+    losses: list[tuple[str, int, int | None, str | None]] = field(default_factory=list)
     newest: tuple[int, int] = (0, 0)
     unanswered: int = 0  # Run.unanswered's count (batch requests with no answer)
     context: bool = False
@@ -120,7 +120,7 @@ class Output:
 
 def finished(run: Any, result: PartResult, lines: int, conversations: int) -> PartResult:
     found = {} if run.losses is None else run.losses.cases
-    result.losses = [(kind, c, m) for kind, cases in found.items() for c, m in cases]
+    result.losses = [(kind, c, m, d) for kind, cases in found.items() for c, m, d in cases]
     result.lines, result.conversations = lines, conversations
     result.newest = (run.newest[0], run.newest[1])
     result.unanswered = run.unanswered

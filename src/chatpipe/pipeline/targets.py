@@ -39,14 +39,22 @@ class ToDialect(Target):
         from ..formats.registry import get_dialect, writable, writing_dialect
 
         self.dialect = None if to is None else writing_dialect(to)
-        if settings and (self.dialect is None or not self.dialect.takes_settings):
-            flags = ", ".join("--" + k.replace("_", "-") for k in settings)
-            takers = [d.name for d in map(get_dialect, writable()) if d.takes_settings]
-            raise UsageError(f"{flags}: only --to {' and '.join(takers)} take it")
-        if self.dialect is not None and (settings or self.dialect.takes_settings):
-            # what a writer asks for (a batch's --model...): a dialect of the run's own,
-            # which numbers what it writes in order, so in one process
-            self.dialect = self.dialect.configured(**(settings or {}))
+        settings = settings or {}
+        taken = () if self.dialect is None else self.dialect.writer_settings
+        unknown = [k for k in settings if k not in taken]
+        if unknown:
+            flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
+            takers = [
+                d.name
+                for d in map(get_dialect, writable())
+                if all(k in d.writer_settings for k in unknown)
+            ]
+            listed = " and ".join([", ".join(takers[:-1]), takers[-1]] if takers[1:] else takers)
+            raise UsageError(f"{flags}: only --to {listed or 'no dialect'} take it")
+        if self.dialect is not None and self.dialect.writer_settings:
+            # what a writer asks for (an API's --keep-extras, a batch's --model...): a
+            # dialect of the run's own, which says what it leaves out to the run's report
+            self.dialect = self.dialect.configured(**settings)
         if as_json and self.dialect is not None and self.dialect.document:
             raise UsageError(
                 f"--json writes one JSON document; {self.dialect.name} is a document of its own",
@@ -62,6 +70,7 @@ class ToDialect(Target):
         # ``to=None`` in a run cut into parts: the dialect of the run's first input, which
         # one process finds at its first conversation and every part must write (settled)
         self.found: Any = None
+        self._written: dict[str, Any] = {}  # the input dialects written, as ``faithful``
         # a folder of pages, one JSON document, a document for people, a batch whose
         # requests are numbered in order: one process
         document = self.dialect is not None and self.dialect.document
@@ -82,7 +91,20 @@ class ToDialect(Target):
         if self.dialect is not None:
             return self.dialect
         found = self.found or run.input_dialect()
-        return found if found.writable else default_dialect()
+        if not found.writable:
+            return default_dialect()
+        return self.faithful(found)
+
+    def faithful(self, dialect: Any) -> Any:
+        """The input's own dialect, written as faithfully as it can be (an API's request
+        with every field its reader kept): what a command writes with no --to."""
+        made = self._written.get(dialect.name)
+        if made is None:
+            keep = "keep_extras" in dialect.writer_settings
+            made = self._written[dialect.name] = (
+                dialect.configured(keep_extras=True) if keep else dialect
+            )
+        return made
 
     def settled(self, dialect: Any) -> ToDialect:
         """This target for the parts of a run, which all write one dialect: with
@@ -128,6 +150,7 @@ class ToDialect(Target):
             dialect.record_meta,
             self.writer if self.writer is not None else dialect,
             errors=run.errors,
+            writes=dialect.writes if self.writer is None else None,
         )
 
     def emit(self, run: Run, conversations: Iterator[Conversation], sink: Any) -> None:

@@ -34,6 +34,7 @@ def write_records(
     record_meta: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     target: Any = None,
     errors: Any = None,
+    writes: Callable[[Conversation], bool] | None = None,
 ) -> Iterator[bytes]:
     """Encoded JSON lines (or one document when ``as_json``) for the conversations.
 
@@ -44,7 +45,9 @@ def write_records(
     is the dialect or writer the records come from (for fast/, which writes the plain
     lines of some in blocks, through ``fast_hooks.written_batches``). ``errors`` (an
     ErrorLog) decides about a conversation the target cannot be written from: the run
-    stops (``--on-error fail``) or it is left out and reported (``skip``).
+    stops (``--on-error fail``) or it is left out and reported (``skip``). ``writes``
+    says whether a conversation record is written at all (``Dialect.writes``: an API's
+    request needs messages; the dialect says what it leaves out).
     """
     joiner = b"," if as_json else b"\n"
     pieces = _records(
@@ -56,6 +59,7 @@ def write_records(
         target,
         joiner,
         errors,
+        writes,
     )
     if not as_json:
         yield from pieces
@@ -77,10 +81,19 @@ def _records(
     target: Any,
     joiner: bytes,
     errors: Any = None,
+    writes: Callable[[Conversation], bool] | None = None,
 ) -> Iterator[bytes]:
     """Each record encoded (a block of several, joined by ``joiner``, from fast/)."""
     per_message: bool | None = None
     for conversation in conversations:
+        if writes is not None:  # (a conversation per record: its messages are listed)
+            if per_message is None and write_conversation is None:
+                per_message = message_per_line()
+            if write_conversation is not None or not per_message:
+                if not isinstance(conversation.messages, list):
+                    conversation = conversation.with_messages(list(conversation.messages))
+                if not writes(conversation):
+                    continue
         # dialects whose records are whole conversations (anthropic, gemini, sharegpt)
         try:
             whole = write_conversation(conversation) if write_conversation is not None else None
@@ -135,4 +148,5 @@ def write(
         write_conversation=target.write_conversation if target.conversation_records else None,
         record_meta=target.record_meta,
         target=target,
+        writes=target.writes,
     )

@@ -1,0 +1,384 @@
+"""Messages as an Anthropic Messages API request: what ``--to anthropic`` writes, and the
+``params`` of an anthropic-batch request.
+
+System messages are lifted to the top level, tool results sent as user-turn blocks and
+adjacent turns of one role merged, as the API requires. By default (``Writing.strict``)
+the request holds only what the API takes (the ``anthropic`` package's
+``MessageCreateParams``, 2.14.0): its fields with values of their kind, each block with its
+type's keys, images and documents from any provider's form; what has no home is left out
+and said: audio and video, reasoning that is not Anthropic's signed thinking (the API takes
+back only its own), a reader's fields. With ``keep_extras`` blocks go as they are, and a
+turn's own fields with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..model import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from .api import (
+    ASKED_REASONING,
+    DROP,
+    MESSAGE_FIELDS,
+    PART_FIELDS,
+    SETTING_VALUES,
+    Writing,
+    extras_named,
+    names,
+    without_streaming,
+)
+from .base import Conversation, Kept
+
+# the fields of a request (MessageCreateParams) and the kind of value each holds
+REQUEST_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "model": str,
+    "max_tokens": int,
+    "system": (str, list),
+    "metadata": dict,
+    "service_tier": str,
+    "stop_sequences": list,
+    "thinking": dict,
+    "tool_choice": dict,
+    "tools": list,
+    "container": (str, dict),
+    "output_config": dict,
+    "cache_control": dict,
+    "inference_geo": str,
+    "speed": str,
+    "diagnostics": dict,
+    "user_profile_id": str,
+    "workspace_id": str,
+}
+_SERVICE_TIERS = ("auto", "standard_only")
+# each block type's keys (the request's block params)
+_BLOCK_KEYS = {
+    "text": ("type", "text", "cache_control", "citations"),
+    "image": ("type", "source", "cache_control"),
+    "document": ("type", "source", "cache_control", "citations", "context", "title"),
+    "search_result": ("type", "content", "source", "title", "cache_control", "citations"),
+    "thinking": ("type", "thinking", "signature"),
+    "redacted_thinking": ("type", "data"),
+    "tool_use": ("type", "id", "name", "input", "cache_control"),
+    "tool_result": ("type", "tool_use_id", "content", "is_error", "cache_control"),
+    "server_tool_use": ("type", "id", "name", "input", "cache_control"),
+}
+# blocks of Anthropic's own server tools, taken back as they are
+_SERVER_RESULTS = frozenset(
+    {"web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result"}
+    | {"bash_code_execution_tool_result", "text_editor_code_execution_tool_result"}
+    | {"tool_search_tool_result", "container_upload"}
+)
+_IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+# additional_kwargs keys that are chatpipe's bookkeeping or written elsewhere
+_BOOKKEEPING = frozenset(("__openai_role__", "tool_calls", "cache_control", "source"))
+
+UNSIGNED = (
+    "reasoning that is not Anthropic's signed thinking (the API takes back only its own "
+    "thinking, with its signature)"
+)
+MEDIA = "audio, video and files Anthropic cannot take"
+NO_BLOCK = "content blocks with no Anthropic block"
+REFUSALS = Kept("refusals", "written as the assistant's text")
+
+
+def write_request(conversation: Conversation, writing: Writing | None = None) -> dict[str, Any]:
+    """The request of a conversation: system, turns, then its fields the API takes."""
+    from .tool_specs import for_target
+
+    writing = writing or Writing()
+    system, turns = write_turns(conversation.messages, writing)
+    held = ("messages", "system", conversation.messages_key)  # (where the source's were)
+    meta = {k: v for k, v in conversation.meta.items() if k not in held}
+    if writing.strict:
+        meta = request_fields(meta, writing)
+    elif "tools" in meta:  # other providers' tool lists, as Anthropic declares tools
+        meta["tools"] = for_target(meta["tools"], "anthropic")[0]
+    record: dict[str, Any] = {}
+    if system is not None:
+        record["system"] = system
+    record["messages"] = turns
+    record.update(meta)
+    return record
+
+
+def request_fields(meta: dict[str, Any], writing: Writing) -> dict[str, Any]:
+    """A conversation's fields the API takes: another provider's tools and tool choice in
+    Anthropic's form, values of the kind the API takes; the others said."""
+    from .tool_specs import api_choice, api_tools
+
+    kept = writing.fields(without_streaming(meta, writing), REQUEST_FIELDS.__contains__)
+    if kept.get("tools") is not None:
+        kept["tools"] = api_tools(kept["tools"], "anthropic", writing)
+    if kept.get("tool_choice") is not None:
+        kept["tool_choice"] = api_choice(kept["tool_choice"], "anthropic")
+    wrong = [
+        k
+        for k, v in kept.items()
+        if (v is None and meta.get(k) is not None and k != "tools")
+        or (v is not None and not isinstance(v, REQUEST_FIELDS[k]))
+        or (k == "service_tier" and v not in _SERVICE_TIERS)
+    ]
+    if wrong:
+        writing.left(SETTING_VALUES, None, names(wrong))
+    return {k: v for k, v in kept.items() if k not in wrong and v is not None}
+
+
+def write_turns(
+    messages: Iterable[AnyMessage], writing: Writing | None = None
+) -> tuple[Any, list[dict[str, Any]]]:
+    """(system, turns) for a request: system lifted, tool results in user turns, same-role
+    turns merged."""
+    return _Turns(writing or Writing()).write(messages)
+
+
+def _as_blocks(content: Any) -> list[Any]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+class _Turns:
+    def __init__(self, writing: Writing) -> None:
+        self.writing = writing
+        self.system: Any = None
+        self.turns: list[dict[str, Any]] = []
+        self.index = 0
+
+    def write(self, messages: Iterable[AnyMessage]) -> tuple[Any, list[dict[str, Any]]]:
+        for self.index, message in enumerate(messages):
+            if isinstance(message, SystemMessage):
+                text = (
+                    self.content(message, system=True) if self.writing.strict else message.content
+                )
+                self.system = (
+                    text if self.system is None else _as_blocks(self.system) + _as_blocks(text)
+                )
+            elif isinstance(message, AIMessage):
+                self.assistant(message)
+            elif isinstance(message, ToolMessage):
+                self.add("user", [self.tool_result(message)], message)
+            else:
+                self.add("user", self.content(message), message)
+        return self.system, self.turns
+
+    def add(self, role: str, content: Any, message: AnyMessage) -> None:
+        turns = self.turns
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"] = _as_blocks(turns[-1]["content"]) + _as_blocks(content)
+            self.fields(message, None)
+        else:
+            turns.append({"role": role, "content": content})
+            self.fields(message, turns[-1])
+
+    def fields(self, message: AnyMessage, turn: dict[str, Any] | None) -> None:
+        """A turn's own fields a reader kept: said, or (``keep_extras``) written on the
+        turn they began."""
+        found = {k: v for k, v in message.additional_kwargs.items() if k not in _BOOKKEEPING}
+        if self.writing.strict:
+            if found:
+                self.writing.left(MESSAGE_FIELDS, self.index, names(map(extras_named, found)))
+        elif turn is not None and not isinstance(message, ToolMessage):
+            turn.update({k: v for k, v in found.items() if k not in turn})
+
+    def assistant(self, message: AIMessage) -> None:
+        content = self.content(message)
+        blocks = (
+            [{"type": "text", "text": content}]
+            if isinstance(content, str) and content
+            else ([] if isinstance(content, str) else content)
+        )
+        present = {
+            b.get("id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"
+        }
+        for call in message.tool_calls:
+            if call["id"] not in present:
+                blocks.append(
+                    {
+                        "type": "tool_use",
+                        "id": call["id"],
+                        "name": call["name"],
+                        "input": call["args"],
+                    }
+                )
+        if not message.tool_calls and isinstance(content, str):
+            self.add("assistant", content, message)
+        else:
+            self.add("assistant", blocks, message)
+
+    def tool_result(self, message: ToolMessage) -> dict[str, Any]:
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": message.tool_call_id,
+            "content": self.content(message, result=True),
+        }
+        if message.status == "error":
+            block["is_error"] = True
+        block.update(
+            {k: v for k, v in message.additional_kwargs.items() if k in ("cache_control",)}
+        )
+        return block
+
+    def content(self, message: AnyMessage, system: bool = False, result: bool = False) -> Any:
+        content = message.content
+        if isinstance(content, str):
+            return content
+        if not self.writing.strict:
+            return [_faithful(b) for b in content]
+        blocks = [self.taken(b, message, system, result) for b in content]
+        return [b for b in blocks if b is not None]
+
+    def taken(self, block: Any, message: AnyMessage, system: bool, result: bool) -> Any:
+        """A block as the API takes it here, or None, said."""
+        if isinstance(block, str):
+            return {"type": "text", "text": block} if block else None
+        if not isinstance(block, dict):
+            self.writing.left(NO_BLOCK, self.index, type(block).__name__)
+            return None
+        kind = block.get("type")
+        if kind in ("reasoning", "thinking", "redacted_thinking"):
+            return self.reasoning(block, message, system or result)
+        if kind in ("tool_use", "function_call") and isinstance(message, AIMessage):
+            return self.own(block) if kind == "tool_use" else None  # (its call: tool_calls)
+        if kind == "refusal" and isinstance(block.get("refusal"), str):
+            self.writing.left(REFUSALS, self.index)
+            return {"type": "text", "text": block["refusal"]}
+        made = _block(block)
+        kind = made.get("type") if isinstance(made, dict) else None
+        if kind == "text" and not made.get("text"):
+            return None  # (an empty text block: the API refuses it, and it holds nothing)
+        allowed = ("text",) if system else ("text", "image", "document", "search_result")
+        if kind in allowed and _complete(made) and (not result or kind != "document"):
+            return self.own(made)
+        if kind in _SERVER_RESULTS and isinstance(message, AIMessage) and not result:
+            return made
+        what = "an image of another type" if kind == "image" else str(kind)
+        media = kind in ("image", "document", "audio", "video", "file", "input_audio")
+        self.writing.left(MEDIA if media else NO_BLOCK, self.index, what)
+        return None
+
+    def own(self, block: dict[str, Any]) -> dict[str, Any]:
+        """A block with its type's keys (the rest said: a standard block's extras)."""
+        keys = _BLOCK_KEYS.get(block.get("type"), ())  # type: ignore[arg-type]
+        left = [k for k in block if k not in keys]
+        if left:
+            extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
+            named = [k for k in left if k != "extras"] + list(extras or {})
+            self.writing.left(PART_FIELDS, self.index, names(named or left))
+        return {k: v for k, v in block.items() if k in keys}
+
+    def reasoning(self, block: dict[str, Any], message: AnyMessage, elsewhere: bool) -> Any:
+        """Thinking the API takes back: Anthropic's own, signed (or redacted); other
+        reasoning left out, said."""
+        writing = self.writing
+        if writing.reasoning == DROP:
+            writing.left(ASKED_REASONING, self.index)
+            return None
+        made = _block(block)
+        signed = made.get("type") == "redacted_thinking" or made.get("signature")
+        if not signed or elsewhere or not isinstance(message, AIMessage):
+            writing.left(UNSIGNED, self.index)
+            return None
+        return {k: v for k, v in made.items() if k in _BLOCK_KEYS[made["type"]]}
+
+
+def _faithful(block: Any) -> Any:
+    """A block as ``keep_extras`` writes it: images of other forms and reasoning made
+    Anthropic's, every other block as it is."""
+    if isinstance(block, str):
+        return {"type": "text", "text": block}
+    kind = block.get("type")
+    if kind == "image" and "source" not in block and ("url" in block or "base64" in block):
+        return _media(block)
+    if kind in ("image_url", "text-plain", "reasoning"):
+        return _block(block)
+    return block
+
+
+def _complete(block: dict[str, Any]) -> bool:
+    """Whether an image or document has the source the API asks for."""
+    if block.get("type") not in ("image", "document"):
+        return True
+    source = block.get("source")
+    if not isinstance(source, dict):
+        return False
+    if block["type"] == "image" and source.get("type") == "base64":
+        return source.get("media_type") in _IMAGE_TYPES and isinstance(source.get("data"), str)
+    needs = {"base64": "data", "url": "url", "file": "file_id", "text": "data"}.get(
+        source.get("type")  # type: ignore[arg-type]
+    )
+    return needs is not None and isinstance(source.get(needs), str)
+
+
+def _block(block: Any) -> Any:
+    """A block of any provider's form as Anthropic's (other kinds as they are)."""
+    if isinstance(block, str):
+        return {"type": "text", "text": block}
+    kind = block.get("type")
+    if kind == "image_url":
+        image = block.get("image_url")
+        return _image(image.get("url") if isinstance(image, dict) else image)
+    if kind in ("image", "file") and "source" not in block:
+        return _media(block)
+    if kind == "file" and isinstance(block.get("file"), dict):  # Chat Completions' file part
+        file = block["file"]
+        made = _source_of(file.get("file_data"), file.get("file_id"), "document")
+        if isinstance(file.get("filename"), str):
+            made["title"] = file["filename"]
+        return made
+    if kind == "text-plain":
+        from ..model.blocks import text_file  # (its TypedDicts: loaded when a file is met)
+
+        name, text = text_file(block)
+        if text is not None:  # Anthropic's plain-text document
+            document: dict[str, Any] = {
+                "type": "document",
+                "source": {"type": "text", "media_type": "text/plain", "data": text},
+            }
+            if name:
+                document["title"] = name
+            return document
+    if kind == "reasoning":
+        return {
+            "type": "thinking",
+            "thinking": block.get("reasoning", ""),
+            "signature": (block.get("extras") or {}).get("signature", ""),
+        }
+    if kind in ("json",) and "json" in block:
+        from ..io.jsontext import json_text
+
+        return {"type": "text", "text": json_text(block["json"])}
+    return block
+
+
+def _media(block: dict[str, Any]) -> dict[str, Any]:
+    """A standard image or file block (url, base64 or file id) as an image or document."""
+    kind = "image" if block["type"] == "image" else "document"
+    if "url" in block:
+        return {"type": kind, "source": {"type": "url", "url": block["url"]}}
+    if "base64" in block:
+        mime = block.get("mime_type")
+        if kind == "document" and mime == "text/plain":
+            import base64
+
+            data = base64.b64decode(block["base64"] or "").decode("utf-8", "replace")
+            return {"type": kind, "source": {"type": "text", "media_type": mime, "data": data}}
+        source = {"type": "base64", "media_type": mime, "data": block["base64"]}
+        return {"type": kind, "source": source}
+    if "file_id" in block:
+        return {"type": kind, "source": {"type": "file", "file_id": block["file_id"]}}
+    return block
+
+
+def _source_of(data: Any, file_id: Any, kind: str) -> dict[str, Any]:
+    if isinstance(data, str) and data.startswith("data:") and ";base64," in data:
+        head, payload = data[5:].split(";base64,", 1)
+        return {"type": kind, "source": {"type": "base64", "media_type": head, "data": payload}}
+    if isinstance(file_id, str):
+        return {"type": kind, "source": {"type": "file", "file_id": file_id}}
+    return {"type": kind}
+
+
+def _image(url: Any) -> dict[str, Any]:
+    if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
+        head, data = url[5:].split(";base64,", 1)
+        return {"type": "image", "source": {"type": "base64", "media_type": head, "data": data}}
+    return {"type": "image", "source": {"type": "url", "url": url}}

@@ -1,0 +1,130 @@
+"""What the writers of an API's wire format share (docs/adding-a-dialect.md, "Writing for
+an API"): their settings, the kinds of what they leave out, and the one way they say it.
+
+A dialect whose records are an API's input declares ``api`` (what they are the input of:
+"Anthropic Messages"); its writer's default output holds only what that API takes. What
+it leaves out (a conversation's own fields, a reader's bookkeeping, reasoning where the
+API has no field for it, media it cannot take) it says as it writes, through
+``Writing.left``: a kind, said once per run, the message it was left out of (None for a
+conversation's own fields) and what was left out, by name, which ``-v`` lists.
+``--keep-extras`` (``Writing.keep_extras``) writes the faithful superset instead, for
+chatpipe to read back. ``--reasoning`` (``Writing.reasoning``) says where reasoning goes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+# --reasoning: the API's own field where it has one (signed Anthropic thinking, Gemini
+# thought parts, Responses reasoning items; Chat Completions has none); left out everywhere;
+# or, for Chat Completions, the ``reasoning_content`` field that OpenAI-compatible servers
+# (DeepSeek, vLLM, OpenRouter) take
+FIELD, DROP, REASONING_CONTENT = "field", "drop", "reasoning-content"
+REASONING = (FIELD, DROP, REASONING_CONTENT)
+# the settings every API dialect's writer takes (``Dialect.writer_settings``)
+SETTINGS = ("keep_extras", "reasoning")
+
+# kinds of what an API writer leaves out, said once a run each (with what, by name, -v)
+CONVERSATION_FIELDS = "conversation fields the API does not take"
+MESSAGE_FIELDS = "message fields the API does not take"
+PART_FIELDS = "content-part fields the API does not take"
+TOOL_FIELDS = "tool fields the API does not take"
+SETTING_VALUES = "settings whose values the API does not take"
+ASKED_REASONING = "reasoning (left out, as --reasoning drop asks)"
+EMPTIED = "turns that held nothing the API takes (left out whole)"
+NO_REQUEST = "conversations with no turns to send (no request is written for them)"
+STREAMING = "streaming settings (stream, stream_options: the sender chooses how answers come)"
+_STREAMING = ("stream", "stream_options")
+
+
+class Writing:
+    """One writer's settings, and where it says what it leaves out: ``report`` (a
+    LossReport of the run, or None when no one listens) takes ``note(kind, message,
+    detail)``."""
+
+    __slots__ = ("keep_extras", "reasoning", "report")
+
+    def __init__(
+        self, keep_extras: bool = False, reasoning: str = FIELD, report: Any = None
+    ) -> None:
+        self.keep_extras, self.reasoning, self.report = keep_extras, reasoning, report
+
+    def __reduce__(self) -> Any:  # (sent to workers without the run's report)
+        return Writing, (self.keep_extras, self.reasoning)
+
+    def heard_by(self, report: Any) -> Writing:
+        return Writing(self.keep_extras, self.reasoning, report)
+
+    @property
+    def strict(self) -> bool:
+        """Whether only what the API takes is written (the default)."""
+        return not self.keep_extras
+
+    def left(self, kind: str, message: int | None = None, detail: str | None = None) -> None:
+        """Say that ``kind`` was left out of message ``message`` (its index among those
+        the writer was given; None: of the conversation), ``detail`` naming what."""
+        if self.report is not None:
+            self.report.note(kind, message, detail)
+
+    def fields(
+        self,
+        record: dict[str, Any],
+        taken: Callable[[str], bool] | frozenset[str],
+        kind: str = CONVERSATION_FIELDS,
+        message: int | None = None,
+    ) -> dict[str, Any]:
+        """``record`` with only the keys the API takes (``taken``: their set, or a test
+        of a key); the others said, by name, once for the record. With ``keep_extras``,
+        ``record`` as it is."""
+        if self.keep_extras:
+            return record
+        test = taken.__contains__ if isinstance(taken, frozenset) else taken
+        kept, left = {}, []
+        for key, value in record.items():
+            if test(key):
+                kept[key] = value
+            elif value is not None:
+                left.append(key)
+        if left:
+            self.left(kind, message, names(left))
+        return kept
+
+
+def without_streaming(meta: dict[str, Any], writing: Writing) -> dict[str, Any]:
+    """A conversation's fields without its streaming settings, said (a request written
+    for sending is sent as its sender chooses; a batch's requests take none)."""
+    if writing.keep_extras or not any(meta.get(k) is not None for k in _STREAMING):
+        return meta
+    writing.left(STREAMING, None, names(k for k in _STREAMING if meta.get(k) is not None))
+    return {k: v for k, v in meta.items() if k not in _STREAMING}
+
+
+def names(keys: Iterable[Any]) -> str:
+    """What was left out, as ``-v`` lists it: the names in their order, once each."""
+    return ", ".join(dict.fromkeys(map(str, keys)))
+
+
+def extras_named(key: str) -> str:
+    """A key of ``additional_kwargs`` as ``-v`` names it: a reader's own fields (its
+    ``extras_key``) by the dialect that read them."""
+    from .registry import extras_keys
+
+    owner = extras_keys().get(key)
+    return f"{key} (the {owner} record's own fields)" if owner is not None else key
+
+
+def reasoning_text(blocks: Iterable[Any]) -> str:
+    """The text of reasoning blocks (standard ``reasoning``, Anthropic ``thinking``)."""
+    texts = []
+    for block in blocks:
+        if isinstance(block, dict):
+            text = block.get("reasoning") if block.get("type") == "reasoning" else None
+            if block.get("type") == "thinking":
+                text = block.get("thinking")
+            if isinstance(text, str) and text:
+                texts.append(text)
+    return "\n\n".join(texts)
+
+
+REASONING_TYPES = frozenset(("reasoning", "thinking", "redacted_thinking"))
