@@ -115,7 +115,7 @@ def test_openai_logs_round_trip_losslessly(messages, as_rows):
     else:
         text = "".join(json.dumps(m) + "\n" for m in messages)
     for command in (
-        ("convert", "--to", "openai"),
+        ("convert", "--to", "openai", "--keep-extras"),  # (faithful: what its reader kept)
         ("openai", "--keep-fields", "--text-format", "keep"),
     ):
         result = cli(*command, input=text)
@@ -136,7 +136,7 @@ def test_samples_round_trip(tmp_path):
         "mellea__mellea_req_multi_turn.json",
     ):
         path = FIXTURES / name
-        result = cli("convert", "--to", "openai", str(path))
+        result = cli("convert", "--to", "openai", "--keep-extras", str(path))
         assert result.exit_code == 0
         text = path.read_text(encoding="utf-8")
         original = (
@@ -145,6 +145,14 @@ def test_samples_round_trip(tmp_path):
             else [json.loads(text)]
         )
         assert lines(result.stdout) == original
+    # a fine-tuning file the API takes as it is: the same rows by default, nothing said
+    path = FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"
+    result = cli("convert", "--to", "openai", str(path))
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout == "".join(
+        json.dumps(json.loads(line), separators=(",", ":"), ensure_ascii=False) + "\n"
+        for line in path.read_text().splitlines()
+    )
 
 
 @pytest.mark.parametrize(

@@ -222,7 +222,7 @@ def test_losses_keep_their_message_numbers(tmp_path):
         run = execute(job, _Sink(), Engine(jobs))
         found.append(run.losses.cases)
     assert found[0] == found[1] and found[0]
-    assert [index for _, index in next(iter(found[0].values()))] == [5, 6000, 9990]
+    assert [index for _, index, _ in next(iter(found[0].values()))] == [5, 6000, 9990]
 
 
 class _Sink:

@@ -315,15 +315,12 @@ def test_the_pinned_versions_are_the_ones_installed():
 
 # --- every fixture, every API target -----------------------------------------------------
 
-# records validated today per target (2026-12-02: openai 362 as Chat Completions and as
-# fine-tuning rows; openai-responses, anthropic, gemini, the batches 282 to 287): the floor
-# keeps a test from passing on nothing when a target or the fixtures go missing
+# records validated per target (#48's writers: openai 360 as Chat Completions and 359 as
+# fine-tuning rows; openai-responses, anthropic, gemini and the batches 281 each, a
+# conversation with no turns writing no request): the floor keeps a test from passing on
+# nothing when a target or the fixtures go missing
 FLOOR = 250
 API_TARGETS = [pytest.param(t, id="+".join(c for c, _ in t[2])) for t in ps.targets()]
-
-
-class ProblemsFound(AssertionError):
-    """Records an API would refuse: what #48's writers fix (the test's expected failure)."""
 
 
 def test_the_conversions_are_what_the_command_writes():
@@ -348,9 +345,6 @@ def test_the_api_targets_are_all_there():
     } <= names
 
 
-# writers fixed by #48: a record refused raises ProblemsFound, the expected failure; any
-# other (the floor, a fixture that stopped being read) fails the test
-@pytest.mark.xfail(strict=False, raises=ProblemsFound, reason="writers fixed by #48")
 @pytest.mark.parametrize("target", API_TARGETS)
 def test_every_fixture_converted_to_an_api_target_is_accepted(target):
     rows, unread = ps.measure(ps.fixture_files(), [target])
@@ -369,7 +363,5 @@ def test_every_fixture_converted_to_an_api_target_is_accepted(target):
         for fixture, check, number, found in rows
         for path, message in found
     ]
-    if problems:
-        print("\n".join(problems))
-        refused = sum(1 for r in rows if r[3])
-        raise ProblemsFound(f"{refused} of {len(rows)} records refused, {len(problems)} problems")
+    refused = sum(1 for r in rows if r[3])
+    assert not problems, f"{refused} of {len(rows)} records refused:\n" + "\n".join(problems)

@@ -509,9 +509,20 @@ def test_anthropic_writer_takes_every_kind_of_image_reasoning_and_failed_tools()
             {"type": "tool", "content": "boom", "tool_call_id": "c1", "status": "error"},
         ]
     )
-    code, out, err = _cli("convert", "--to", "anthropic", "-", input=log + "\n")
+    # (--keep-extras: another model's reasoning as a thinking block, which the API would
+    # refuse without Anthropic's signature; by default it is left out, and said)
+    code, out, err = _cli("convert", "--to", "anthropic", "--keep-extras", "-", input=log + "\n")
     assert (code, err) == (0, "")
-    assert json.loads(out) == {
+    written = json.loads(out)
+    code, strict, err = _cli("convert", "--to", "anthropic", "-", input=log + "\n")
+    assert (code, err) == (
+        0,
+        "chatpipe: warning: anthropic cannot hold reasoning that is not Anthropic's signed "
+        "thinking (the API takes back only its own thinking, with its signature): left out of "
+        "1 message (-v lists them)\n",
+    )
+    assert json.loads(strict)["messages"][1]["content"] == written["messages"][1]["content"][1:]
+    assert written == {
         "system": [{"type": "text", "text": "Be brief."}, {"type": "text", "text": "Also kind."}],
         "messages": [
             {
@@ -670,13 +681,14 @@ def test_a_responses_stream_cut_before_completion_keeps_the_items_that_finished(
         .splitlines()
     )
     assert json.loads(lines[-1])["type"] == "response.completed"
-    whole = json.loads(_cli("convert", "--to", "openai", "-", input="\n".join(lines))[1])
+    # (--keep-extras: the response's status with the messages)
+    keep = ("--to", "openai", "--keep-extras")
+    whole = json.loads(_cli("convert", *keep, "-", input="\n".join(lines))[1])
     code, out, err = _cli(
         "convert",
         "--from",
         "openai-responses-stream",
-        "--to",
-        "openai",
+        *keep,
         "-",
         input="\n".join(lines[:-1]),
     )
@@ -718,7 +730,15 @@ def test_gemini_writer_parts_of_every_kind():
             },
         ]
     )
+    # by default a block with no part is left out, and said (with --keep-extras, JSON text)
     code, out, err = _cli("convert", "--to", "gemini", "-", input=log + "\n")
+    assert code == 0
+    assert err == (
+        "chatpipe: warning: gemini cannot hold content blocks with no Gemini part: left out of "
+        "1 message (mystery; -v lists them)\n"
+    )
+    assert '"mystery"' not in out
+    code, out, err = _cli("convert", "--to", "gemini", "--keep-extras", "-", input=log + "\n")
     assert code == 0
     assert err == (
         "chatpipe: warning: gemini cannot hold blocks with no Gemini part (written as JSON text): "

@@ -311,8 +311,13 @@ def test_double_encoded_arguments_are_reported_and_written_back_as_they_came():
     raw = json.loads(path.read_text())["messages"][2]["tool_calls"][0]["function"]["arguments"]
     [row] = [json.loads(line) for line in run("openai", "--keep-fields", path)[1].splitlines()]
     assert row["messages"][2]["tool_calls"][0]["function"]["arguments"] == raw
-    [row] = [json.loads(line) for line in run("convert", "--to", "openai", path)[1].splitlines()]
+    keep = ("convert", "--to", "openai", "--keep-extras")
+    [row] = [json.loads(line) for line in run(*keep, path)[1].splitlines()]
     assert row["messages"][2]["tool_calls"][0]["function"]["arguments"] == raw
+    # a request for the API: the arguments as JSON text of the object they mean, once
+    [row] = [json.loads(line) for line in run("convert", "--to", "openai", path)[1].splitlines()]
+    arguments = row["messages"][2]["tool_calls"][0]["function"]["arguments"]
+    assert json.loads(arguments) == json.loads(json.loads(raw))
     [row] = [json.loads(line) for line in run("openai", path)[1].splitlines()]
     assert json.loads(row["messages"][2]["tool_calls"][0]["function"]["arguments"]) == {
         "file_path": "plan.md",
@@ -406,7 +411,7 @@ def test_every_stream_dialect_forced_on_records_of_another_kind_says_so():
 
 def test_trl_preference_rows_read_prompt_and_chosen_as_the_conversation():
     path = FIXTURES / "hf_preference__documented_trl_conversational.jsonl"
-    code, out, err = run("convert", "-v", "--to", "openai", path)
+    code, out, err = run("convert", "-v", "--to", "openai", "--keep-extras", path)
     assert code == 0, err
     assert "openai (jsonl, conversation per record)" in err
     explicit, implicit = (json.loads(line) for line in out.splitlines())
@@ -420,6 +425,13 @@ def test_trl_preference_rows_read_prompt_and_chosen_as_the_conversation():
         "messages": [asked, blue],
         "rejected": [asked, {"role": "assistant", "content": "It is green."}],
     }
+    # a row the API takes holds the conversation; the rejected answer is said
+    code, out, err = run("convert", "--to", "openai", path)
+    assert [json.loads(line) for line in out.splitlines()] == [{"messages": [asked, blue]}] * 2
+    assert err == (
+        "chatpipe: warning: openai cannot hold conversation fields the API does not take: left "
+        "out of 2 conversations (rejected; -v lists them)\n"
+    )
 
 
 MARKDOWN_BLOCKS = {

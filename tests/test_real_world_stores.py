@@ -232,9 +232,15 @@ def test_openai_writes_processor_images_as_image_parts(tmp_path):
 def test_processor_video_becomes_a_gemini_file_part():
     path = fixture("hf_messages__documented_processor_media_parts.jsonl")
     code, out, err = run("convert", "--to", "gemini", path)
-    assert (code, err) == (0, "")
+    # the processor's sizes have no field of Gemini's, its frame rate has
+    assert (code, err) == (
+        0,
+        "chatpipe: warning: gemini cannot hold content-part fields the API does not take: left "
+        "out of 1 message (resized_height, resized_width, max_pixels; -v lists them)\n",
+    )
     parts = json.loads(out.splitlines()[1])["contents"][0]["parts"]
     assert parts[1]["fileData"] == {"fileUri": "file:///path/to/video1.mp4"}
+    assert parts[1]["videoMetadata"] == {"fps": 1.0}
 
 
 # -- JSONL whose every line is a bare array of messages -------------------------------------

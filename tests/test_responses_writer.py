@@ -24,7 +24,7 @@ def cli(*args, input=None):
 def test_a_request_chatpipe_reads_is_written_as_the_same_request(path, tmp_path):
     code, read, err = cli("convert", str(path))
     assert (code, err) == (0, "")
-    code, written, err = cli("convert", "--to", "openai-responses", str(path))
+    code, written, err = cli("convert", "--to", "openai-responses", "--keep-extras", str(path))
     assert (code, err) == (0, "")
     again = tmp_path / "again.jsonl"
     again.write_text(written)
@@ -32,46 +32,51 @@ def test_a_request_chatpipe_reads_is_written_as_the_same_request(path, tmp_path)
     assert (code, err, reread) == (0, "", read)
 
 
+EVERY_ITEM = {
+    "model": "gpt-x",
+    "instructions": "Be brief.",
+    "input": [
+        "a bare string item",
+        {"role": "developer", "content": "Use tools.", "id": "d1"},
+        {"role": "system", "content": "sys"},
+        {
+            "type": "message",
+            "role": "assistant",
+            "id": "msg_1",
+            "status": "completed",
+            "content": [
+                {"type": "output_text", "text": "x", "annotations": []},
+                {"type": "refusal", "refusal": "no"},
+                {"type": "mystery_part", "v": 1},
+            ],
+        },
+        {"type": "custom_tool_call", "call_id": "ct1", "name": "sh", "input": "ls"},
+        {"type": "custom_tool_call_output", "call_id": "ct1", "output": "a b"},
+        {"type": "web_search_call", "id": "ws1", "status": "completed"},
+        {
+            "type": "reasoning",
+            "id": "rs_1",
+            "summary": [{"type": "summary_text", "text": "think"}],
+            "encrypted_content": "gAAA",
+        },
+        {
+            "type": "function_call",
+            "id": "fc_1",
+            "call_id": "call_1",
+            "name": "f",
+            "arguments": '{"a": 1}',
+            "status": "completed",
+        },
+        {"type": "function_call_output", "call_id": "call_1", "output": "one"},
+    ],
+}
+
+
 def test_every_kind_of_item_is_written_back():
-    request = {
-        "model": "gpt-x",
-        "instructions": "Be brief.",
-        "input": [
-            "a bare string item",
-            {"role": "developer", "content": "Use tools.", "id": "d1"},
-            {"role": "system", "content": "sys"},
-            {
-                "type": "message",
-                "role": "assistant",
-                "id": "msg_1",
-                "status": "completed",
-                "content": [
-                    {"type": "output_text", "text": "x", "annotations": []},
-                    {"type": "refusal", "refusal": "no"},
-                    {"type": "mystery_part", "v": 1},
-                ],
-            },
-            {"type": "custom_tool_call", "call_id": "ct1", "name": "sh", "input": "ls"},
-            {"type": "custom_tool_call_output", "call_id": "ct1", "output": "a b"},
-            {"type": "web_search_call", "id": "ws1", "status": "completed"},
-            {
-                "type": "reasoning",
-                "id": "rs_1",
-                "summary": [{"type": "summary_text", "text": "think"}],
-                "encrypted_content": "gAAA",
-            },
-            {
-                "type": "function_call",
-                "id": "fc_1",
-                "call_id": "call_1",
-                "name": "f",
-                "arguments": '{"a": 1}',
-                "status": "completed",
-            },
-            {"type": "function_call_output", "call_id": "call_1", "output": "one"},
-        ],
-    }
-    code, out, err = cli("convert", "--to", "openai-responses", "-", input=json.dumps(request))
+    request = EVERY_ITEM
+    code, out, err = cli(
+        "convert", "--to", "openai-responses", "--keep-extras", "-", input=json.dumps(request)
+    )
     assert (code, err) == (0, "")
     assert json.loads(out) == {
         "model": "gpt-x",
@@ -113,12 +118,49 @@ def test_every_kind_of_item_is_written_back():
     }
 
 
+def test_by_default_each_item_holds_only_what_the_api_takes_and_the_rest_is_said():
+    code, out, err = cli("convert", "--to", "openai-responses", "-", input=json.dumps(EVERY_ITEM))
+    assert code == 0
+    items = json.loads(out)["input"]
+    # an easy message takes no id; the part no Responses content has, and the web search
+    # logged without the action the API needs, are left out; the rest as it came
+    assert items[1] == {"role": "developer", "content": "Use tools."}
+    assert items[3]["content"] == [
+        {"type": "output_text", "text": "x", "annotations": []},
+        {"type": "refusal", "refusal": "no"},
+    ]
+    assert [i.get("type") for i in items] == [
+        None,
+        None,
+        None,
+        "message",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+    ]
+    assert err == (
+        "chatpipe: warning: openai-responses cannot hold message fields the API does not "
+        "take: left out of 1 message (id; -v lists them)\n"
+        "chatpipe: warning: openai-responses cannot hold content blocks with no Responses "
+        "part: left out of 1 message (mystery_part; -v lists them)\n"
+        "chatpipe: warning: openai-responses cannot hold built-in tool items without what the "
+        "API needs to take them back: left out of 1 message (web_search_call without action; "
+        "-v lists them)\n"
+    )
+
+
 def test_a_chat_log_becomes_a_request_with_its_system_turn_as_instructions():
     path = FIXTURES / "openai_chat__pydanticai_req_system_tools_tool_result.json"
     code, out, err = cli("convert", "--to", "openai-responses", str(path))
-    assert (code, err) == (0, "")
+    assert (code, err) == (
+        0,
+        "chatpipe: warning: openai-responses cannot hold conversation fields the API does not "
+        "take: left out of 1 conversation (n; -v lists them)\n",
+    )
     assert out == (
-        '{"model":"gpt-4.1-mini","n":1,"stream":false,"tool_choice":"auto","tools":[{"type":'
+        '{"model":"gpt-4.1-mini","stream":false,"tool_choice":"auto","tools":[{"type":'
         '"function","description":"","name":"get_temperature","parameters":{"additionalProperties"'
         ':false,"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"},'
         '"strict":true}],"instructions":"You are a helpful assistant.","input":[{"role":"user",'
@@ -180,8 +222,13 @@ def test_media_and_files_become_input_parts():
         {
             "role": "user",
             "content": [
-                {"type": "input_image", "image_url": "data:image/png;base64,iVBO"},
-                {"type": "input_image", "file_id": "file-1"},
+                # (detail: the API's own default, which its type asks for)
+                {
+                    "type": "input_image",
+                    "image_url": "data:image/png;base64,iVBO",
+                    "detail": "auto",
+                },
+                {"type": "input_image", "file_id": "file-1", "detail": "auto"},
                 {"type": "input_file", "file_url": "https://e.x/a.pdf", "filename": "a.pdf"},
                 {"type": "input_file", "file_data": "data:application/pdf;base64,JVBE"},
                 {"type": "input_image", "image_url": "https://e.x/b.png", "detail": "low"},
@@ -194,14 +241,31 @@ def test_media_and_files_become_input_parts():
 
 def test_what_the_responses_api_cannot_hold_is_said():
     path = FIXTURES / "anthropic_messages__pydanticai_req_redacted_thinking_history.json"
-    code, _, err = cli("convert", "--to", "openai-responses", str(path))
+    code, out, err = cli("convert", "--to", "openai-responses", str(path))
     assert code == 0
+    # (Anthropic's max_tokens is the Responses API's max_output_tokens)
+    assert json.loads(out)["max_output_tokens"] == json.loads(path.read_text())["max_tokens"]
     assert err == (
         "chatpipe: warning: openai-responses cannot hold another model's redacted thinking: "
         "left out of 1 message (-v lists them)\n"
+        "chatpipe: warning: openai-responses cannot hold conversation fields the API does not "
+        "take: left out of 1 conversation (thinking; -v lists them)\n"
     )
     path = FIXTURES / "anthropic_messages__pydanticai_req_thinking_text_tool_use_tool_result.json"
     code, out, err = cli("convert", "--to", "openai-responses", str(path))
+    assert code == 0
+    assert (
+        "chatpipe: warning: openai-responses cannot hold reasoning that is not a Responses "
+        "reasoning item (the API takes back only its own, by id with its encrypted content): "
+        "left out of 1 message (-v lists them)\n"
+    ) in err
+    items = json.loads(out)["input"]  # (the turn's text, then its call)
+    assert [(i.get("type"), i.get("role")) for i in items][1:3] == [
+        (None, "assistant"),
+        ("function_call", None),
+    ]
+    # with --keep-extras, written as a reasoning item of its text, and said so
+    code, out, err = cli("convert", "--to", "openai-responses", "--keep-extras", str(path))
     assert code == 0
     assert err == (
         "chatpipe: warning: reasoning that is not a Responses reasoning item in 1 message: "

@@ -63,6 +63,10 @@ def test_convert_says_which_built_in_tools_it_left_out():
         "chatpipe: warning: openai cannot hold tools that are not functions (googleSearch): "
         "left out of 1 conversation",
         "chatpipe:   conversation 1",
+        # (Gemini's own settings: no field of a row's)
+        "chatpipe: warning: openai cannot hold conversation fields the API does not take: "
+        "left out of 1 conversation",
+        "chatpipe:   conversation 1: generationConfig",
     ]
 
 

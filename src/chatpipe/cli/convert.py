@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from ..formats.registry import DEFAULT, writable
+from ..formats.api import REASONING
+from ..formats.registry import DEFAULT, api_dialects, writable
 from ..pipeline.job import Job
 from .command import ReadingOptions, command
-from .options import AsJson, opt
+from .options import AsJson, choices, opt
 from .runtime import execute
+
+APIS = api_dialects()  # (the dialects that are an API's wire format)
 
 
 @command("group_by", "output", "records", "engine")
@@ -35,12 +38,33 @@ def convert(
         "N",
         min=1,
     ) = None,
+    keep_extras: opt(
+        "--keep-extras",
+        f"--to an API's format ({', '.join(APIS)}): also write what the API does not take "
+        "(titles, ids, readers' fields), for chatpipe to read back; by default such output "
+        "holds only what the API takes.",
+        bool,
+    ) = False,
+    reasoning: opt(
+        "--reasoning",
+        "--to an API's format: reasoning in the API's own field (field: signed Anthropic "
+        "thinking, Gemini thought parts, Responses reasoning items; Chat Completions has "
+        "none, so it is left out), left out everywhere (drop), or, --to openai, as the "
+        "reasoning_content that DeepSeek, vLLM and OpenRouter take (reasoning-content).",
+        str | None,
+        "|".join(REASONING),
+        autocompletion=choices(*REASONING),
+    ) = None,
 ) -> None:
     """Convert a chat log to another dialect (canonical JSONL by default).
 
     The input dialect and shape are detected; a message-per-line log stays message per
     line, a conversation-per-record file stays one conversation per line. Exports that
     branch (ChatGPT, Claude.ai) give their active branch; --branch all gives every path.
+
+    An API's format (--keep-extras names them) is written as requests that API takes:
+    what it does not take is left out and said on stderr (-v says where and what);
+    --keep-extras writes it all, and chatpipe validate --as checks a file.
 
     Examples:
 
@@ -50,6 +74,7 @@ def convert(
       chatpipe convert --to openai --jobs 2 sharegpt_rows.jsonl > train.jsonl
       chatpipe convert --to html --branch all conversations.json -o chats.html
       chatpipe convert --to html --output-dir chats/ conversations.json
+      chatpipe convert --to anthropic --reasoning drop session.jsonl > requests.jsonl
       chatpipe convert --to openai-batch --model gpt-4.1-mini train.jsonl -o batch_in.jsonl
       chatpipe convert --to openai batch_in.jsonl batch_out.jsonl
       chatpipe convert --to openai --engine dask --jobs 2 --output-dir out/ 'shards/*.jsonl'
@@ -57,6 +82,7 @@ def convert(
     # what the target could not hold is reported after a run that ends well; a run that
     # fails says one thing, its error
     asked = {"model": model, "endpoint": endpoint, "max_tokens": max_tokens}
+    asked.update(keep_extras=keep_extras or None, reasoning=reasoning)
     settings = {key: value for key, value in asked.items() if value is not None}
     target = o.to_dialect(to, as_json=as_json, settings=settings)
     execute(o, Job(o.inputs(), None, target))

@@ -269,6 +269,11 @@ class AnthropicDialect(Dialect):
     def losses(self) -> Any:
         return _cannot_hold
 
+    def request_rules(self, check: str) -> Any:
+        from .api_request_rules import anthropic
+
+        return anthropic() if check in self.checks else None
+
     def tools_left_out(self, tools: Any) -> list[str]:
         return for_target(tools, self.name)[1]
 

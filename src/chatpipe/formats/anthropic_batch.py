@@ -11,7 +11,6 @@ from typing import Any
 from ..errors import ChatpipeError, DataError, Location
 from ..model import Conversation
 from .anthropic import AnthropicDialect, is_anthropic_response, message_from_response
-from .anthropic_writer import request_fields, write_turns
 from .batch import LINE_FIELDS, REQUESTS, RESULTS, BatchDialect, not_chat
 from .tool_specs import for_target, parsed
 
@@ -80,6 +79,11 @@ class AnthropicBatchDialect(BatchDialect):
     def is_conversation(self, value: Any) -> bool:
         return is_request(value) or is_result(value) or is_requests_body(value)
 
+    def request_rules(self, check: str) -> Any:
+        from .api_request_rules import anthropic
+
+        return anthropic(batch=True) if check in self.checks else None
+
     def role(self, value: Any) -> str | None:
         if is_request(value) or is_requests_body(value):
             return REQUESTS
@@ -126,6 +130,8 @@ class AnthropicBatchDialect(BatchDialect):
         return Conversation([], meta, location)
 
     def request(self, custom_id: str, conversation: Conversation, number: int) -> dict[str, Any]:
+        from .anthropic_writer import request_fields, write_turns  # (loaded to write)
+
         writing, meta = self.writing, conversation.meta
         system, turns = write_turns(conversation.messages, writing)
         params: dict[str, Any] = {

@@ -24,11 +24,13 @@ from .api import (
     PART_FIELDS,
     SETTING_VALUES,
     Writing,
-    extras_named,
     names,
+    renamed,
+    with_refusal,
     without_streaming,
 )
 from .base import Conversation, Kept
+from .registry import extras_named
 
 # the fields of a request (MessageCreateParams) and the kind of value each holds
 REQUEST_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -49,10 +51,17 @@ REQUEST_FIELDS: dict[str, type | tuple[type, ...]] = {
     "diagnostics": dict,
     "user_profile_id": str,
     "workspace_id": str,
+    "stream": bool,
 }
 _SERVICE_TIERS = ("auto", "standard_only")
+# other providers' names of its settings
+_SAME = {
+    "max_completion_tokens": "max_tokens",
+    "max_output_tokens": "max_tokens",
+    "stop": "stop_sequences",
+}
 # each block type's keys (the request's block params)
-_BLOCK_KEYS = {
+BLOCK_KEYS = {
     "text": ("type", "text", "cache_control", "citations"),
     "image": ("type", "source", "cache_control"),
     "document": ("type", "source", "cache_control", "citations", "context", "title"),
@@ -64,14 +73,14 @@ _BLOCK_KEYS = {
     "server_tool_use": ("type", "id", "name", "input", "cache_control"),
 }
 # blocks of Anthropic's own server tools, taken back as they are
-_SERVER_RESULTS = frozenset(
+SERVER_RESULTS = frozenset(
     {"web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result"}
     | {"bash_code_execution_tool_result", "text_editor_code_execution_tool_result"}
     | {"tool_search_tool_result", "container_upload"}
 )
 _IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 # additional_kwargs keys that are chatpipe's bookkeeping or written elsewhere
-_BOOKKEEPING = frozenset(("__openai_role__", "tool_calls", "cache_control", "source"))
+_BOOKKEEPING = frozenset(("__openai_role__", "tool_calls", "cache_control", "source", "refusal"))
 
 UNSIGNED = (
     "reasoning that is not Anthropic's signed thinking (the API takes back only its own "
@@ -107,7 +116,8 @@ def request_fields(meta: dict[str, Any], writing: Writing) -> dict[str, Any]:
     Anthropic's form, values of the kind the API takes; the others said."""
     from .tool_specs import api_choice, api_tools
 
-    kept = writing.fields(without_streaming(meta, writing), REQUEST_FIELDS.__contains__)
+    meta = renamed(without_streaming(meta, writing), _SAME)
+    kept = writing.fields(meta, REQUEST_FIELDS.__contains__)
     if kept.get("tools") is not None:
         kept["tools"] = api_tools(kept["tools"], "anthropic", writing)
     if kept.get("tool_choice") is not None:
@@ -172,7 +182,11 @@ class _Turns:
     def fields(self, message: AnyMessage, turn: dict[str, Any] | None) -> None:
         """A turn's own fields a reader kept: said, or (``keep_extras``) written on the
         turn they began."""
-        found = {k: v for k, v in message.additional_kwargs.items() if k not in _BOOKKEEPING}
+        found = {
+            k: v
+            for k, v in message.additional_kwargs.items()
+            if k not in _BOOKKEEPING and v is not None
+        }
         if self.writing.strict:
             if found:
                 self.writing.left(MESSAGE_FIELDS, self.index, names(map(extras_named, found)))
@@ -219,6 +233,8 @@ class _Turns:
 
     def content(self, message: AnyMessage, system: bool = False, result: bool = False) -> Any:
         content = message.content
+        if self.writing.strict and isinstance(message, AIMessage):
+            content = with_refusal(message)
         if isinstance(content, str):
             return content
         if not self.writing.strict:
@@ -248,7 +264,7 @@ class _Turns:
         allowed = ("text",) if system else ("text", "image", "document", "search_result")
         if kind in allowed and _complete(made) and (not result or kind != "document"):
             return self.own(made)
-        if kind in _SERVER_RESULTS and isinstance(message, AIMessage) and not result:
+        if kind in SERVER_RESULTS and isinstance(message, AIMessage) and not result:
             return made
         what = "an image of another type" if kind == "image" else str(kind)
         media = kind in ("image", "document", "audio", "video", "file", "input_audio")
@@ -257,7 +273,7 @@ class _Turns:
 
     def own(self, block: dict[str, Any]) -> dict[str, Any]:
         """A block with its type's keys (the rest said: a standard block's extras)."""
-        keys = _BLOCK_KEYS.get(block.get("type"), ())  # type: ignore[arg-type]
+        keys = BLOCK_KEYS.get(block.get("type"), ())  # type: ignore[arg-type]
         left = [k for k in block if k not in keys]
         if left:
             extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
@@ -277,7 +293,7 @@ class _Turns:
         if not signed or elsewhere or not isinstance(message, AIMessage):
             writing.left(UNSIGNED, self.index)
             return None
-        return {k: v for k, v in made.items() if k in _BLOCK_KEYS[made["type"]]}
+        return {k: v for k, v in made.items() if k in BLOCK_KEYS[made["type"]]}
 
 
 def _faithful(block: Any) -> Any:

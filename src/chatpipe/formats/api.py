@@ -94,24 +94,29 @@ class Writing:
 def without_streaming(meta: dict[str, Any], writing: Writing) -> dict[str, Any]:
     """A conversation's fields without its streaming settings, said (a request written
     for sending is sent as its sender chooses; a batch's requests take none)."""
-    if writing.keep_extras or not any(meta.get(k) is not None for k in _STREAMING):
-        return meta
+    if writing.keep_extras or not (meta.get("stream") or meta.get("stream_options")):
+        return meta  # (``stream: false`` asks for one answer, as a request written is sent)
     writing.left(STREAMING, None, names(k for k in _STREAMING if meta.get(k) is not None))
     return {k: v for k, v in meta.items() if k not in _STREAMING}
+
+
+def renamed(meta: dict[str, Any], names_: dict[str, str]) -> dict[str, Any]:
+    """A conversation's fields with another provider's names for a setting (``names_``:
+    theirs to this API's) given this API's, where it has none of its own: the same
+    setting, said the API's way (``stop`` of text made a list of stop sequences)."""
+    if not any(k in meta for k in names_):
+        return meta
+    out = dict(meta)
+    for theirs, ours in names_.items():
+        if theirs in out and ours not in out:
+            value = out.pop(theirs)
+            out[ours] = [value] if ours.endswith("sequences") and isinstance(value, str) else value
+    return out
 
 
 def names(keys: Iterable[Any]) -> str:
     """What was left out, as ``-v`` lists it: the names in their order, once each."""
     return ", ".join(dict.fromkeys(map(str, keys)))
-
-
-def extras_named(key: str) -> str:
-    """A key of ``additional_kwargs`` as ``-v`` names it: a reader's own fields (its
-    ``extras_key``) by the dialect that read them."""
-    from .registry import extras_keys
-
-    owner = extras_keys().get(key)
-    return f"{key} (the {owner} record's own fields)" if owner is not None else key
 
 
 def reasoning_text(blocks: Iterable[Any]) -> str:
@@ -128,3 +133,20 @@ def reasoning_text(blocks: Iterable[Any]) -> str:
 
 
 REASONING_TYPES = frozenset(("reasoning", "thinking", "redacted_thinking"))
+
+
+def with_refusal(message: Any) -> Any:
+    """A message's content with the refusal a reader kept beside it (OpenAI's
+    ``refusal`` field) as a refusal block, where the content holds none: what the
+    assistant said, for APIs with no refusal field."""
+    refusal = message.additional_kwargs.get("refusal")
+    content = message.content
+    if not isinstance(refusal, str) or not refusal:
+        return content
+    if isinstance(content, str):
+        blocks = [{"type": "text", "text": content}] if content else []
+    else:
+        blocks = list(content)
+    if any(isinstance(b, dict) and b.get("type") == "refusal" for b in blocks):
+        return content
+    return [*blocks, {"type": "refusal", "refusal": refusal}]

@@ -281,6 +281,12 @@ class Dialect:
         the messages read from them are every dialect's)."""
         return None
 
+    def request_rules(self, check: str) -> RecordRules | None:
+        """The rule set ``validate --as CHECK`` runs on records of its API (one of
+        ``checks``): chatpipe's own, from the tables its writer writes by
+        (formats/api_request_rules.py); None for a check it does not declare."""
+        return None
+
     def tools_left_out(self, tools: Any) -> list[str]:
         """The names of a conversation's tools that its records have no form for."""
         return []

@@ -269,6 +269,11 @@ class GeminiDialect(Dialect):
     def tools_left_out(self, tools: Any) -> list[str]:
         return for_target(tools, self.name)[1]
 
+    def request_rules(self, check: str) -> Any:
+        from .api_request_rules import gemini
+
+        return gemini() if check in self.checks else None
+
     def is_conversation(self, value: Any) -> bool:
         return is_gemini_request(value) or (is_gemini_response(value) and "candidates" in value)
 

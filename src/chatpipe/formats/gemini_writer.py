@@ -26,11 +26,12 @@ from .api import (
     PART_FIELDS,
     SETTING_VALUES,
     Writing,
-    extras_named,
     names,
+    with_refusal,
     without_streaming,
 )
 from .base import Conversation, Kept
+from .registry import extras_named
 
 # the request's fields (the SDK's request builders' keys), by their camelCase names
 REQUEST_FIELDS = frozenset(
@@ -76,6 +77,7 @@ _DATA_KEYS = {
 _SNAKE = re.compile(r"_([a-z])")
 # additional_kwargs keys that are chatpipe's bookkeeping or written elsewhere
 _BOOKKEEPING = frozenset(("__openai_role__", "tool_calls", "thought_signatures", "source"))
+_WRITTEN = _BOOKKEEPING | {"refusal"}  # (a refusal: the model's text)
 
 NO_PART = "content blocks with no Gemini part"
 AS_JSON = Kept("blocks with no Gemini part", "written as JSON text")
@@ -182,7 +184,8 @@ class _Contents:
         return system, self.contents
 
     def fields(self, message: AnyMessage) -> None:
-        found = [k for k in message.additional_kwargs if k not in _BOOKKEEPING]
+        kwargs = message.additional_kwargs
+        found = [k for k, v in kwargs.items() if k not in _WRITTEN and v is not None]
         if found and self.writing.strict:
             self.writing.left(MESSAGE_FIELDS, self.index, names(map(extras_named, found)))
 
@@ -211,6 +214,8 @@ class _Contents:
 
     def parts(self, message: AnyMessage) -> list[dict[str, Any]]:
         content = message.content
+        if self.writing.strict and isinstance(message, AIMessage):
+            content = with_refusal(message)
         if isinstance(content, str):
             return [{"text": content}] if content else []
         if not self.writing.strict:
@@ -238,7 +243,13 @@ class _Contents:
             self.writing.left(NO_PART, self.index, _kind(block))
             return None
         extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
-        left = [k for k in extras or () if k != "thought_signature"]
+        if kind == "video" and isinstance((extras or {}).get("fps"), (int, float)):
+            part = {**part, "videoMetadata": {"fps": extras["fps"]}}  # (a processor's rate)
+        left = [
+            k
+            for k in extras or ()
+            if k != "thought_signature" and k not in part.get("videoMetadata", {})
+        ]
         if left:
             self.writing.left(PART_FIELDS, self.index, names(left))
         return self.own(part)

@@ -435,6 +435,11 @@ class OpenAIDialect(Dialect):
     def tools_left_out(self, tools: Any) -> list[str]:
         return for_target(tools, self.name)[1]
 
+    def request_rules(self, check: str) -> Any:
+        from .api_request_rules import chat
+
+        return chat(finetune=check == "openai-finetune") if check in self.checks else None
+
     def is_conversation(self, value: Any) -> bool:
         return (
             super().is_conversation(value)

@@ -11,7 +11,6 @@ from ..model import Conversation
 from .api import without_streaming
 from .batch import LINE_FIELDS, REQUESTS, RESULTS, BatchDialect, not_chat
 from .openai import OpenAIDialect, is_openai_response
-from .openai_request import ChatRequestWriter, chat_fields
 from .openai_responses import ResponsesDialect, conversation_from_response, is_responses_response
 from .openai_responses_writer import REQUEST_FIELDS as RESPONSES_FIELDS
 from .openai_responses_writer import write_request
@@ -100,6 +99,11 @@ class OpenAIBatchDialect(BatchDialect):
     def is_conversation(self, value: Any) -> bool:
         return is_request_line(value) or is_result_line(value)
 
+    def request_rules(self, check: str) -> Any:
+        from .api_request_rules import openai_batch
+
+        return openai_batch() if check in self.checks else None
+
     def role(self, value: Any) -> str | None:
         if is_request_line(value):
             return REQUESTS
@@ -158,6 +162,8 @@ class OpenAIBatchDialect(BatchDialect):
         return Conversation(messages, meta, location)
 
     def request(self, custom_id: str, conversation: Conversation, number: int) -> dict[str, Any]:
+        from .openai_request import ChatRequestWriter, chat_fields  # (loaded to write)
+
         settings, writing = self.settings, self.writing
         responses = settings["endpoint"] == "responses"
         model = self.setting("model", conversation.meta)

@@ -16,7 +16,11 @@ KINDS = (
     "unrecognized_role",
     "missing_content",
     "example_missing_assistant_message",
+    "reasoning_part",
 )
+# content parts that are a model's reasoning: Chat Completions has no such part (what
+# ``chatpipe openai``, as langchain's function, writes of them; convert --to openai does not)
+_REASONING = ("reasoning", "thinking", "redacted_thinking")
 _ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 _KEYS = (
     "role",
@@ -71,6 +75,18 @@ def finetune_message_problems(message: Any, location: Location) -> list[Problem]
             )
         )
     content = message.get("content")
+    for part in content if isinstance(content, list) else ():
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind in _REASONING:
+            problems.append(
+                Problem(
+                    "reasoning_part",
+                    f"a {kind} part in the content",
+                    location,
+                    "Chat Completions takes no reasoning parts: convert --to openai leaves them "
+                    "out, or writes reasoning_content with --reasoning reasoning-content",
+                )
+            )
     if (
         (not content and not calls)
         or not isinstance(content, (str, list, type(None)))

@@ -29,13 +29,19 @@ from .api import (
     REASONING_CONTENT,
     REASONING_TYPES,
     Writing,
-    extras_named,
     names,
     reasoning_text,
 )
 from .base import Kept
-from .openai_media import FALLBACK_FILENAME, anthropic_image, data_block, media_image
+from .openai_media import (
+    FALLBACK_FILENAME,
+    anthropic_image,
+    data_block,
+    media_image,
+    unrecognized,
+)
 from .openai_writer import file_as_text, openai_role, openai_tool_call
+from .registry import extras_named
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 # the keys of a Chat Completions request (CompletionCreateParams), and those of them a
@@ -54,9 +60,27 @@ ROW_SETTINGS = (
     "adds the model and settings, and --to openai-batch --model M writes whole requests)"
 )
 # the content parts each role's message takes (the others take text parts only)
-_PARTS = {
+PARTS = {
     "user": frozenset(("text", "image_url", "input_audio", "file")),
     "assistant": frozenset(("text", "refusal")),
+}
+# each role's message keys, and each part's (the openai package's message and part params)
+ROLE_KEYS = {
+    "system": frozenset(("role", "content", "name")),
+    "developer": frozenset(("role", "content", "name")),
+    "user": frozenset(("role", "content", "name")),
+    "assistant": frozenset(
+        ("role", "content", "name", "refusal", "audio", "tool_calls", "function_call")
+    ),
+    "tool": frozenset(("role", "content", "tool_call_id")),
+    "function": frozenset(("role", "content", "name")),
+}
+PART_KEYS = {
+    "text": ("type", "text"),
+    "image_url": ("type", "image_url"),
+    "input_audio": ("type", "input_audio"),
+    "file": ("type", "file"),
+    "refusal": ("type", "refusal"),
 }
 # fields of additional_kwargs that an assistant message takes as they are
 _ASSISTANT_FIELDS = ("function_call", "weight")
@@ -179,7 +203,7 @@ class ChatRequestWriter:
         content = message.content
         if isinstance(content, str):
             return content
-        taken = _PARTS.get(role, frozenset(("text",)))
+        taken = PARTS.get(role, frozenset(("text",)))
         parts: list[dict[str, Any]] = []
         for j, block in enumerate(content):
             if isinstance(block, str):
@@ -244,9 +268,12 @@ class ChatRequestWriter:
     def _media(self, i: int, j: int, block: dict) -> list[dict[str, Any]]:
         """Images, audio and files as parts; what Chat Completions cannot take, said."""
         kind = block.get("type")
+        if kind == "image_url" and not block.get("image_url"):  # (a block that is no image)
+            missing = "has 'type': 'image_url' but is missing expected key(s) ['image_url']"
+            raise unrecognized(i, j, block, missing)
         try:
             if kind == "image_url":
-                image = block.get("image_url")
+                image = block["image_url"]
                 image = image if isinstance(image, dict) else {"url": image}
                 taken = {k: image[k] for k in ("url", "detail") if k in image}
                 return [{"type": "image_url", "image_url": taken}]
@@ -327,6 +354,7 @@ _KINDS: dict[str, type | tuple[type, ...]] = {
     "verbosity": str,
     "service_tier": str,
     "tools": list,
+    "stream": bool,
 }
 
 
@@ -334,14 +362,15 @@ def chat_fields(meta: dict[str, Any], writing: Writing) -> dict[str, Any]:
     """A conversation's fields as a Chat Completions request's body holds them (an
     openai-batch's): its settings and tools in OpenAI's form; with ``keep_extras``, the
     fields given, tools translated."""
-    from .api import SETTING_VALUES
+    from .api import SETTING_VALUES, renamed
     from .tool_specs import api_choice, api_tools, for_target, parsed
 
     if writing.keep_extras:
         if meta.get("tools") is None:
             return meta
         return {**meta, "tools": for_target(parsed(meta["tools"]), "openai")[0]}
-    kept = writing.fields(meta, REQUEST_FIELDS - {"stream", "stream_options"})
+    meta = renamed(meta, {"max_output_tokens": "max_completion_tokens", "stop_sequences": "stop"})
+    kept = writing.fields(meta, REQUEST_FIELDS)
     if kept.get("tools") is not None:
         kept["tools"] = api_tools(kept["tools"], "openai", writing)
     if kept.get("tool_choice") is not None:

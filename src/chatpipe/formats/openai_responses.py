@@ -300,6 +300,11 @@ class ResponsesDialect(Dialect):
     def losses(self) -> Any:
         return _cannot_hold
 
+    def request_rules(self, check: str) -> Any:
+        from .api_request_rules import responses
+
+        return responses() if check in self.checks else None
+
     def read_message(self, value: Any) -> Any:
         [message] = messages_from_items([value])
         return message

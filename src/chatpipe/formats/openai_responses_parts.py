@@ -15,7 +15,7 @@ NOT_PARTS = frozenset(
     ("tool_use", "function_call", "redacted_thinking", "audio", "video", "input_audio")
 )
 # each part's keys (the openai package's ResponseInput*Param, ResponseOutputTextParam)
-_PART_KEYS = {
+PART_KEYS = {
     "input_text": frozenset(("type", "text")),
     "output_text": frozenset(("type", "text", "annotations", "logprobs")),
     "input_image": frozenset(("type", "image_url", "file_id", "detail")),
@@ -106,7 +106,7 @@ def part(block: Any, role: str, writing: Any = None, index: int | None = None) -
     if writing is None or writing.keep_extras:
         return made
     kind = made.get("type") if isinstance(made, dict) else None
-    keys = _PART_KEYS.get(kind)  # type: ignore[arg-type]
+    keys = PART_KEYS.get(kind)  # type: ignore[arg-type]
     if keys is None or (kind == "input_image" and not made.keys() & {"image_url", "file_id"}):
         writing.left(NO_PART, index, str(kind or type(made).__name__))
         return None

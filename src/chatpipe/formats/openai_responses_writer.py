@@ -27,8 +27,9 @@ from .api import (
     MESSAGE_FIELDS,
     SETTING_VALUES,
     Writing,
-    extras_named,
     names,
+    renamed,
+    with_refusal,
     without_streaming,
 )
 from .base import Kept
@@ -40,6 +41,7 @@ from .openai_responses_parts import (
     part,
     parts,
 )
+from .registry import extras_named
 
 # the fields of a Responses API request (a response object read as a request keeps these)
 _REQUEST_KEYS = """
@@ -76,8 +78,10 @@ _KINDS: dict[str, type | tuple[type, ...]] = {
     "safety_identifier": str,
     "prompt_cache_key": str,
 }
+# other providers' names of its settings
+_SAME = {"max_tokens": "max_output_tokens", "max_completion_tokens": "max_output_tokens"}
 # each item's keys the API takes (its own; a reader's others are said)
-_ITEM_KEYS = {
+ITEM_KEYS = {
     "function_call": frozenset(("type", "call_id", "name", "arguments", "id", "status")),
     "custom_tool_call": frozenset(("type", "call_id", "name", "input", "id")),
     "function_call_output": frozenset(("type", "call_id", "output", "id", "status")),
@@ -125,7 +129,7 @@ def _fields(meta: dict[str, Any], writing: Writing) -> dict[str, Any]:
     as the Responses API says them."""
     from .tool_specs import api_choice, api_tools
 
-    meta = without_streaming(meta, writing)
+    meta = renamed(without_streaming(meta, writing), _SAME)
     kept = writing.fields(meta, lambda k: k in REQUEST_FIELDS or k in ("input", "messages"))
     if writing.keep_extras:
         return kept
@@ -265,7 +269,7 @@ class _Items:
         about = next((e for e in entries if "type" not in e), None)  # the message item's
         items: list[Any] = []
         texts: list[Any] = []
-        content = message.content
+        content = with_refusal(message) if self.writing.strict else message.content
         for block in [content] if isinstance(content, str) else content:
             if isinstance(block, dict) and block.get("type") in ("reasoning", "thinking"):
                 items.extend(self.reasoning(block))
@@ -345,7 +349,7 @@ class _Items:
 
     def own(self, item: dict[str, Any]) -> dict[str, Any]:
         """An item with the keys of its type (a reader's others said)."""
-        taken = _ITEM_KEYS.get(item.get("type"))  # type: ignore[arg-type]
+        taken = ITEM_KEYS.get(item.get("type"))  # type: ignore[arg-type]
         if taken is None or self.writing.keep_extras:
             return item
         left = [k for k in item if k not in taken]

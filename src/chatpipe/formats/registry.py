@@ -81,10 +81,28 @@ def record_dialects() -> list[str]:
     return [d.name for d in map(get_dialect, writable()) if not d.document and not d.pages]
 
 
+def api_dialects() -> list[str]:
+    """The writable dialects that are an API's wire format (``Dialect.api``): their
+    default output holds only what the API takes."""
+    return [d.name for d in map(get_dialect, writable()) if d.api]
+
+
+def api_checks() -> dict[str, str]:
+    """The rule sets ``validate --as`` names (``Dialect.checks``), each with its dialect."""
+    return {check: d.name for d in dialects() for check in d.checks}
+
+
 def extras_keys() -> dict[str, str]:
     """The keys of additional_kwargs under which readers keep the rest of their records
     (``Dialect.extras_key``), and whose they are."""
     return {d.extras_key: d.name for d in dialects() if d.extras_key is not None}
+
+
+def extras_named(key: str) -> str:
+    """A key of ``additional_kwargs`` as ``-v`` names what a writer left out: a reader's
+    own fields (its ``extras_key``) by the dialect that read them."""
+    owner = extras_keys().get(key)
+    return f"{key} (the {owner} record's own fields)" if owner is not None else key
 
 
 def default_dialect() -> Dialect:

@@ -213,8 +213,15 @@ def api_tools(tools: Any, target: str, writing: Any) -> Any:
     (``Dialect.tools_left_out``)."""
     from .api import TOOL_FIELDS, names
 
+    tools = parsed(tools)
+    if target == "openai-responses" and _responses_form(tools):
+        left: list[str] = []
+        kept = [_responses_tool(t, left) for t in tools]
+        if left:
+            writing.left(TOOL_FIELDS, None, names(left))
+        return kept
     form = "openai" if target == "openai-responses" else target
-    written, _ = for_target(parsed(tools), form)
+    written, _ = for_target(tools, form)
     if isinstance(written, dict) and target == "gemini":
         written = [written]
     if not isinstance(written, list) or not all(isinstance(t, dict) for t in written):
@@ -225,6 +232,32 @@ def api_tools(tools: Any, target: str, writing: Any) -> Any:
     if left:
         writing.left(TOOL_FIELDS, None, names(left))
     return out
+
+
+_RESPONSES_FUNCTION = frozenset(
+    {"type", "name", "description", "parameters", "strict", "defer_loading", "output_schema"}
+)
+
+
+def _responses_form(tools: Any) -> bool:
+    """Tools written the Responses API's way already: functions flat, built-ins by type."""
+    return isinstance(tools, list) and all(
+        isinstance(t, dict)
+        and isinstance(t.get("type"), str)
+        and not isinstance(t.get("function"), dict)
+        and (t["type"] != "function" or isinstance(t.get("name"), str))
+        for t in tools
+    )
+
+
+def _responses_tool(tool: dict[str, Any], left: list[str]) -> dict[str, Any]:
+    if tool["type"] != "function":
+        return tool  # a built-in tool, of the Responses API's own form
+    left.extend(f"{tool['name']}.{k}" for k in tool if k not in _RESPONSES_FUNCTION)
+    kept = {k: v for k, v in tool.items() if k in _RESPONSES_FUNCTION}
+    kept.setdefault("parameters", None)
+    kept.setdefault("strict", None)
+    return kept
 
 
 def _taken_tool(tool: dict[str, Any], target: str, left: list[str]) -> dict[str, Any]:

@@ -50,7 +50,9 @@ class ToDialect(Target):
                 if all(k in d.writer_settings for k in unknown)
             ]
             listed = " and ".join([", ".join(takers[:-1]), takers[-1]] if takers[1:] else takers)
-            raise UsageError(f"{flags}: only --to {listed or 'no dialect'} take it")
+            which = "" if self.dialect is None else f"--to {self.dialect.name} takes no "
+            take = "take it" if takers[1:] else "takes it"
+            raise UsageError(f"{which}{flags}: only --to {listed or 'no dialect'} {take}")
         if self.dialect is not None and self.dialect.writer_settings:
             # what a writer asks for (an API's --keep-extras, a batch's --model...): a
             # dialect of the run's own, which says what it leaves out to the run's report

@@ -5,6 +5,7 @@ the first)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -207,6 +208,40 @@ def _validate_stream(
         yield from reading.raw.end_problems(first.location)
 
 
+def request_problems(specs: Iterable[str], rules: Any, sdk: Any = None) -> Iterator[Problem]:
+    """Every record of the files checked as a request of an API (``validate --as``):
+    with its rule set of chatpipe's (``Dialect.request_rules``) and, where given, the
+    provider SDK's check (``formats/sdk_checks.py:sdk_check``). Unreadable records are
+    problems too."""
+    from ..io.readers import read_records
+    from ..io.records import BadRecord
+    from ..io.sources import input_sources
+
+    for source in input_sources(specs):
+        for record in read_records(source):
+            yield from _request_problems(record, rules, sdk, BadRecord)
+
+
+def _request_problems(record: Any, rules: Any, sdk: Any, bad: type) -> Iterator[Problem]:
+    if isinstance(record, bad):
+        yield unreadable(record.error)
+        return
+    yield from rules.row_problems(record.value, record.location)
+    if sdk is None or not isinstance(record.value, dict):
+        return
+    check, package = sdk
+    try:
+        found = check(record.value)
+    except Exception as exc:  # (an SDK of another version, whose types moved)
+        hint = "chatpipe's own rules ran; install the version chatpipe[schemas] names"
+        yield Problem("sdk_check_failed", f"{package}: {exc}"[:300], record.location, hint)
+        return
+    for path, message in found:
+        at = re.match(r"(?:body\.|params\.)?(?:messages|input|contents)\[(\d+)\]", path)
+        place = record.location if at is None else record.location.at_message(int(at[1]))
+        yield Problem("sdk_schema", f"{path}: {message}", place, f"{package}'s request types")
+
+
 class Problems(Target):
     """validate's output: every problem in the inputs, a line each (its text, or JSON with
     ``as_json``), in file order; unreadable records are problems too, and nothing stops
@@ -221,12 +256,15 @@ class Problems(Target):
         max_tokens: int | None = None,
         counter: Any = None,
         as_json: bool = False,
+        requests: Any = None,
     ) -> None:
         from collections import Counter
 
         self.rules, self.max_tokens, self.counter = rules, max_tokens, counter
         self.as_json = as_json
         self.kinds: Counter[str] = Counter()
+        # validate --as: (chatpipe's rule set of an API's requests, its SDK's check or None)
+        self.requests = requests
 
     def emit(self, run: Any, conversations: Any, sink: Any) -> None:
         inputs = run.job.inputs
@@ -234,6 +272,8 @@ class Problems(Target):
             self.problem(run, problem, sink)
 
     def file_problems(self, run: Any, *specs: str) -> Iterator[Problem]:
+        if self.requests is not None:
+            return request_problems(specs, *self.requests)
         inputs = run.job.inputs
         return validate_files(
             specs,
@@ -245,6 +285,10 @@ class Problems(Target):
         )
 
     def record_problems(self, run: Any, dialect: Any, record: Any) -> Iterator[Problem]:
+        if self.requests is not None:
+            from ..io.records import BadRecord
+
+            return _request_problems(record, *self.requests, BadRecord)
         raw_checks = _raw_rules(dialect, self.rules)
         structure = self.rules in ("all", "structure")
         options = run.job.inputs.options
