@@ -244,8 +244,8 @@ def _named(cases: list[Case]) -> str:
     found: dict[str, None] = {}
     for _, _, detail in cases:
         for name in (detail or "").split(", "):
-            if name:
-                found.setdefault(name)
+            if name:  # (a name without what -v says of it, in brackets)
+                found.setdefault(name.split(" (")[0])
     shown = list(found)[:_SHOWN]
     more = len(found) - len(shown)
     return ", ".join(shown) + (f" and {more} more" if more else "")
