@@ -245,6 +245,12 @@ class Dialect:
         self.writing.left(NO_REQUEST)
         return False
 
+    def not_written_back(self, conversation: Conversation) -> str | None:
+        """Why records of this dialect read as ``conversation`` (a file's first) cannot be
+        written back in it (a command with no --to writes its input's dialect), in words
+        that follow its name; None when they can (a batch's results cannot)."""
+        return None
+
     def record_meta(self, meta: dict[str, Any]) -> dict[str, Any]:
         """A conversation's fields as this dialect's records hold them."""
         return meta

@@ -94,6 +94,12 @@ class BatchDialect(Dialect):
     def request(self, custom_id: str, conversation: Conversation, number: int) -> dict[str, Any]:
         raise NotImplementedError
 
+    def not_written_back(self, conversation: Conversation) -> str | None:
+        """A request is written back as one; a result (an answer, an error) is not."""
+        if any(k in conversation.meta for k in ("response", "result", "batch_error")):
+            return "results are answers, and chatpipe writes batch requests only"
+        return None
+
     def _custom_id(self, meta: dict[str, Any], number: int) -> str:
         given = next(
             (

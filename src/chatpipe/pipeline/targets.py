@@ -73,6 +73,7 @@ class ToDialect(Target):
         # one process finds at its first conversation and every part must write (settled)
         self.found: Any = None
         self._written: dict[str, Any] = {}  # the input dialects written, as ``faithful``
+        self._said: set[str] = set()  # the parts' warnings said (each once)
         # a folder of pages, one JSON document, a document for people, a batch whose
         # requests are numbered in order: one process
         document = self.dialect is not None and self.dialect.document
@@ -87,15 +88,21 @@ class ToDialect(Target):
         self.dialect.report_to(report)  # (what a batch's requests cannot hold, as written)
         return report
 
-    def _dialect(self, run: Run) -> Any:
+    def _dialect(self, run: Run, first: Conversation | None = None) -> Any:
         from ..formats.registry import default_dialect
 
         if self.dialect is not None:
             return self.dialect
         found = self.found or run.input_dialect()
-        if not found.writable:
-            return default_dialect()
-        return self.faithful(found)
+        why = "is read only" if not found.writable else None
+        if why is None and first is not None:
+            why = found.not_written_back(first)
+        if why is None:
+            return self.faithful(found)
+        written = default_dialect()
+        if found is not written:  # (a Claude Code session, a ChatGPT export, batch results)
+            self.note(run, f"{found.name} {why}: wrote {written.name} instead")
+        return written
 
     def faithful(self, dialect: Any) -> Any:
         """The input's own dialect, written as faithfully as it can be (an API's request
@@ -119,6 +126,13 @@ class ToDialect(Target):
         settled.found = dialect
         return settled
 
+    def note(self, run: Run, text: str) -> None:
+        """A part's warning: said once, however many parts made it (each says which
+        dialect it wrote)."""
+        if text not in self._said:
+            self._said.add(text)
+            run.note(text)
+
     def writes_messages(self, dialect: Any) -> bool:
         written = self.dialect or dialect
         return self.parts and (self.writer is not None or written.messages_by_line)
@@ -141,7 +155,7 @@ class ToDialect(Target):
         first = next(conversations, None)
         if first is None:
             return iter([b"[]"] if as_json else [])
-        dialect = self._dialect(run)
+        dialect = self._dialect(run, first)
         whole = dialect.write_conversation if dialect.conversation_records else None
         return write_records(
             itertools.chain([first], conversations),
