@@ -1,0 +1,257 @@
+"""An API's format written as requests that API takes (#48): what it does not take left out
+and said, reasoning where the API has a field for it, --keep-extras for the superset, the
+known faults of the writers fixed, and the commands that write their input's dialect. The
+records themselves are checked with the providers' own types in test_provider_schemas.py."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import provider_schemas as ps
+from chatpipe.cli import app
+from conftest import FIXTURES
+
+runner = CliRunner()
+CHATGPT = FIXTURES / "chatgpt_export__pkuppens_2023_conversations_subset.json"
+CLAUDE_CODE = FIXTURES / "claude_code__daaain_handmade_compact_after_rewind.jsonl"
+THINKING = FIXTURES / "anthropic_messages__pydanticai_req_thinking_text_tool_use_tool_result.json"
+RESPONSES = FIXTURES / "openai_responses__pydanticai_req_input_reasoning_function_call_output.json"
+
+
+def cli(*args, input=None):
+    result = runner.invoke(app, [str(a) for a in args], input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def records(out):
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def log(*messages):
+    return "".join(json.dumps(m) + "\n" for m in messages)
+
+
+# -- what the API does not take: left out, and said with its names -------------------------
+
+
+def test_a_conversations_own_fields_and_a_readers_are_left_out_and_named():
+    code, out, err = cli("convert", "--to", "anthropic", "-v", CHATGPT)
+    assert code == 0
+    for request in records(out):
+        assert set(request) <= {"system", "messages"}
+        assert all(set(turn) == {"role", "content"} for turn in request["messages"])
+    lines = err.splitlines()
+    fields = lines.index(
+        "chatpipe: warning: anthropic cannot hold conversation fields the API does not take: "
+        "left out of 4 conversations"
+    )
+    export = json.loads(CHATGPT.read_text())
+    # -v names them, as the export holds them, conversation by conversation
+    named = lines[fields + 1].split(": ", 2)[2].split(", ")
+    assert named[:3] == ["title", "create_time", "update_time"]
+    assert set(named) <= set(export[0]) | {"branch"}
+    assert "chatpipe:   conversation 1, message 1: chatgpt (the chatgpt-export record's own " in (
+        err
+    )
+
+
+def test_the_warning_names_what_was_left_out_without_v():
+    code, _, err = cli("convert", "--to", "gemini", CLAUDE_CODE)
+    assert code == 0
+    assert (
+        "chatpipe: warning: gemini cannot hold message fields the API does not take: left out "
+        "of 9 messages (claude_code; -v lists them)"
+    ) in err.splitlines()
+
+
+def test_keep_extras_writes_what_the_api_does_not_take():
+    strict = records(cli("convert", "--to", "openai", CHATGPT)[1])
+    code, out, err = cli("convert", "--to", "openai", "--keep-extras", CHATGPT)
+    assert (code, err) == (0, "")
+    kept = records(out)
+    assert [r["title"] for r in kept] == [c["title"] for c in json.loads(CHATGPT.read_text())]
+    assert all("chatgpt" in m for m in kept[0]["messages"])
+    assert [[m["content"] for m in r["messages"]] for r in strict] == [
+        [m["content"] for m in r["messages"]] for r in kept
+    ]
+
+
+def test_a_conversation_with_nothing_to_send_makes_no_request():
+    rows = log({"messages": [{"role": "user", "content": "hi"}]}, {"messages": []})
+    rows += log({"messages": [{"role": "system", "content": "Be brief."}]})
+    for to in ("openai", "anthropic", "gemini", "openai-responses"):
+        code, out, err = cli("convert", "--to", to, "-", input=rows)
+        assert code == 0 and len(records(out)) == 1, to
+        assert err == (
+            f"chatpipe: warning: {to} cannot hold conversations with no turns to send (no "
+            "request is written for them): left out of 2 conversations (-v lists them)\n"
+        )
+    assert len(records(cli("convert", "--to", "openai", "--keep-extras", "-", input=rows)[1])) == 3
+
+
+def test_request_settings_are_left_out_of_a_row_and_kept_in_a_request():
+    row = {"messages": [{"role": "user", "content": "hi"}], "temperature": 0.2, "title": "t"}
+    code, out, err = cli("convert", "--to", "openai", "-", input=json.dumps(row))
+    assert records(out) == [{"messages": [{"role": "user", "content": "hi"}]}]
+    assert "cannot hold request settings" in err and "(temperature; -v lists them)" in err
+    batch = ("--to", "openai-batch", "--model", "m")
+    code, out, err = cli("convert", *batch, "-", input=json.dumps(row))
+    assert code == 0
+    assert records(out)[0]["body"] == {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi"}],
+        "temperature": 0.2,
+    }
+    assert "(title; -v lists them)" in err
+
+
+# -- the faults the issue names --------------------------------------------------------------
+
+
+def test_a_responses_tool_turn_to_openai_has_no_empty_content_array():
+    code, out, _ = cli("convert", "--to", "openai", RESPONSES)
+    assert code == 0
+    [row] = records(out)
+    calls = [m for m in row["messages"] if m.get("tool_calls")]
+    assert calls and all(m["content"] != [] for m in row["messages"])
+    assert ps.openai_chat(row) == []
+
+
+def test_responses_items_carry_no_readers_fields():
+    for path in (CLAUDE_CODE, FIXTURES / "gemini_cli__entire_2026_session_tools_info.json"):
+        code, out, _ = cli("convert", "--to", "openai-responses", path)
+        assert code == 0 and records(out)
+        for request in records(out):
+            for item in request["input"]:
+                assert not {"claude_code", "gemini_cli"} & set(item), item
+                assert ps.openai_responses(request) == []
+
+
+@pytest.mark.parametrize(
+    "tools",
+    [
+        json.dumps([{"type": "function", "function": {"name": "f", "parameters": {}}}]),
+        {"functionDeclarations": [{"name": "f", "description": "F."}]},
+    ],
+    ids=["json-text", "gemini-dict"],
+)
+def test_anthropic_batch_translates_tools_given_as_text_or_as_gemini_declares_them(tools):
+    row = {"messages": [{"role": "user", "content": "hi"}], "tools": tools}
+    args = ("--to", "anthropic-batch", "--model", "m", "--max-tokens", "9")
+    code, out, err = cli("convert", *args, "-", input=json.dumps(row))
+    assert code == 0, err
+    [request] = records(out)
+    [tool] = request["params"]["tools"]
+    assert tool["name"] == "f" and tool["input_schema"]["type"] == "object"
+    assert ps.anthropic_batch(request) == []
+
+
+def test_tool_choices_are_said_the_way_each_api_says_them():
+    row = {
+        "messages": [{"role": "user", "content": "weather?"}],
+        "tools": [{"type": "function", "function": {"name": "w", "parameters": {}}}],
+        "tool_choice": "required",
+    }
+    text = json.dumps(row)
+    anthropic = records(cli("convert", "--to", "anthropic", "-", input=text)[1])[0]
+    assert anthropic["tool_choice"] == {"type": "any"}
+    gemini = records(cli("convert", "--to", "gemini", "-", input=text)[1])[0]
+    assert gemini["toolConfig"] == {"functionCallingConfig": {"mode": "ANY"}}
+    named = json.dumps({**row, "tool_choice": {"type": "function", "function": {"name": "w"}}})
+    responses = records(cli("convert", "--to", "openai-responses", "-", input=named)[1])[0]
+    assert responses["tool_choice"] == {"type": "function", "name": "w"}
+    assert [ps.anthropic(anthropic), ps.gemini(gemini), ps.openai_responses(responses)] == [
+        [],
+        [],
+        [],
+    ]
+
+
+# -- reasoning: in the API's field, or left out, as --reasoning asks -------------------------
+
+REASONED = log(
+    {"role": "user", "content": "2+2?"},
+    {"role": "assistant", "content": "4", "reasoning_content": "Two and two make four."},
+)
+
+
+def test_chat_completions_has_no_reasoning_field_unless_asked_for_one():
+    code, out, err = cli("convert", "--to", "openai", "-", input=REASONED)
+    assert records(out)[1] == {"role": "assistant", "content": "4"}
+    assert "openai cannot hold reasoning (Chat Completions has no field for it;" in err
+    code, out, err = cli(
+        "convert", "--to", "openai", "--reasoning", "reasoning-content", "-", input=REASONED
+    )
+    assert (code, err) == (0, "")
+    assert records(out)[1]["reasoning_content"] == "Two and two make four."
+
+
+def test_signed_thinking_goes_back_to_anthropic_and_to_gemini_as_thought():
+    code, out, err = cli("convert", "--to", "anthropic", THINKING)
+    assert (code, err) == (0, "")
+    given = json.loads(THINKING.read_text())["messages"][1]["content"][0]
+    assert records(out)[0]["messages"][1]["content"][0] == given  # (signed: taken back)
+    code, out, err = cli("convert", "--to", "gemini", THINKING)
+    assert code == 0
+    part = records(out)[0]["contents"][1]["parts"][0]
+    assert part == {"text": given["thinking"], "thought": True}
+    code, out, err = cli("convert", "--to", "anthropic", "--reasoning", "drop", THINKING)
+    assert records(out)[0]["messages"][1]["content"][0]["type"] == "text"
+    assert "anthropic cannot hold reasoning (left out, as --reasoning drop asks)" in err
+
+
+def test_responses_reasoning_items_with_their_ids_go_back_to_responses():
+    code, out, err = cli("convert", "--to", "openai-responses", RESPONSES)
+    assert (code, err) == (0, "")
+    given = [i for i in json.loads(RESPONSES.read_text())["input"] if i.get("type") == "reasoning"]
+    written = [i for i in records(out)[0]["input"] if i.get("type") == "reasoning"]
+    assert written == given and given
+
+
+def test_a_bad_reasoning_choice_or_an_api_setting_elsewhere_is_a_usage_error():
+    code, _, err = cli("convert", "--to", "openai", "--reasoning", "text", CHATGPT)
+    assert code == 2 and "--reasoning must be one of field, drop, reasoning-content" in err
+    code, _, err = cli("convert", "--to", "sharegpt", "--keep-extras", CHATGPT)
+    assert code == 2
+    assert "--to sharegpt takes no --keep-extras: only --to openai, anthropic, gemini" in err
+
+
+# -- commands that write their input's dialect -----------------------------------------------
+
+
+def test_a_read_only_input_is_written_canonical_and_said_once():
+    for command in (("head", "-n", "5"), ("sample", "-n", "2", "--seed", "1"), ("dedupe",)):
+        code, out, err = cli(*command, CHATGPT)
+        assert code == 0
+        said = "chatpipe: chatgpt-export is read only: wrote canonical instead"
+        assert err.splitlines().count(said) == 1, command
+        assert records(out)[0]["messages"][0]["type"] == "human"
+
+
+def test_split_says_once_which_dialect_it_wrote(tmp_path):
+    code, _, err = cli("split", "--ratio", "a=0.5,b=0.5", "--output-dir", tmp_path / "s", CHATGPT)
+    assert code == 0
+    assert err == "chatpipe: chatgpt-export is read only: wrote canonical instead\n"
+
+
+def test_an_api_input_is_written_back_whole_and_a_batch_keeps_its_requests():
+    request = {
+        "model": "claude-x",
+        "max_tokens": 9,
+        "messages": [{"role": "user", "content": "hi", "ts": 1}],
+    }
+    code, out, err = cli("head", "-n", "1", "-", input=json.dumps(request))
+    assert (code, err) == (0, "")
+    assert records(out) == [{"messages": request["messages"], "model": "claude-x", "max_tokens": 9}]
+    batch = FIXTURES / "openai_batch__litellm_chat_input.jsonl"
+    code, out, err = cli("head", "-n", "1", batch)
+    assert (code, err) == (0, "")
+    assert records(out) == [json.loads(batch.read_text().splitlines()[0])]
+    code, out, err = cli("head", "-n", "1", FIXTURES / "openai_batch__litellm_chat_output.jsonl")
+    assert code == 0 and err.startswith(
+        "chatpipe: openai-batch results are answers, and chatpipe writes batch requests only: "
+        "wrote canonical instead"
+    )
