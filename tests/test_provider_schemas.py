@@ -6,6 +6,7 @@ every API target."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -365,3 +366,34 @@ def test_every_fixture_converted_to_an_api_target_is_accepted(target):
     ]
     refused = sum(1 for r in rows if r[3])
     assert not problems, f"{refused} of {len(rows)} records refused:\n" + "\n".join(problems)
+
+
+# --- the README's and docs' examples that write an API's input ------------------------------
+
+
+def _api_examples() -> list[tuple[str, str, list[dict]]]:
+    """(where, target, the records shown) of each console example that converts to an
+    API's format and shows what it wrote."""
+    from doc_blocks import all_blocks
+    from test_readme import examples
+
+    checked = {t[0] for t in ps.targets()}
+    found = []
+    for block in all_blocks("console"):
+        for command, shown in examples(block):
+            to = re.search(r"chatpipe convert .*--to (\S+)", command)
+            if to is None or to[1] not in checked:
+                continue
+            rows = [json.loads(line) for line in shown.splitlines() if line.startswith("{")]
+            found.append((block.where, to[1], rows))
+    return found
+
+
+def test_the_docs_examples_of_api_input_are_what_the_api_takes():
+    found = _api_examples()
+    assert sum(len(rows) for _, _, rows in found) >= 3, found  # (the floor: some are shown)
+    for where, to, rows in found:
+        checks = next(t[2] for t in ps.targets() if t[0] == to)
+        for row in rows:
+            for check, validate in checks:
+                assert validate(row) in ([], None), (where, check, row)

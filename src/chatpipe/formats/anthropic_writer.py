@@ -22,10 +22,12 @@ from .api import (
     DROP,
     MESSAGE_FIELDS,
     PART_FIELDS,
+    REASONING_FIELDS,
     SETTING_VALUES,
     Writing,
     names,
     renamed,
+    with_reasoning,
     with_refusal,
     without_streaming,
 )
@@ -80,7 +82,11 @@ SERVER_RESULTS = frozenset(
 )
 _IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 # additional_kwargs keys that are chatpipe's bookkeeping or written elsewhere
-_BOOKKEEPING = frozenset(("__openai_role__", "tool_calls", "cache_control", "source", "refusal"))
+# (with keep_extras every other field goes on its turn, as it came)
+_WRITTEN = frozenset(("__openai_role__", "tool_calls", "cache_control", "source"))
+_BOOKKEEPING = frozenset(
+    ("__openai_role__", "tool_calls", "cache_control", "source", "refusal", *REASONING_FIELDS)
+)
 
 UNSIGNED = (
     "reasoning that is not Anthropic's signed thinking (the API takes back only its own "
@@ -174,14 +180,14 @@ class _Turns:
         turns = self.turns
         if turns and turns[-1]["role"] == role:
             turns[-1]["content"] = _as_blocks(turns[-1]["content"]) + _as_blocks(content)
-            self.fields(message, None)
+            self.fields(message, turns[-1])
         else:
             turns.append({"role": role, "content": content})
             self.fields(message, turns[-1])
 
     def fields(self, message: AnyMessage, turn: dict[str, Any] | None) -> None:
-        """A turn's own fields a reader kept: said, or (``keep_extras``) written on the
-        turn they began."""
+        """A turn's own fields a reader kept: said, or (``keep_extras``) written on its
+        turn (the first of a merged turn's)."""
         found = {
             k: v
             for k, v in message.additional_kwargs.items()
@@ -191,7 +197,8 @@ class _Turns:
             if found:
                 self.writing.left(MESSAGE_FIELDS, self.index, names(map(extras_named, found)))
         elif turn is not None and not isinstance(message, ToolMessage):
-            turn.update({k: v for k, v in found.items() if k not in turn})
+            kept = {k: v for k, v in message.additional_kwargs.items() if k not in _WRITTEN}
+            turn.update({k: v for k, v in kept.items() if k not in turn})
 
     def assistant(self, message: AIMessage) -> None:
         content = self.content(message)
@@ -234,13 +241,18 @@ class _Turns:
     def content(self, message: AnyMessage, system: bool = False, result: bool = False) -> Any:
         content = message.content
         if self.writing.strict and isinstance(message, AIMessage):
-            content = with_refusal(message)
+            content = with_reasoning(message, with_refusal(message))
         if isinstance(content, str):
             return content
         if not self.writing.strict:
             return [_faithful(b) for b in content]
         blocks = [self.taken(b, message, system, result) for b in content]
-        return [b for b in blocks if b is not None]
+        blocks = [b for b in blocks if b is not None]
+        if isinstance(message.content, str) and blocks == [
+            {"type": "text", "text": message.content}
+        ]:
+            return message.content  # (text it was, text it stays: its reasoning was left out)
+        return blocks
 
     def taken(self, block: Any, message: AnyMessage, system: bool, result: bool) -> Any:
         """A block as the API takes it here, or None, said."""

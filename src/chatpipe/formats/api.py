@@ -135,6 +135,36 @@ def reasoning_text(blocks: Iterable[Any]) -> str:
 REASONING_TYPES = frozenset(("reasoning", "thinking", "redacted_thinking"))
 
 
+# the fields readers keep a turn's reasoning in beside its content: DeepSeek's and vLLM's
+# ``reasoning_content``, OpenRouter's and Ollama's ``reasoning``, ``reasoning_details``
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_details")
+
+
+def reasoning_fields(kwargs: dict[str, Any]) -> list[dict[str, Any]]:
+    """A turn's reasoning fields as reasoning blocks, for the writers to route as any."""
+    found = [
+        {"type": "reasoning", "reasoning": kwargs[k]}
+        for k in REASONING_FIELDS[:2]
+        if isinstance(kwargs.get(k), str) and kwargs[k]
+    ]
+    details = kwargs.get("reasoning_details")
+    for item in details if isinstance(details, list) else ():
+        text = (item.get("text") or item.get("summary")) if isinstance(item, dict) else None
+        if isinstance(text, str) and text:
+            found.append({"type": "reasoning", "reasoning": text})
+    return found
+
+
+def with_reasoning(message: Any, content: Any) -> Any:
+    """An assistant turn's content with the reasoning its reader kept in fields before it
+    (as reasoning blocks: the writer routes them as it routes any)."""
+    found = reasoning_fields(message.additional_kwargs) if message.type == "ai" else []
+    if not found:
+        return content
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    return [*found, *(b for b in blocks if b != {"type": "text", "text": ""})]
+
+
 def with_refusal(message: Any) -> Any:
     """A message's content with the refusal a reader kept beside it (OpenAI's
     ``refusal`` field) as a refusal block, where the content holds none: what the

@@ -24,9 +24,11 @@ from .api import (
     DROP,
     MESSAGE_FIELDS,
     PART_FIELDS,
+    REASONING_FIELDS,
     SETTING_VALUES,
     Writing,
     names,
+    with_reasoning,
     with_refusal,
     without_streaming,
 )
@@ -77,7 +79,7 @@ _DATA_KEYS = {
 _SNAKE = re.compile(r"_([a-z])")
 # additional_kwargs keys that are chatpipe's bookkeeping or written elsewhere
 _BOOKKEEPING = frozenset(("__openai_role__", "tool_calls", "thought_signatures", "source"))
-_WRITTEN = _BOOKKEEPING | {"refusal"}  # (a refusal: the model's text)
+_WRITTEN = _BOOKKEEPING | {"refusal", *REASONING_FIELDS}  # (the model's text, its thoughts)
 
 NO_PART = "content blocks with no Gemini part"
 AS_JSON = Kept("blocks with no Gemini part", "written as JSON text")
@@ -215,7 +217,7 @@ class _Contents:
     def parts(self, message: AnyMessage) -> list[dict[str, Any]]:
         content = message.content
         if self.writing.strict and isinstance(message, AIMessage):
-            content = with_refusal(message)
+            content = with_reasoning(message, with_refusal(message))
         if isinstance(content, str):
             return [{"text": content}] if content else []
         if not self.writing.strict:

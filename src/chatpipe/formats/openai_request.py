@@ -27,9 +27,11 @@ from .api import (
     DROP,
     MESSAGE_FIELDS,
     REASONING_CONTENT,
+    REASONING_FIELDS,
     REASONING_TYPES,
     Writing,
     names,
+    reasoning_fields,
     reasoning_text,
 )
 from .base import Kept
@@ -84,8 +86,7 @@ PART_KEYS = {
 }
 # fields of additional_kwargs that an assistant message takes as they are
 _ASSISTANT_FIELDS = ("function_call", "weight")
-# fields a reader keeps that are reasoning (DeepSeek's, OpenRouter's)
-_REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_details")
+_REASONING_FIELDS = REASONING_FIELDS  # (reasoning beside a turn's content: said as such)
 # additional_kwargs keys that are chatpipe's or langchain's bookkeeping, said nowhere
 _BOOKKEEPING = frozenset(("__openai_role__", "tool_calls", DOUBLE_ENCODED, "refusal"))
 
@@ -162,7 +163,7 @@ class ChatRequestWriter:
         audio = kwargs.get("audio")
         if isinstance(audio, dict) and isinstance(audio.get("id"), str):
             out["audio"] = {"id": audio["id"]}  # (a reply's audio is sent back by its id)
-        self._reasoning(i, out, [*_reasoning_fields(kwargs), *reasoning])
+        self._reasoning(i, out, [*reasoning_fields(kwargs), *reasoning])
 
     def _reasoning(self, i: int, out: dict, found: list[Any]) -> None:
         """Reasoning blocks and fields: ``reasoning_content`` when asked, else left out."""
@@ -384,21 +385,6 @@ def chat_fields(meta: dict[str, Any], writing: Writing) -> dict[str, Any]:
     if wrong:
         writing.left(SETTING_VALUES, None, names(wrong))
     return {k: v for k, v in kept.items() if k not in wrong and v is not None}
-
-
-def _reasoning_fields(kwargs: dict[str, Any]) -> list[dict[str, Any]]:
-    """A reader's reasoning fields as reasoning blocks: ``reasoning_content`` (DeepSeek,
-    vLLM), ``reasoning`` (OpenRouter, Ollama), ``reasoning_details``' texts."""
-    found = [
-        {"type": "reasoning", "reasoning": kwargs[k]}
-        for k in _REASONING_FIELDS[:2]
-        if isinstance(kwargs.get(k), str)
-    ]
-    details = kwargs.get("reasoning_details")
-    for item in details if isinstance(details, list) else ():
-        text = item.get("text") or item.get("summary") if isinstance(item, dict) else None
-        found.append({"type": "reasoning", "reasoning": text if isinstance(text, str) else ""})
-    return found
 
 
 def _named(block: dict[str, Any]) -> str:

@@ -25,10 +25,12 @@ from .api import (
     ASKED_REASONING,
     DROP,
     MESSAGE_FIELDS,
+    REASONING_FIELDS,
     SETTING_VALUES,
     Writing,
     names,
     renamed,
+    with_reasoning,
     with_refusal,
     without_streaming,
 )
@@ -269,7 +271,8 @@ class _Items:
         about = next((e for e in entries if "type" not in e), None)  # the message item's
         items: list[Any] = []
         texts: list[Any] = []
-        content = with_refusal(message) if self.writing.strict else message.content
+        strict = self.writing.strict
+        content = with_reasoning(message, with_refusal(message)) if strict else message.content
         for block in [content] if isinstance(content, str) else content:
             if isinstance(block, dict) and block.get("type") in ("reasoning", "thinking"):
                 items.extend(self.reasoning(block))
@@ -292,7 +295,7 @@ class _Items:
         if texts:
             items.append(self.message_item(message, texts, about))
         items.extend(self.calls(message, entries))
-        self.extra(message)
+        self.extra(message, *(REASONING_FIELDS if strict else ()))
         return items
 
     def message_item(self, message: AIMessage, texts: list[Any], about: Any) -> dict[str, Any]:
