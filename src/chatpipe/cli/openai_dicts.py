@@ -34,14 +34,18 @@ def openai(
     ) = False,
     as_json: AsJson = False,
 ) -> None:
-    """Write a chat log as OpenAI chat messages, as langchain's convert_to_openai_messages.
+    """Write a chat log as OpenAI chat messages, exactly as langchain's convert_to_openai_messages.
+
+    This is langchain's function, value for value: reasoning parts and the blocks Chat
+    Completions does not take stay as langchain keeps them. For requests the API takes,
+    use chatpipe convert --to openai (and chatpipe validate --as openai-chat to check).
 
     A message-per-line log gives one OpenAI message per line; conversation records give
     {"messages": [...]} per line with tools and the other fine-tuning fields kept.
     --keep-fields also writes back the OpenAI fields langchain drops (weight, audio,
-    function_call...), so an OpenAI log round-trips; convert --to openai always does. A text
-    file (a text-plain block) fails here as in langchain; convert --to openai writes it as a
-    text part.
+    function_call...), so an OpenAI log round-trips, as with convert --to openai
+    --keep-extras. A text file (a text-plain block) fails here as in langchain; convert --to
+    openai writes it as a text part.
 
     Examples:
 
