@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..model import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from .anthropic_blocks import anthropic_block, complete, faithful
 from .api import (
     ASKED_REASONING,
     DROP,
@@ -80,7 +81,6 @@ SERVER_RESULTS = frozenset(
     | {"bash_code_execution_tool_result", "text_editor_code_execution_tool_result"}
     | {"tool_search_tool_result", "container_upload"}
 )
-_IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 # additional_kwargs keys that are chatpipe's bookkeeping or written elsewhere
 # (with keep_extras every other field goes on its turn, as it came)
 _WRITTEN = frozenset(("__openai_role__", "tool_calls", "cache_control", "source"))
@@ -168,6 +168,7 @@ class _Turns:
                 self.system = (
                     text if self.system is None else _as_blocks(self.system) + _as_blocks(text)
                 )
+                self.fields(message, None)
             elif isinstance(message, AIMessage):
                 self.assistant(message)
             elif isinstance(message, ToolMessage):
@@ -193,10 +194,13 @@ class _Turns:
             for k, v in message.additional_kwargs.items()
             if k not in _BOOKKEEPING and v is not None
         }
-        if self.writing.strict:
+        if self.writing.strict or turn is None or isinstance(message, ToolMessage):
+            # (no turn holds a system prompt's or a tool result's own fields)
+            if self.writing.keep_extras:
+                found = {k: v for k, v in message.additional_kwargs.items() if k not in _WRITTEN}
             if found:
                 self.writing.left(MESSAGE_FIELDS, self.index, names(map(extras_named, found)))
-        elif turn is not None and not isinstance(message, ToolMessage):
+        else:
             kept = {k: v for k, v in message.additional_kwargs.items() if k not in _WRITTEN}
             turn.update({k: v for k, v in kept.items() if k not in turn})
 
@@ -245,7 +249,7 @@ class _Turns:
         if isinstance(content, str):
             return content
         if not self.writing.strict:
-            return [_faithful(b) for b in content]
+            return [faithful(b) for b in content]
         blocks = [self.taken(b, message, system, result) for b in content]
         blocks = [b for b in blocks if b is not None]
         if isinstance(message.content, str) and blocks == [
@@ -269,12 +273,12 @@ class _Turns:
         if kind == "refusal" and isinstance(block.get("refusal"), str):
             self.writing.left(REFUSALS, self.index)
             return {"type": "text", "text": block["refusal"]}
-        made = _block(block)
+        made = anthropic_block(block)
         kind = made.get("type") if isinstance(made, dict) else None
         if kind == "text" and not made.get("text"):
             return None  # (an empty text block: the API refuses it, and it holds nothing)
         allowed = ("text",) if system else ("text", "image", "document", "search_result")
-        if kind in allowed and _complete(made) and (not result or kind != "document"):
+        if kind in allowed and complete(made) and (not result or kind != "document"):
             return self.own(made)
         if kind in SERVER_RESULTS and isinstance(message, AIMessage) and not result:
             return made
@@ -300,113 +304,9 @@ class _Turns:
         if writing.reasoning == DROP:
             writing.left(ASKED_REASONING, self.index)
             return None
-        made = _block(block)
+        made = anthropic_block(block)
         signed = made.get("type") == "redacted_thinking" or made.get("signature")
         if not signed or elsewhere or not isinstance(message, AIMessage):
             writing.left(UNSIGNED, self.index)
             return None
         return {k: v for k, v in made.items() if k in BLOCK_KEYS[made["type"]]}
-
-
-def _faithful(block: Any) -> Any:
-    """A block as ``keep_extras`` writes it: images of other forms and reasoning made
-    Anthropic's, every other block as it is."""
-    if isinstance(block, str):
-        return {"type": "text", "text": block}
-    kind = block.get("type")
-    if kind == "image" and "source" not in block and ("url" in block or "base64" in block):
-        return _media(block)
-    if kind in ("image_url", "text-plain", "reasoning"):
-        return _block(block)
-    return block
-
-
-def _complete(block: dict[str, Any]) -> bool:
-    """Whether an image or document has the source the API asks for."""
-    if block.get("type") not in ("image", "document"):
-        return True
-    source = block.get("source")
-    if not isinstance(source, dict):
-        return False
-    if block["type"] == "image" and source.get("type") == "base64":
-        return source.get("media_type") in _IMAGE_TYPES and isinstance(source.get("data"), str)
-    needs = {"base64": "data", "url": "url", "file": "file_id", "text": "data"}.get(
-        source.get("type")  # type: ignore[arg-type]
-    )
-    return needs is not None and isinstance(source.get(needs), str)
-
-
-def _block(block: Any) -> Any:
-    """A block of any provider's form as Anthropic's (other kinds as they are)."""
-    if isinstance(block, str):
-        return {"type": "text", "text": block}
-    kind = block.get("type")
-    if kind == "image_url":
-        image = block.get("image_url")
-        return _image(image.get("url") if isinstance(image, dict) else image)
-    if kind in ("image", "file") and "source" not in block:
-        return _media(block)
-    if kind == "file" and isinstance(block.get("file"), dict):  # Chat Completions' file part
-        file = block["file"]
-        made = _source_of(file.get("file_data"), file.get("file_id"), "document")
-        if isinstance(file.get("filename"), str):
-            made["title"] = file["filename"]
-        return made
-    if kind == "text-plain":
-        from ..model.blocks import text_file  # (its TypedDicts: loaded when a file is met)
-
-        name, text = text_file(block)
-        if text is not None:  # Anthropic's plain-text document
-            document: dict[str, Any] = {
-                "type": "document",
-                "source": {"type": "text", "media_type": "text/plain", "data": text},
-            }
-            if name:
-                document["title"] = name
-            return document
-    if kind == "reasoning":
-        return {
-            "type": "thinking",
-            "thinking": block.get("reasoning", ""),
-            "signature": (block.get("extras") or {}).get("signature", ""),
-        }
-    if kind in ("json",) and "json" in block:
-        from ..io.jsontext import json_text
-
-        return {"type": "text", "text": json_text(block["json"])}
-    return block
-
-
-def _media(block: dict[str, Any]) -> dict[str, Any]:
-    """A standard image or file block (url, base64 or file id) as an image or document."""
-    kind = "image" if block["type"] == "image" else "document"
-    if "url" in block:
-        return {"type": kind, "source": {"type": "url", "url": block["url"]}}
-    if "base64" in block:
-        mime = block.get("mime_type")
-        if kind == "document" and mime == "text/plain":
-            import base64
-
-            data = base64.b64decode(block["base64"] or "").decode("utf-8", "replace")
-            return {"type": kind, "source": {"type": "text", "media_type": mime, "data": data}}
-        source = {"type": "base64", "media_type": mime, "data": block["base64"]}
-        return {"type": kind, "source": source}
-    if "file_id" in block:
-        return {"type": kind, "source": {"type": "file", "file_id": block["file_id"]}}
-    return block
-
-
-def _source_of(data: Any, file_id: Any, kind: str) -> dict[str, Any]:
-    if isinstance(data, str) and data.startswith("data:") and ";base64," in data:
-        head, payload = data[5:].split(";base64,", 1)
-        return {"type": kind, "source": {"type": "base64", "media_type": head, "data": payload}}
-    if isinstance(file_id, str):
-        return {"type": kind, "source": {"type": "file", "file_id": file_id}}
-    return {"type": kind}
-
-
-def _image(url: Any) -> dict[str, Any]:
-    if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
-        head, data = url[5:].split(";base64,", 1)
-        return {"type": "image", "source": {"type": "base64", "media_type": head, "data": data}}
-    return {"type": "image", "source": {"type": "url", "url": url}}

@@ -18,7 +18,8 @@ from .api_rules import Checking, RequestRules, check_messages, check_parts
 def chat(finetune: bool = False) -> RequestRules:
     """Chat Completions requests (``openai-chat``) or fine-tuning rows (``openai-finetune``):
     a record without ``messages`` is one message of a log."""
-    from .openai_request import PART_KEYS, PARTS, REQUEST_FIELDS, ROLE_KEYS, ROW_FIELDS
+    from .openai_request import PART_KEYS, PARTS, ROLE_KEYS
+    from .openai_request_fields import REQUEST_FIELDS, ROW_FIELDS
 
     roles = dict(ROLE_KEYS)
     if finetune:  # (rows have no developer messages; assistants may carry a weight)

@@ -156,12 +156,17 @@ class _Contents:
         self.names: dict[str, str] = {}  # call id -> function name
         self.index = 0
 
-    def add(self, role: str, parts: list[dict[str, Any]]) -> None:
+    def add(self, role: str, parts: list[dict[str, Any]], message: AnyMessage) -> None:
         contents = self.contents
         if contents and contents[-1]["role"] == role:
             contents[-1]["parts"].extend(parts)
         else:
             contents.append({"role": role, "parts": parts})
+        if self.writing.keep_extras and not isinstance(message, ToolMessage):
+            # (the faithful superset: a turn's own fields on the content it began)
+            kept = message.additional_kwargs.items()
+            written = {k: v for k, v in kept if k not in _BOOKKEEPING}
+            contents[-1].update({k: v for k, v in written.items() if k not in contents[-1]})
 
     def write(self, messages: Iterable[AnyMessage]) -> tuple[str | None, list[dict[str, Any]]]:
         system: str | None = None
@@ -178,17 +183,18 @@ class _Contents:
                     if others:
                         self.writing.left(NO_PART, self.index, "media in a system instruction")
             elif isinstance(message, AIMessage):
-                self.add("model", self.parts(message) + self.calls(message))
+                self.add("model", self.parts(message) + self.calls(message), message)
             elif isinstance(message, ToolMessage):
-                self.add("user", [self.response(message)])
+                self.add("user", [self.response(message)], message)
             else:
-                self.add("user", self.parts(message))
+                self.add("user", self.parts(message), message)
         return system, self.contents
 
     def fields(self, message: AnyMessage) -> None:
         kwargs = message.additional_kwargs
         found = [k for k, v in kwargs.items() if k not in _WRITTEN and v is not None]
-        if found and self.writing.strict:
+        kept = self.writing.keep_extras and not isinstance(message, (SystemMessage, ToolMessage))
+        if found and not kept:  # (with keep_extras, on its content: ``add``)
             self.writing.left(MESSAGE_FIELDS, self.index, names(map(extras_named, found)))
 
     def calls(self, message: AIMessage) -> list[dict[str, Any]]:

@@ -471,7 +471,7 @@ class OpenAIDialect(Dialect):
         By default a row holds what both a Chat Completions request and a fine-tuning
         row take (``openai_request.row_fields``); with ``keep_extras``, every field."""
         if self.writing.strict:
-            from .openai_request import row_fields
+            from .openai_request_fields import row_fields
 
             return row_fields(meta, self.writing)
         tools = meta.get("tools")

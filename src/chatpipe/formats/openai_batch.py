@@ -162,7 +162,8 @@ class OpenAIBatchDialect(BatchDialect):
         return Conversation(messages, meta, location)
 
     def request(self, custom_id: str, conversation: Conversation, number: int) -> dict[str, Any]:
-        from .openai_request import ChatRequestWriter, chat_fields  # (loaded to write)
+        from .openai_request import ChatRequestWriter  # (loaded to write)
+        from .openai_request_fields import chat_fields
 
         settings, writing = self.settings, self.writing
         responses = settings["endpoint"] == "responses"

@@ -46,21 +46,6 @@ from .openai_writer import file_as_text, openai_role, openai_tool_call
 from .registry import extras_named
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
-# the keys of a Chat Completions request (CompletionCreateParams), and those of them a
-# --to openai row holds: what a fine-tuning row takes too (the sender adds the rest)
-_REQUEST_KEYS = """
-    messages model audio frequency_penalty function_call functions logit_bias logprobs
-    max_completion_tokens max_tokens metadata modalities moderation n parallel_tool_calls
-    prediction presence_penalty prompt_cache_key prompt_cache_options
-    prompt_cache_retention reasoning_effort response_format safety_identifier seed
-    service_tier stop store stream stream_options temperature tool_choice tools
-    top_logprobs top_p user verbosity web_search_options"""
-REQUEST_FIELDS = frozenset(_REQUEST_KEYS.split())
-ROW_FIELDS = frozenset(("messages", "tools", "parallel_tool_calls", "functions"))
-ROW_SETTINGS = (
-    "request settings (a row holds messages and tools, as a fine-tuning row; the sender "
-    "adds the model and settings, and --to openai-batch --model M writes whole requests)"
-)
 # the content parts each role's message takes (the others take text parts only)
 PARTS = {
     "user": frozenset(("text", "image_url", "input_audio", "file")),
@@ -276,7 +261,11 @@ class ChatRequestWriter:
             if kind == "image_url":
                 image = block["image_url"]
                 image = image if isinstance(image, dict) else {"url": image}
-                taken = {k: image[k] for k in ("url", "detail") if k in image}
+                if not isinstance(image.get("url"), str):
+                    raise ChatpipeError("an image without a URL")
+                taken = {"url": image["url"]}
+                if image.get("detail") in _DETAILS:
+                    taken["detail"] = image["detail"]
                 return [{"type": "image_url", "image_url": taken}]
             if kind == "text-plain":
                 text = file_as_text(block)  # (said by losses(): written as text, or not)
@@ -284,7 +273,7 @@ class ChatRequestWriter:
             if kind == "video":
                 raise ChatpipeError("video")
             if is_data_content_block(block):
-                return [_named_file(data_block(block))]
+                return [_audio_format(_named_file(data_block(block)))]
             if kind == "image" or "image" in block:
                 return [anthropic_image(i, j, block)]
             if kind == "file" and isinstance(block.get("file"), dict):
@@ -292,7 +281,7 @@ class ChatRequestWriter:
             if kind == "input_audio" and isinstance(block.get("input_audio"), dict):
                 audio = block["input_audio"]
                 taken = {k: audio[k] for k in ("data", "format") if k in audio}
-                return [{"type": "input_audio", "input_audio": taken}]
+                return [_audio_format({"type": "input_audio", "input_audio": taken})]
             if kind == "document":
                 return _document(block)
             if kind == "media":
@@ -311,87 +300,27 @@ class ChatRequestWriter:
         return []
 
 
-def row_fields(meta: dict[str, Any], writing: Writing) -> dict[str, Any]:
-    """A conversation's fields as a --to openai row holds them: its tools (as OpenAI
-    declares them), ``parallel_tool_calls`` and ``functions``; request settings and the
-    conversation's own fields left out, each kind said."""
-    from .tool_specs import api_tools
-
-    settings = [k for k, v in meta.items() if k in REQUEST_FIELDS - ROW_FIELDS and v is not None]
-    if settings:
-        writing.left(ROW_SETTINGS, None, names(settings))
-    kept = writing.fields(meta, lambda k: k in ROW_FIELDS or k in REQUEST_FIELDS)
-    kept = {k: v for k, v in kept.items() if k in ROW_FIELDS}
-    if kept.get("tools") is not None:
-        kept["tools"] = api_tools(kept["tools"], "openai", writing)
-    return {k: v for k, v in kept.items() if v is not None or k == "messages"}
-
-
-# what each field of a request holds, as JSON (another provider's field of the same name
-# and another kind of value is said, not written)
-_KINDS: dict[str, type | tuple[type, ...]] = {
-    "temperature": (int, float),
-    "top_p": (int, float),
-    "max_tokens": int,
-    "max_completion_tokens": int,
-    "n": int,
-    "seed": int,
-    "stop": (str, list),
-    "metadata": dict,
-    "user": str,
-    "response_format": dict,
-    "reasoning_effort": str,
-    "parallel_tool_calls": bool,
-    "logprobs": bool,
-    "top_logprobs": int,
-    "presence_penalty": (int, float),
-    "frequency_penalty": (int, float),
-    "logit_bias": dict,
-    "store": bool,
-    "modalities": list,
-    "audio": dict,
-    "prediction": dict,
-    "web_search_options": dict,
-    "verbosity": str,
-    "service_tier": str,
-    "tools": list,
-    "stream": bool,
-}
-
-
-def chat_fields(meta: dict[str, Any], writing: Writing) -> dict[str, Any]:
-    """A conversation's fields as a Chat Completions request's body holds them (an
-    openai-batch's): its settings and tools in OpenAI's form; with ``keep_extras``, the
-    fields given, tools translated."""
-    from .api import SETTING_VALUES, renamed
-    from .tool_specs import api_choice, api_tools, for_target, parsed
-
-    if writing.keep_extras:
-        if meta.get("tools") is None:
-            return meta
-        return {**meta, "tools": for_target(parsed(meta["tools"]), "openai")[0]}
-    meta = renamed(meta, {"max_output_tokens": "max_completion_tokens", "stop_sequences": "stop"})
-    kept = writing.fields(meta, REQUEST_FIELDS)
-    if kept.get("tools") is not None:
-        kept["tools"] = api_tools(kept["tools"], "openai", writing)
-    if kept.get("tool_choice") is not None:
-        kept["tool_choice"] = api_choice(kept["tool_choice"], "openai")
-    wrong = [
-        k
-        for k, v in kept.items()
-        if (v is None and meta.get(k) is not None and k != "tools")
-        or (v is not None and k in _KINDS and not isinstance(v, _KINDS[k]))
-    ]
-    if wrong:
-        writing.left(SETTING_VALUES, None, names(wrong))
-    return {k: v for k, v in kept.items() if k not in wrong and v is not None}
-
-
 def _named(block: dict[str, Any]) -> str:
     """A block with no part, as -v names it: its type (a kept value's own type)."""
     value = block.get("value")
     inner = value.get("type") if isinstance(value, dict) else None
     return str(inner or block.get("type") or "a block without a type")
+
+
+_DETAILS = ("auto", "low", "high", "original")
+# the audio Chat Completions takes, by the names a media type gives it
+_AUDIO = {"wav": "wav", "x-wav": "wav", "wave": "wav", "mp3": "mp3", "mpeg": "mp3"}
+
+
+def _audio_format(part: dict[str, Any]) -> dict[str, Any]:
+    """An audio part in a format the API takes (wav, mp3), else none (said)."""
+    audio = part.get("input_audio")
+    if part.get("type") != "input_audio" or not isinstance(audio, dict):
+        return part
+    taken = _AUDIO.get(str(audio.get("format")).lower())
+    if taken is None or not isinstance(audio.get("data"), str):
+        raise ChatpipeError(f"audio of format {audio.get('format')!r}")
+    return {"type": "input_audio", "input_audio": {"data": audio["data"], "format": taken}}
 
 
 def _named_file(part: dict[str, Any]) -> dict[str, Any]:
