@@ -177,6 +177,14 @@ def with_refusal(message: Any) -> Any:
         blocks = [{"type": "text", "text": content}] if content else []
     else:
         blocks = list(content)
-    if any(isinstance(b, dict) and b.get("type") == "refusal" for b in blocks):
+    if any(_is_refusal(b) for b in blocks):
         return content
     return [*blocks, {"type": "refusal", "refusal": refusal}]
+
+
+def _is_refusal(block: Any) -> bool:
+    """A refusal part, as a writer's or as a reader kept it (a Responses part, whole)."""
+    if not isinstance(block, dict):
+        return False
+    value = block.get("value") if block.get("type") == "non_standard" else block
+    return isinstance(value, dict) and value.get("type") == "refusal"
