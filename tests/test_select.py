@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 
+import langchain_core.messages as lc
 import orjson
 import pytest
+from langchain_core.messages.utils import count_tokens_approximately as lc_count
 from typer.testing import CliRunner
 
+import chatpipe as cp
 from chatpipe.cli import app
 from chatpipe.errors import UsageError
 from chatpipe.model import AIMessage, Conversation, HumanMessage, SystemMessage
@@ -57,7 +60,6 @@ def ids(*args: str) -> list[str]:
         (["--role", "tool"], [WEBSITE, WIKIS]),
         (["--role", "system"], []),
         (["--max-tokens", "1000"], [OFFERTE, WIKIS]),
-        (["--min-tokens", "1649", "--max-tokens", "1649"], [LOGO]),
         (["--max-tokens", "3", "--token-counter", "messages"], [OFFERTE]),
         (["--grep", "OFFERTE"], []),
         (["--grep", "OFFERTE", "-i"], [OFFERTE]),
@@ -67,6 +69,25 @@ def ids(*args: str) -> list[str]:
 )
 def test_each_criterion_on_an_export(args, expected):
     assert ids(*args, EXPORT) == expected
+
+
+def test_token_bounds_select_by_langchains_count():
+    """--min-tokens and --max-tokens take each conversation's count as langchain-core's
+    count_tokens_approximately gives it (the oracle here), both bounds included."""
+    from chatpipe.pipeline import read
+
+    every = ids(EXPORT)
+    counted = [
+        lc_count(lc.messages_from_dict(cp.messages_to_dict(list(c.messages))))
+        for c in read([EXPORT])
+    ]
+    assert len(counted) == len(every) and len(set(counted)) == len(counted)
+    for tokens in counted:
+        exact = ids("--min-tokens", str(tokens), "--max-tokens", str(tokens), EXPORT)
+        assert exact == [i for i, n in zip(every, counted, strict=True) if n == tokens]
+        assert len(exact) == 1
+        above = ids("--min-tokens", str(tokens + 1), EXPORT)
+        assert above == [i for i, n in zip(every, counted, strict=True) if n > tokens]
 
 
 def test_an_export_a_dataset_and_a_log_together():

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import langchain_core.messages as lc
+from langchain_core.messages.utils import count_tokens_approximately as lc_count
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
@@ -18,7 +20,22 @@ def cli(*args, env=None):
     return runner.invoke(app, list(args), env=env)
 
 
+def _log_figures(path) -> tuple[int, int]:
+    """The characters of a message log's texts, counted here, and langchain-core's
+    approximate count of its messages (the default counter's oracle)."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    characters = 0
+    for row in rows:
+        content = row.get("content")
+        if isinstance(content, str):
+            characters += len(content)
+        elif isinstance(content, list):
+            characters += sum(len(p["text"]) for p in content if p.get("type") == "text")
+    return characters, lc_count(lc.convert_to_messages(rows))
+
+
 def test_json_figures_of_the_tool_call_log():
+    characters, tokens = _log_figures(FIXTURES / "openai_tool_calls.jsonl")
     result = cli("stats", str(FIXTURES / "openai_tool_calls.jsonl"))
     conversation, overall = (json.loads(line) for line in result.stdout.splitlines())
     assert conversation == {
@@ -31,8 +48,8 @@ def test_json_figures_of_the_tool_call_log():
         "audio": 0,
         "video": 0,
         "files": 0,
-        "characters": 201,
-        "tokens": 226,
+        "characters": characters,
+        "tokens": tokens,
         "by_type": {"system": 1, "human": 2, "ai": 3, "tool": 2},
     }
     assert overall["overall"]["length"] == {"min": 8, "median": 8, "max": 8}
