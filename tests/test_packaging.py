@@ -69,7 +69,7 @@ def test_the_release_builds_checks_and_says_one_version(tmp_path):
         info = archive.extractfile(f"{top}/PKG-INFO").read().decode()
     version = _field(info, "Version")  # pyproject's, as the build backend read it
     assert top == f"chatpipe-{version}"
-    assert {f"{top}/README.md", f"{top}/pyproject.toml"} <= members
+    assert {f"{top}/README.md", f"{top}/pyproject.toml", f"{top}/LICENSE"} <= members
     assert {f"{top}/src/{name}" for name in DATA} <= members
 
     with zipfile.ZipFile(wheel) as archive:
@@ -77,6 +77,8 @@ def test_the_release_builds_checks_and_says_one_version(tmp_path):
         for name in DATA:  # the same bytes as the checkout's
             assert archive.read(name) == (ROOT / "src" / name).read_bytes(), name
         archive.extractall(tmp_path / "installed")
+        licence = archive.read(f"chatpipe-{version}.dist-info/licenses/LICENSE")
+    assert licence == (ROOT / "LICENSE").read_bytes()  # the text the MIT licence asks for
     assert _field(metadata, "Version") == version
     assert _field(metadata, "License-Expression") == "MIT"
 
