@@ -48,7 +48,6 @@ processes ask, refusing an operation that may keep state and says nothing of mer
 
 from __future__ import annotations
 
-import dis
 import functools
 import re
 import types
@@ -317,6 +316,8 @@ def _function_state(function: types.FunctionType, seen: set[int]) -> str | None:
 def _globals_named(code: types.CodeType) -> Iterator[tuple[str, str]]:
     """(instruction, name) of each global a code object and those inside it load or
     store."""
+    import dis  # (only when a function is judged: not at start-up)
+
     for instruction in dis.get_instructions(code):
         if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "DELETE_GLOBAL"):
             opname = "LOAD_GLOBAL" if instruction.opname.startswith("LOAD") else "STORE_GLOBAL"

@@ -138,7 +138,9 @@ class Run:
         elif is_stream(operation):
             changed = operation.stream(read)  # type: ignore[union-attr]
         else:
-            changed = (c for c in map(operation, read) if c is not None)
+            # (an Operation's bound __call__: called as fast as a function)
+            call = operation.__call__ if isinstance(operation, Operation) else operation
+            changed = (c for c in map(call, read) if c is not None)
         return self.losses.watch(changed, start)
 
     def tallied(self, conversations: Iterable[Conversation]) -> Iterator[Conversation]:
