@@ -14,6 +14,7 @@ from collections import Counter
 import pytest
 
 from chatpipe.errors import UsageError
+from chatpipe.ops.operation import PerPart
 from chatpipe.pipeline import plan as planning
 from chatpipe.pipeline.executors import Engine, execute
 from chatpipe.pipeline.job import Inputs, Job
@@ -51,6 +52,26 @@ class Tally:
     def __call__(self, conversation):
         self.seen += 1
         return conversation
+
+
+class Counted(PerPart[int]):
+    """Counts the conversations it sees, and says how the parts' counts add up."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, conversation):
+        self.count += 1
+        return conversation
+
+    def for_part(self, part):
+        return Counted()
+
+    def part_state(self):
+        return self.count
+
+    def absorb(self, state, placed):
+        self.count += state
 
 
 SEEN: set[str] = set()
@@ -143,25 +164,6 @@ def test_plain_functions_that_keep_nothing_and_declared_ones_run_in_parts(rows):
 
 
 def test_an_operation_that_says_how_parts_merge_counts_as_one_process(rows):
-    from chatpipe.ops.operation import PerPart
-
-    class Counted(PerPart[int]):
-        def __init__(self) -> None:
-            self.count = 0
-
-        def __call__(self, conversation):
-            self.count += 1
-            return conversation
-
-        def for_part(self, part):
-            return Counted()
-
-        def part_state(self):
-            return self.count
-
-        def absorb(self, state, placed):
-            self.count += state
-
     one, many = Counted(), Counted()
     assert _run(rows, many, Engine(jobs=2)) == _run(rows, one)
     assert many.count == one.count == 300
@@ -195,6 +197,21 @@ def test_two_passes_whose_first_gathers_nothing_mergeable_are_refused(rows):
 
     with pytest.raises(UsageError, match="is neither Stateless nor PerPart"):
         _run(rows, OnePass(), Engine(jobs=2))
+
+    kept: list = []
+
+    class KeepsInAList(TwoPasses):
+        def __call__(self, conversation):
+            return conversation
+
+        def first_pass(self):
+            return Counted()
+
+        def second_pass(self, gathered):
+            return lambda c: kept.append(c) or c
+
+    with pytest.raises(UsageError, match="second pass runs the parts, and may keep state"):
+        _run(rows, KeepsInAList(), Engine(jobs=2))
 
 
 def test_every_operation_of_the_commands_declares_what_it_is():

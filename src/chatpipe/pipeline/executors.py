@@ -254,7 +254,7 @@ def _second_pass(job: Job, found: Any, mapper: Any) -> Job:
     parts gathered (its errors left for the second to say)."""
     if not two_passes(job.operation):
         return job
-    from ..ops.operation import PerPart, Stateless
+    from ..ops.operation import PerPart, Stateless, undeclared_state
     from .assemble import run_in_parts
     from .reading import ErrorLog
     from .target import Target
@@ -276,7 +276,11 @@ def _second_pass(job: Job, found: Any, mapper: Any) -> Job:
         )
     first = Run(Job(job.inputs, gather, Target()), ErrorLog("skip"))
     run_in_parts(first, found, mapper, None)
-    return Job(job.inputs, operation.second_pass(gather), job.target)
+    second = operation.second_pass(gather)
+    why = undeclared_state(second)
+    if why is not None:
+        raise UsageError(f"{name}'s second pass runs the parts, and may keep state: {why}")
+    return Job(job.inputs, second, job.target)
 
 
 def settled(job: Job, found: Any) -> Job:
