@@ -349,6 +349,16 @@ def test_relative_paths_and_globs_name_the_clients_files_on_a_schedulers_workers
     assert expected.count(b"\n") == 80
     for given in (("r*.jsonl",), ("r0.jsonl", "r1.jsonl")):
         assert library(given, Engine(dask=True, scheduler=remote)) == expected
+    # chatpipe.dask.run_job, given a client of that scheduler: the same route
+    import distributed
+
+    import chatpipe.dask as cd
+
+    with distributed.Client(remote) as connected:
+        for given in (("r*.jsonl",), ("r0.jsonl", "r1.jsonl")):
+            out = Output()
+            cd.run_job(Job(Inputs(given)), out, connected)
+            assert out.close() == expected
 
 
 def test_a_scheduler_with_no_workers_then_one_that_dies_mid_run(tmp_path, monkeypatch, capfd):

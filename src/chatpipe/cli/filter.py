@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..errors import UsageError
 from ..ops.facts import user_types
 from ..ops.filter import iter_filter, iter_merge
+from ..ops.operation import stateless
 from ..pipeline.job import Job, on_messages
 from .command import ReadingOptions, command, unescape
 from .options import To, opt
@@ -63,7 +64,8 @@ def filter_(
             exclude_tool_calls=calls,
         )
 
-    execute(o, Job(o.inputs(), on_messages(kept, per_message=True), target))
+    # (a function of the options given, which keeps nothing: on the command's word)
+    execute(o, Job(o.inputs(), on_messages(stateless(kept), per_message=True), target))
 
 
 @command("output", "records", "engine")

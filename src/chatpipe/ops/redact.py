@@ -29,6 +29,7 @@ import orjson
 from ..errors import UsageError
 from ..model import AIMessage, AnyMessage, Conversation
 from . import facts
+from .operation import PerPart
 from .redact_patterns import KINDS, Match, Scanner
 
 MASKS = ("kind", "hash")
@@ -92,7 +93,7 @@ class Hit:
     end: int
 
 
-class Redactor:
+class Redactor(PerPart["tuple[Counter[str], int]"]):
     """Replaces what ``kinds`` name (every kind by default; ``skip`` leaves some out) in
     conversations, counting each kind (``counts``). Called on a conversation it gives the
     conversation redacted: a job's operation."""
@@ -130,7 +131,7 @@ class Redactor:
     def part_state(self) -> tuple[Counter[str], int]:
         return self.counts, self.conversations
 
-    def absorb(self, state: tuple[Counter[str], int], placed: Any = None) -> None:
+    def absorb(self, state: tuple[Counter[str], int], placed: Any) -> None:
         counts, conversations = state
         self.counts.update(counts)
         self.conversations += conversations

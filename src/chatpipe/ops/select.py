@@ -17,6 +17,7 @@ from ..errors import UsageError
 from ..model import AnyMessage, Conversation
 from . import facts
 from .count import ApproximateCounter, TokenCounter, counter_for, resolve_counter
+from .operation import Stateless
 
 Check = Callable[[Conversation, list[AnyMessage]], bool]
 
@@ -58,9 +59,10 @@ class Criteria:
             object.__setattr__(self, name, tuple(getattr(self, name) or ()))
 
 
-class Selector:
+class Selector(Stateless):
     """The criteria compiled into checks, cheapest first; ``matches(conversation)`` says
-    whether a conversation passes them all (or, ``invert``, fails one)."""
+    whether a conversation passes them all (or, ``invert``, fails one). As an operation
+    it keeps nothing from one conversation to the next."""
 
     def __init__(self, criteria: Criteria) -> None:
         self.criteria = criteria

@@ -125,8 +125,8 @@ class Assembly:
         run.newest[0] += result.newest[0]
         run.newest[1] += result.newest[1]
         run.unanswered += result.unanswered
-        if result.state is not None:  # what the operation gathered there (``for_part``)
-            run.job.operation.absorb(result.state, _placed(before))
+        if result.state is not None:  # what the operation gathered there (``PerPart``)
+            run.job.operation.absorb(result.state, placed(before))
         data, start = result.data, 0
         name = Source(part.spec).name
         for event in result.events:
@@ -195,7 +195,7 @@ class Assembly:
             sink.raw(self.run.target.log_end())
 
 
-def _placed(before: int) -> Callable[[Any], Any]:
+def placed(before: int) -> Callable[[Any], Any]:
     """How a part's places (lines counted from its start) become its file's."""
 
     def placed(location: Any) -> Any:

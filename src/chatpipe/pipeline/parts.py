@@ -17,6 +17,7 @@ from ..errors import ChatpipeError, Location
 from ..io.ranges import range_records
 from ..io.records import BadRecord, Record
 from ..io.sources import Source
+from ..ops.operation import PerPart
 from .part_result import ERROR, NOTE, PROBLEM, Event, Output, PartResult, Shards, finished
 from .plan import FILE, LOG, ROWS, Part
 
@@ -28,9 +29,9 @@ def run_part(part: Part, job: Any, alone: bool = False, shards: Shards | None = 
     from ..io.shards import ShardStream
     from .plan import shard_name
 
-    own = getattr(job.operation, "for_part", None)
-    if own is not None:  # an operation with a state of its own: a copy for this part
-        job = replace(job, operation=own(part.seq))
+    own = isinstance(job.operation, PerPart)
+    if own:  # an operation with a state of its own: a copy for this part
+        job = replace(job, operation=job.operation.for_part(part.seq))
     shard = None
     if shards is not None:
         extension = ".parquet" if shards.parquet else ".jsonl"
@@ -47,7 +48,7 @@ def run_part(part: Part, job: Any, alone: bool = False, shards: Shards | None = 
         else:
             result = _rows(job, part, out)
         result.data = out.close()
-        if own is not None:
+        if own:
             result.state = job.operation.part_state()
     except BaseException:
         out.abort()

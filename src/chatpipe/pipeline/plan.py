@@ -219,6 +219,7 @@ def _log_job(job: Any, files: tuple[str, ...], dialect: Any) -> bool:
     read line by line, not split into conversations by a field (--group-by), changed
     message by message (no operation, or filter) with nothing numbered in its output (no
     report of losses), written message by message."""
+    from ..ops.operation import Operation
     from .targets import ToDialect
 
     if len(files) != 1 or not dialect.messages_by_line or is_url(files[0]):
@@ -230,7 +231,7 @@ def _log_job(job: Any, files: tuple[str, ...], dialect: Any) -> bool:
     if operation is not None:
         losses = target.loss_report()
         checked = losses is not None and losses.check is not None
-        if not getattr(operation, "per_message", False) or checked:
+        if not (isinstance(operation, Operation) and operation.per_message) or checked:
             return False
     return target.writes_messages(dialect)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..model import Conversation
+from ..ops.operation import Stateless
 from .job import Run
 from .target import Target
 
@@ -97,9 +98,14 @@ class _SideFiles:
         self.folder.abort()
 
 
-def listed(conversation: Conversation) -> Conversation:
+class _Listed(Stateless):
     """The operation of a split: the conversation with its messages in a list (a log's
     are read once), for its side's key and its records."""
-    from ..ops.facts import listed as with_list
 
-    return with_list(conversation)[0]
+    def __call__(self, conversation: Conversation) -> Conversation:
+        from ..ops.facts import listed as with_list
+
+        return with_list(conversation)[0]
+
+
+listed = _Listed()
