@@ -19,6 +19,7 @@ from .base import (
     LIKELY,
     MESSAGES,
     ONE,
+    VARIANT,
     Conversation,
     Dialect,
     Guess,
@@ -254,10 +255,19 @@ class AnthropicDialect(Dialect):
         return is_anthropic_request(value) or is_anthropic_response(value)
 
     def score(self, sample: Sample) -> Guess | None:
-        """A request or a response; or turns of a message log (a bare list saved by an
-        agent) told by their blocks of Anthropic's own types."""
-        if self.is_conversation(sample.first):
+        """A response; a request whose turns are user and assistant turns (one whose
+        messages have other roles, or other shapes, only looks like one: a conversation
+        of another dialect's, with blocks Anthropic also has); or turns of a message log
+        (a bare list saved by an agent) told by their blocks of Anthropic's own types."""
+        first = sample.first
+        if is_anthropic_response(first):
             return Guess(LIKELY, CONVERSATIONS)
+        if is_anthropic_request(first):
+            turns = all(
+                isinstance(m, dict) and m.get("role") in ("user", "assistant")
+                for m in first["messages"]
+            )
+            return Guess(LIKELY if turns else VARIANT, CONVERSATIONS)
         if is_anthropic_turns(sample.records):
             return Guess(LIKELY, MESSAGES)
         return None

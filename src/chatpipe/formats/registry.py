@@ -117,8 +117,8 @@ def writing_dialect(name: str) -> Dialect:
 
 def docs_table() -> str:
     """docs/formats.md's table of dialects, made from what each dialect declares (its
-    name, what it is, its example fixture); the page holds it as printed by
-    ``python -m chatpipe.formats.registry``, and tests/test_dialects.py keeps it so."""
+    name, what it is, its example fixture); ``python -m chatpipe.cli.docs --dialects
+    docs/formats.md`` puts it in the page, and tests/test_dialects.py keeps it so."""
     lines = [
         "| dialect | read | written | what it is | example |",
         "|---|---|---|---|---|",
@@ -131,7 +131,3 @@ def docs_table() -> str:
             f"| `{dialect.name}` | {read} | {written} | {dialect.description} | {example} |"
         )
     return "\n".join(lines) + "\n"
-
-
-if __name__ == "__main__":
-    print(docs_table(), end="")
