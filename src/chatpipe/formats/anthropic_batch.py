@@ -83,6 +83,7 @@ class AnthropicBatchDialect(BatchDialect):
     required = ("model", "max_tokens")
     id_rule = re.compile(r"[a-zA-Z0-9_-]{1,64}")
     checked_as = "anthropic"
+    line_keys = frozenset(("custom_id", "params", "result", "requests"))
 
     def is_conversation(self, value: Any) -> bool:
         return is_request(value) or is_result(value) or is_requests_body(value)

@@ -8,7 +8,18 @@ from typing import Any
 
 from ..errors import Location
 from ..model import AnyMessage
-from .base import Conversation, Dialect, Kept, StreamDialect, dict_blocks
+from .base import (
+    CONVERSATIONS,
+    LIKELY,
+    VARIANT,
+    Conversation,
+    Dialect,
+    Guess,
+    Kept,
+    Sample,
+    StreamDialect,
+    dict_blocks,
+)
 
 _RESPONSE_ITEM_TYPES = frozenset(
     (
@@ -43,6 +54,41 @@ def is_responses_request(value: Any) -> bool:
             for i in items
         )
     )
+
+
+# what a Responses API request holds (a request with other keys is another dialect's
+# record with an ``input`` field, such as an alpaca row)
+_REQUEST_KEYS = frozenset(
+    (
+        "model",
+        "input",
+        "instructions",
+        "tools",
+        "tool_choice",
+        "parallel_tool_calls",
+        "previous_response_id",
+        "conversation",
+        "reasoning",
+        "text",
+        "temperature",
+        "top_p",
+        "top_logprobs",
+        "max_output_tokens",
+        "max_tool_calls",
+        "truncation",
+        "store",
+        "stream",
+        "stream_options",
+        "background",
+        "include",
+        "metadata",
+        "prompt",
+        "prompt_cache_key",
+        "safety_identifier",
+        "service_tier",
+        "user",
+    )
+)
 
 
 def is_responses_response(value: Any) -> bool:
@@ -303,6 +349,17 @@ class ResponsesDialect(Dialect):
 
     def is_conversation(self, value: Any) -> bool:
         return is_responses_request(value) or is_responses_response(value) or is_item_list(value)
+
+    def score(self, sample: Sample) -> Guess | None:
+        first = sample.first
+        if is_responses_response(first) or is_item_list(first):
+            return Guess(LIKELY, CONVERSATIONS)
+        if is_responses_request(first):
+            # typed input items are Responses' own; an ``input`` text among keys a request
+            # does not have is another dialect's field (an alpaca row's)
+            own = isinstance(first["input"], list) or not first.keys() - _REQUEST_KEYS
+            return Guess(LIKELY if own else VARIANT, CONVERSATIONS)
+        return None
 
     def losses(self) -> Any:
         return _cannot_hold
