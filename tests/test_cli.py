@@ -734,8 +734,8 @@ def test_jobs_on_a_message_stream_falls_back_to_one_process(tmp_path, monkeypatc
     assert trimmed.stdout == runner.invoke(app, ["trim", "--max-tokens", "99", str(big)]).stdout
     assert trimmed.stderr == (
         f"chatpipe: --jobs 2: {big} is read whole (conversation-per-line JSONL and Parquet "
-        "files are cut into parts, and one message log for buffer, openai, convert and "
-        "filter); running in one process\n"
+        "files are cut into parts, and one message log written message "
+        "by message); running in one process\n"
     )
 
 

@@ -28,6 +28,9 @@ NOT_RUN_HERE = {
     "python bench/dask_engine.py bench/corpus/rows_1m.jsonl": "a benchmark, for a quiet machine",
     "chatpipe tokenize --tokenizer Qwen/Qwen2.5-7B-Instruct": "a model in the Hugging Face cache",
     "from datasets import load_dataset": "the datasets package is no dependency of chatpipe's",
+    '"""chatbot-ui exports (the legacy mckaywrigley/chatbot-ui app): one JSON document holding': (
+        "a module's whole source, compared with its file by tests/test_dialects.py"
+    ),
 }
 # the README's test command is the one CI's .ci/run runs (compared below)
 TEST_COMMAND = "python -m pip install -e '.[test]' && python -m pip install --no-deps"

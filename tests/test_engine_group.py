@@ -154,8 +154,8 @@ def test_a_log_split_by_a_field_is_read_whole_with_jobs(tmp_path):
     assert len(serial.stdout.splitlines()) == 3
     assert parallel.stderr == (
         f"chatpipe: --jobs 2: {log} is read whole (conversation-per-line JSONL and Parquet "
-        "files are cut into parts, and one message log for buffer, openai, convert and "
-        "filter); running in one process\n"
+        "files are cut into parts, and one message log written message "
+        "by message); running in one process\n"
     )
 
 

@@ -122,8 +122,8 @@ def test_a_job_that_cannot_be_split_runs_in_one_process_and_says_why(tmp_path):
     assert log.stat().st_size > 1 << 20
     whole = (
         f"--jobs 2: {log} is read whole (conversation-per-line JSONL and Parquet files "
-        "are cut into parts, and one message log for buffer, openai, convert and "
-        "filter); running in one process"
+        "are cut into parts, and one message log written message "
+        "by message); running in one process"
     )
     for target, why in (
         (

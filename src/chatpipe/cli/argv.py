@@ -3,27 +3,34 @@ list names, and each option moved where click takes it."""
 
 from __future__ import annotations
 
-# command name -> (module, function); a run imports and builds only the command it names
+# each command as "module:function" in this package, in the order help lists them; its
+# name is the function's, without the trailing _ that keeps a builtin's name free. A run
+# imports and builds only the command it names.
+_WHERE = (
+    "convert:convert",
+    "buffer:buffer",
+    "template:template",
+    "tokenize:tokenize",
+    "openai_dicts:openai",
+    "trim:trim",
+    "count:count",
+    "filter:filter_",
+    "filter:merge",
+    "validate:validate",
+    "stats:stats",
+    "show:show",
+    "select:select",
+    "grep:grep",
+    "sample:head",
+    "sample:sample",
+    "sample:split",
+    "dedupe_redact:dedupe",
+    "dedupe_redact:redact",
+)
+# command name -> (module, function)
 COMMANDS = {
-    "convert": ("convert", "convert"),
-    "buffer": ("buffer", "buffer"),
-    "template": ("template", "template"),
-    "tokenize": ("tokenize", "tokenize"),
-    "openai": ("openai", "openai"),
-    "trim": ("trim", "trim"),
-    "count": ("count", "count"),
-    "filter": ("filter", "filter_"),
-    "merge": ("filter", "merge"),
-    "validate": ("validate", "validate"),
-    "stats": ("stats", "stats"),
-    "show": ("show", "show"),
-    "select": ("select", "select"),
-    "grep": ("grep", "grep"),
-    "head": ("sample", "head"),
-    "sample": ("sample", "sample"),
-    "split": ("sample", "split"),
-    "dedupe": ("dedupe_redact", "dedupe"),
-    "redact": ("dedupe_redact", "redact"),
+    function.rstrip("_"): (module, function)
+    for module, function in (entry.split(":") for entry in _WHERE)
 }
 # root options that take a value, so the value is not mistaken for a command name
 ROOT_VALUED = ("--max-record-bytes", "--max-depth", "--max-yaml-values")

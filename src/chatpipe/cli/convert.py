@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..formats.registry import writable
+from ..formats.registry import DEFAULT, writable
 from ..pipeline.job import Job
 from .command import ReadingOptions, command
 from .options import AsJson, opt
@@ -14,7 +14,7 @@ def convert(
     o: ReadingOptions,
     to: opt(
         "--to", "Output: " + ", ".join(writable()) + ".", metavar="DIALECT", autocompletion=writable
-    ) = "canonical",
+    ) = DEFAULT,
     as_json: AsJson = False,
     model: opt(
         "--model",

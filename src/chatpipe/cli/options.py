@@ -9,17 +9,11 @@ from typing import Annotated, Any
 
 import typer
 
-# the dialects, named here so that help and completion need no import of formats (a
-# test checks them against the dialects' own capabilities)
-READABLE = (  # noqa: SIM905 - names, a word each
-    "openai canonical langchain mellea llamafactory ai-sdk-ui anthropic gemini openai-responses "
-    "sharegpt alpaca chatgpt-export claude-export openai-stream anthropic-stream gemini-stream "
-    "openai-responses-stream claude-code codex gemini-cli pydantic-ai openai-batch anthropic-batch"
-).split()
-WRITABLE = (  # noqa: SIM905
-    "canonical langchain openai anthropic gemini openai-responses sharegpt alpaca pydantic-ai "
-    "openai-batch anthropic-batch markdown yaml html"
-).split()
+from ..formats.registry import readable, writable
+
+# the dialects, as the registry lists them (without importing one)
+READABLE = readable()
+WRITABLE = writable()
 
 
 def opt(flags: str, help: str, kind: Any = str, metavar: str | None = None, **more: Any) -> Any:

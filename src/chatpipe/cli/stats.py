@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import UsageError
 from ..pipeline.job import Job
 from ..pipeline.targets import Stats
-from ..render.report import stats_page
+from ..render.report import PAGE, stats_page
 from .command import ReadingOptions, command
 from .options import AsJson, choices, opt
 from .runtime import execute, rich_console
@@ -26,8 +26,8 @@ def stats(
         "--to",
         "Write an HTML report with charts.",
         str | None,
-        "html",
-        autocompletion=choices("html"),
+        PAGE,
+        autocompletion=choices(PAGE),
     ) = None,
     max_tokens: opt(
         "--max-tokens",
@@ -52,8 +52,8 @@ def stats(
       chatpipe stats --json --token-counter tiktoken:cl100k_base train.jsonl | jq .overall
       chatpipe stats --max-tokens 16385 --to html -o report.html train.jsonl
     """
-    if to not in (None, "html"):
-        raise UsageError(f"stats --to takes html, got {to!r}", hint="or --json, or --table")
+    if to not in (None, PAGE):
+        raise UsageError(f"stats --to takes {PAGE}, got {to!r}", hint="or --json, or --table")
     if sum((as_json, as_table, to is not None)) > 1:
         raise UsageError("--json, --table and --to html ask for different outputs; pick one")
     counter = o.counter()
@@ -61,7 +61,7 @@ def stats(
     # a table goes to the terminal, or as text into the -o file; a page anywhere
     after = _table_text if table and o.output is not None else None
     figures = Stats(counter, rows=not table and to is None, after=after, max_tokens=max_tokens)
-    if to == "html":
+    if to == PAGE:
         sources = list(o.files or ["-"])
         figures.after = lambda each, overall: stats_page(each, overall, sources, figures.ids)
     execute(o, Job(o.inputs(), None, figures))

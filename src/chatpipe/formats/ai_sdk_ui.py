@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import ValidationError
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
-from .base import Dialect, not_a_message
+from .base import VARIANT, Dialect, Guess, Sample, not_a_message
 
 _ROLES = ("system", "user", "assistant")
 _PART_TYPES = frozenset(
@@ -53,9 +53,17 @@ def is_ui_message(value: Any) -> bool:
 class AiSdkUiDialect(Dialect):
     name = "ai-sdk-ui"
     description = "Vercel AI SDK UIMessage logs {id, role, parts}: text, reasoning, tools, files"
+    example = "ai_sdk_ui__pydanticai_submit_message_every_part.json"
+
+    evidence = VARIANT
 
     def is_message(self, value: Any) -> bool:
         return is_ui_message(value)
+
+    def score(self, sample: Sample) -> Guess | None:
+        from .openai import variant_score  # (its {role, content} shape is OpenAI's)
+
+        return variant_score(self, sample)
 
     def read_message(self, value: Any) -> Any:
         """The messages of one UIMessage (a list: an assistant message may be several)."""

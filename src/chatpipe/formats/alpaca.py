@@ -87,6 +87,10 @@ class AlpacaDialect(Dialect):
     writable = True
     conversation_records = True
     description = "Alpaca rows {instruction, input, output, system, history}, preferences"
+    example = "alpaca__llamafactory_en_demo_first6.json"
+
+    def losses(self) -> Any:
+        return AlpacaTurns()  # (a row depends on the turns before: a walk a conversation)
 
     def is_conversation(self, value: Any) -> bool:
         return is_alpaca_row(value)

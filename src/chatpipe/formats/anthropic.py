@@ -14,7 +14,18 @@ from typing import Any
 
 from ..errors import ChatpipeError, Location, ValidationError
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
-from .base import Conversation, Dialect, _keys_hint
+from .base import (
+    CONVERSATIONS,
+    LIKELY,
+    MESSAGES,
+    ONE,
+    VARIANT,
+    Conversation,
+    Dialect,
+    Guess,
+    Sample,
+    _keys_hint,
+)
 from .tool_specs import for_target
 
 _BLOCK_TYPES = frozenset(
@@ -216,18 +227,56 @@ def message_from_response(value: dict[str, Any]) -> AIMessage:
     )
 
 
+def _cannot_hold(message: AnyMessage) -> list[str]:
+    found = []
+    if message.type in ("chat", "function"):
+        found.append("chat and function roles (written as user turns)")
+    if message.name:
+        found.append("message names")
+    if getattr(message, "invalid_tool_calls", None):
+        found.append("invalid tool calls")
+    return found
+
+
 class AnthropicDialect(Dialect):
     name = "anthropic"
     writable = True
     conversation_records = True
     turn_records = True
     description = "Anthropic Messages requests {system, messages}, responses, stream events"
+    example = "anthropic_messages__pydanticai_req_thinking_text_tool_use_tool_result.json"
+    holds_artifacts = False
+    system_messages = ONE
 
     def is_message(self, value: Any) -> bool:
         return False  # bare {role, content} lists read as OpenAI
 
     def is_conversation(self, value: Any) -> bool:
         return is_anthropic_request(value) or is_anthropic_response(value)
+
+    def score(self, sample: Sample) -> Guess | None:
+        """A response; a request whose turns are user and assistant turns (one whose
+        messages have other roles, or other shapes, only looks like one: a conversation
+        of another dialect's, with blocks Anthropic also has); or turns of a message log
+        (a bare list saved by an agent) told by their blocks of Anthropic's own types."""
+        first = sample.first
+        if is_anthropic_response(first):
+            return Guess(LIKELY, CONVERSATIONS)
+        if is_anthropic_request(first):
+            turns = all(
+                isinstance(m, dict) and m.get("role") in ("user", "assistant")
+                for m in first["messages"]
+            )
+            return Guess(LIKELY if turns else VARIANT, CONVERSATIONS)
+        if is_anthropic_turns(sample.records):
+            return Guess(LIKELY, MESSAGES)
+        return None
+
+    def losses(self) -> Any:
+        return _cannot_hold
+
+    def tools_left_out(self, tools: Any) -> list[str]:
+        return for_target(tools, self.name)[1]
 
     def read_message(self, value: Any) -> AnyMessage:
         turn = self.read_turn(value)

@@ -79,9 +79,11 @@ def _tool(tool: Any) -> Any:
 class AnthropicBatchDialect(BatchDialect):
     name = "anthropic-batch"
     description = "Anthropic Message Batches requests {custom_id, params} and results"
+    example = "anthropic_batch__documented_results.jsonl"
     required = ("model", "max_tokens")
     id_rule = re.compile(r"[a-zA-Z0-9_-]{1,64}")
     checked_as = "anthropic"
+    line_keys = frozenset(("custom_id", "params", "result", "requests"))
 
     def is_conversation(self, value: Any) -> bool:
         return is_request(value) or is_result(value) or is_requests_body(value)

@@ -96,6 +96,7 @@ def _finish(message: dict[str, Any], partial: dict[int, str]) -> dict[str, Any]:
 class AnthropicStreamDialect(StreamDialect):
     name = "anthropic-stream"
     description = "Anthropic stream events (JSONL or SSE), reassembled into messages"
+    example = "anthropic_messages__pydanticai_stream_thinking_text.jsonl"
     stream = True
 
     def is_stream_event(self, value: Any) -> bool:

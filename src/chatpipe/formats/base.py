@@ -1,18 +1,88 @@
-"""What every dialect shares: the Dialect interface and its capabilities.
+"""What every dialect shares: the Dialect interface, its capabilities and what it declares.
 
-A dialect knows how to recognise its records, read a message record or a conversation
-record into messages, and (when writable) write messages back as records. The shared
-reading of ``{"messages": [...], ...}`` conversation records lives here.
+A dialect is the whole of what chatpipe knows about one format: how sure it is that a
+sample of records is its own (``score``), how it reads a message or conversation record
+into messages, how it writes them back (when writable), and what its records hold: the
+facts the loss report and ``validate`` ask for instead of naming dialects
+(docs/adding-a-dialect.md). The shared reading of ``{"messages": [...], ...}``
+conversation records lives here.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import ChatpipeError, DataError, Location, ValidationError, kind_of
+from ..errors import ChatpipeError, DataError, Location, UsageError, ValidationError, kind_of
 from ..model import AnyMessage, Conversation
+
+if TYPE_CHECKING:
+    from .rules import RecordRules
+
+# the shapes a source's records come in
+MESSAGES = "messages"  # the records are the messages of one conversation
+CONVERSATIONS = "conversations"  # each record is a conversation
+STREAM = "stream"  # the records are events that spell out messages
+
+# how sure a dialect is that a sample is its own (``Dialect.score``): named levels, so that
+# dialects weigh the same evidence alike
+CERTAIN = 1.0  # a marker only this format has (a stream event's type, an export's tree)
+LIKELY = 0.8  # keys or shapes of its own, which other formats rarely have
+VARIANT = 0.65  # a shared shape with keys of its own in it (Mellea's fields in OpenAI messages)
+GENERIC = 0.5  # a shape several formats share ({role, content} messages)
+
+# where system messages stand in a dialect's records (``Dialect.system_messages``)
+ANYWHERE = "anywhere"  # a session log: the context an agent adds, where it came
+TURNS = "turns"  # among the turns, as written
+ONE = "one"  # one system prompt before the turns: later ones are lifted into it
+
+
+@dataclass(frozen=True)
+class Sample:
+    """What detection shows a dialect: a source's first record that any dialect knows
+    (``first``), the records after it in the window (``more``), and whether the records came
+    framed, as a sequence of their own (SSE events, the elements of a JSON array)."""
+
+    first: Any
+    more: Sequence[Any] = ()
+    framed: bool = False
+
+    @property
+    def records(self) -> list[Any]:
+        return [self.first, *self.more]
+
+    def messages(self) -> list[Any]:
+        """The messages the sample shows: the records themselves, or those of its
+        conversation records (``{"messages": [...]}``)."""
+        found = []
+        for record in self.records:
+            inner = record.get("messages") if isinstance(record, dict) else None
+            found.extend(inner if isinstance(inner, list) else [record])
+        return found
+
+
+class Guess(NamedTuple):
+    """A dialect's answer to a sample: how sure it is, and the shape it reads it as."""
+
+    score: float
+    shape: str
+
+
+class Kept(str):
+    """A kind of loss that is not one: what a target keeps in another form than the
+    input's, said all the same, with ``how`` it was written."""
+
+    how: str
+
+    def __new__(cls, kind: str, how: str) -> Kept:
+        made = super().__new__(cls, kind)
+        made.how = how
+        return made
+
+    def __reduce__(self) -> Any:  # (sent to and from workers)
+        return Kept, (str(self), self.how)
 
 
 class Dialect:
@@ -42,7 +112,42 @@ class Dialect:
     # line that is an array) reads as a record with the list there
     list_key = "messages"
 
+    # -- what its records hold: asked by the loss report and validate ----------------
+    # a tool message's structured result (Claude Code's toolUseResult, LangChain's artifact)
+    holds_artifacts = True
+    # where system messages stand in its records: ANYWHERE, TURNS or ONE (above)
+    system_messages = TURNS
+    # the key of additional_kwargs under which its reader keeps the rest of a record, as
+    # the record names its fields (text there is in a field the reader knows, not lost)
+    extras_key: str | None = None
+    # the dialect whose loss checks its records' messages take (a batch's requests)
+    checked_as: str | None = None
+    # its writer takes settings of its own (``configured``: a batch's --model) and numbers
+    # what it writes in order, so it writes in one process
+    takes_settings = False
+
+    # -- its row in docs/formats.md ---------------------------------------------------
+    # a fixture of it (its file name in fixtures/), the example its row shows
+    example = ""
+
     # -- recognising ----------------------------------------------------------------
+    # how sure a match of ``is_message`` / ``is_conversation`` makes it (the default score)
+    evidence = LIKELY
+
+    def score(self, sample: Sample) -> Guess | None:
+        """How sure this dialect is that ``sample`` is its own, and the shape it reads it
+        as; None when it is not. By default: ``is_stream_event`` (stream dialects) is
+        certain; ``is_message``, then ``is_conversation``, of the first record, as sure as
+        ``evidence`` says. A dialect whose evidence lies elsewhere (across records, in
+        keys of its own) overrides this."""
+        value = sample.first
+        if self.stream and self.is_stream_event(value):
+            return Guess(CERTAIN, STREAM)
+        if self.is_message(value):
+            return Guess(self.evidence, MESSAGES)
+        if self.is_conversation(value):
+            return Guess(self.evidence, CONVERSATIONS)
+        return None
 
     def is_message(self, value: Any) -> bool:
         return False
@@ -117,6 +222,36 @@ class Dialect:
         """A conversation's fields as this dialect's records hold them."""
         return meta
 
+    def configured(self, **settings: Any) -> Dialect:
+        """This dialect set up with its writer's settings (``takes_settings``)."""
+        if settings:
+            flags = ", ".join("--" + k.replace("_", "-") for k in settings)
+            raise UsageError(f"--to {self.name} takes no {flags}")
+        return self
+
+    # -- what its writer leaves out -------------------------------------------------
+
+    def losses(self) -> Callable[[AnyMessage], list[str]] | None:
+        """What this dialect's records cannot hold of a message: a check made anew for
+        each conversation and called on each of its messages in order, giving the kinds
+        it leaves out (a ``Kept`` kind is kept in another form, and said); None when its
+        records hold every message whole."""
+        return None
+
+    def record_rules(self, name: str | None = None) -> RecordRules | None:
+        """The rule set ``name`` that its raw records are checked with (``validate
+        --rules``), or with None its own; None when it has none (the structure checks of
+        the messages read from them are every dialect's)."""
+        return None
+
+    def tools_left_out(self, tools: Any) -> list[str]:
+        """The names of a conversation's tools that its records have no form for."""
+        return []
+
+    def report_to(self, report: Any) -> None:
+        """Where a writer that leaves out a conversation's fields says so (a LossReport's
+        ``cases``), for writers that find it while writing (a batch's requests)."""
+
 
 class StreamDialect(Dialect):
     """Records are events that spell out messages; ``read_stream`` reassembles them."""
@@ -158,6 +293,12 @@ class StreamDialect(Dialect):
                     yield record.value
 
         return self.read_stream(good(), location)
+
+
+def dict_blocks(message: AnyMessage) -> list[dict]:
+    """A message's content blocks that are objects (none for text content)."""
+    content = message.content
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
 def _keys_hint(value: Any) -> str:

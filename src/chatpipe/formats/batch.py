@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import DataError, Location, UsageError
 from ..model import Conversation
-from .base import Dialect
+from .base import VARIANT, Dialect, Guess, Sample
 
 REQUESTS, RESULTS = "requests", "results"
 NO_RESULT = "no result for this custom_id in the output files"
@@ -30,10 +30,21 @@ class BatchDialect(Dialect):
 
     writable = True
     conversation_records = True
+    takes_settings = True  # --model, --max-tokens...: its requests numbered in order
     settings: dict[str, Any] = {}  # noqa: RUF012 - replaced, never changed, by configured
     required: tuple[str, ...] = ("model",)
     optional: tuple[str, ...] = ()
     id_rule: re.Pattern[str] | None = None  # what a custom_id may be, when it is restricted
+    # the keys a batch file's lines hold: a line with others is a conversation record of
+    # another dialect that kept a batch's fields (as chatpipe writes them), not a batch line
+    line_keys: frozenset[str] = frozenset()
+
+    def score(self, sample: Sample) -> Guess | None:
+        guess = super().score(sample)
+        first = sample.first
+        if guess is not None and isinstance(first, dict) and first.keys() - self.line_keys:
+            return Guess(VARIANT, guess.shape)
+        return guess
 
     def role(self, value: Any) -> str | None:
         """REQUESTS or RESULTS: which file a record of this dialect belongs to."""

@@ -28,6 +28,7 @@ class CanonicalDialect(Dialect):
     writable = True
     messages_by_line = True
     description = "chatpipe's flat JSONL, one message object per line (LangGraph model_dump)"
+    example = "langchain_dict__generated_flat_model_dump_openai_system_tool.json"
 
     def is_message(self, value: Any) -> bool:
         return is_canonical_message(value)

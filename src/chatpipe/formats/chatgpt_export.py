@@ -158,6 +158,8 @@ def _parents(
 class ChatGPTExportDialect(Dialect):
     name = "chatgpt-export"
     description = "ChatGPT data export conversations.json (array, object, or shards)"
+    example = "chatgpt_export__pkuppens_2023_conversations_subset.json"
+    extras_key = "chatgpt"  # (the rest of each record, under additional_kwargs)
 
     def is_conversation(self, value: Any) -> bool:
         return is_chatgpt_export(value)

@@ -37,7 +37,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, Location
 from ..model import Conversation
-from .base import StreamDialect
+from .base import ANYWHERE, StreamDialect
 from .claude_code_agents import subagents
 from .claude_code_session import _conversations, is_claude_code_line, read_session
 from .exports import ReadOptions
@@ -50,7 +50,9 @@ SUBAGENTS = "subagents' conversations left out (--include-subagents writes them)
 class ClaudeCodeDialect(StreamDialect):
     name = "claude-code"
     description = "Claude Code session transcripts (~/.claude/projects/*/<session>.jsonl)"
-    system_anywhere = True  # context the agent adds stands where it came
+    example = "claude_code__entire_2026_exit_resume_branch_lines1_53.jsonl"
+    extras_key = "claude_code"  # (the rest of each record, under additional_kwargs)
+    system_messages = ANYWHERE  # context the agent adds stands where it came
 
     def is_stream_event(self, value: Any) -> bool:
         return is_claude_code_line(value)

@@ -102,6 +102,8 @@ def _claude_message(message: dict[str, Any]) -> AnyMessage:
 class ClaudeExportDialect(Dialect):
     name = "claude-export"
     description = "Claude.ai export conversations (chat_messages), web-app and ZIP shapes"
+    example = "claude_export__yaleman_2025_thinking.json"
+    extras_key = "claude"  # (the rest of each record, under additional_kwargs)
 
     def is_conversation(self, value: Any) -> bool:
         return is_claude_export(value)

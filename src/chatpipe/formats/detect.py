@@ -1,28 +1,68 @@
-"""Telling a source's dialect and record shape from its first records (the detection order
-is the registry's: the most specific shapes first)."""
+"""Telling a source's dialect and record shape from its first records, by evidence: every
+dialect scores the sample it is shown (``Dialect.score``: how sure it is, from keys and
+shapes it alone has), and the highest score wins, wherever the dialect stands in the
+registry. Dialects that tie and would read the sample differently are an error that names
+them and ``--from``; dialects that tie and read it alike are one answer (the first
+registered is named)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .anthropic import is_anthropic_response, is_anthropic_turns
-from .base import Dialect
-from .gemini import is_gemini_response
-from .registry import dialects, get_dialect
+from ..errors import DataError
+from .base import CONVERSATIONS, MESSAGES, STREAM, Dialect, Guess, Sample
+from .registry import dialects
 
-MESSAGES = "messages"  # the records are the messages of one conversation
-CONVERSATIONS = "conversations"  # each record is a conversation
-STREAM = "stream"  # the records are events that spell out messages
+__all__ = ["CONVERSATIONS", "MESSAGES", "STREAM", "Ambiguous", "detect", "scores"]
+
 _LIST_WINDOW = 50  # messages of a bare list looked at to tell its dialect
+_SAME = 1e-9  # scores closer than this tie
+
+
+class Ambiguous(DataError):
+    """A sample two or more dialects claim with the same certainty and read differently."""
+
+    def __init__(self, names: list[str]) -> None:
+        listed = " and ".join(names) if len(names) == 2 else ", ".join(names)
+        super().__init__(
+            f"this could be {listed}, which read it differently",
+            hint="name the dialect with --from " + " or --from ".join(names),
+        )
+        self.names = names
 
 
 def detect(value: Any, more: list[Any] = (), framed: bool = False) -> tuple[Dialect, str] | None:
-    """``framed``: the records came as a sequence of their own (SSE events, the elements
-    of a JSON array), so one Gemini response among them is a stream's only chunk."""
-    try:
-        return _detect(value, more, framed)
-    except (TypeError, AttributeError):  # a shape no dialect expects (e.g. a list as "type")
+    """The dialect and record shape a source's first records show, or None when no
+    dialect knows them. ``more``: the records after ``value`` in the detection window;
+    ``framed``: the records came as a sequence of their own (SSE events, the elements of a
+    JSON array). Raises ``Ambiguous`` when dialects tie and read the sample differently."""
+    if is_message_list(value):  # a bare array of messages (a JSONL line of a dataset)
+        inner = detect(value[0], value[1:_LIST_WINDOW])
+        if inner is not None and inner[1] == STREAM:  # a list of events (pydantic-ai's dumps)
+            return inner
+        return (inner[0], CONVERSATIONS) if inner is not None and inner[1] == MESSAGES else None
+    ranked = scores(Sample(value, tuple(more), framed))
+    if not ranked:
         return None
+    best, guess = ranked[0]
+    tied = [(d, g) for d, g in ranked[1:] if guess.score - g.score < _SAME]
+    if tied and not _read_alike(Sample(value, tuple(more), framed), [(best, guess), *tied]):
+        raise Ambiguous([best.name] + [d.name for d, _ in tied])
+    return best, guess.shape
+
+
+def scores(sample: Sample) -> list[tuple[Dialect, Guess]]:
+    """Every dialect that claims ``sample``, the surest first (registry order among equals)."""
+    claimed = []
+    for dialect in dialects():
+        try:
+            guess = dialect.score(sample)
+        except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+            guess = None  # a shape this dialect's checks do not expect (a list as "type")
+        if guess is not None and guess.score > 0:
+            claimed.append((dialect, guess))
+    claimed.sort(key=lambda found: -found[1].score)  # (stable: registry order kept)
+    return claimed
 
 
 def is_message_list(value: Any) -> bool:
@@ -30,58 +70,42 @@ def is_message_list(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(m, dict) for m in value)
 
 
-def _detect(value: Any, more: list[Any], framed: bool = False) -> tuple[Dialect, str] | None:
-    """The dialect and record shape a first record shows, or None.
+def _read_alike(sample: Sample, claims: list[tuple[Dialect, Guess]]) -> bool:
+    """Whether the dialects that tie read the sample to the same conversations."""
+    readings = [_reading(dialect, guess.shape, sample) for dialect, guess in claims]
+    return all(reading == readings[0] for reading in readings[1:])
 
-    ``more`` holds the next few records: the OpenAI family (Mellea, LLaMA-Factory) is
-    told apart by keys that need not appear in the first message, and Anthropic turns by
-    their content blocks.
-    """
-    if is_message_list(value):
-        inner = _detect(value[0], value[1:_LIST_WINDOW])
-        if inner is not None and inner[1] == STREAM:  # a list of events (pydantic-ai's dumps)
-            return inner
-        return (inner[0], CONVERSATIONS) if inner is not None and inner[1] == MESSAGES else None
-    found = None
-    for dialect in dialects():
-        if dialect.stream and dialect.is_stream_event(value):
-            return dialect, STREAM
-    if is_anthropic_response(value):
-        return get_dialect("anthropic"), CONVERSATIONS
-    if (
-        is_gemini_response(value)
-        and "candidates" in value
-        and (more or framed)
-        and all(is_gemini_response(v) for v in more)
-    ):
-        return get_dialect("gemini-stream"), STREAM
-    for dialect in dialects():
-        if dialect.is_message(value):
-            found = dialect, MESSAGES
-            break
-    else:
-        for dialect in dialects():
-            if dialect.is_conversation(value):
-                found = dialect, CONVERSATIONS
-                break
-    if found is None or found[0].name != "openai":
-        return found
-    if found[1] == MESSAGES:
-        samples = [value, *more]
-        if is_anthropic_turns(samples):
-            return get_dialect("anthropic"), MESSAGES
-    else:
-        samples = [
-            m
-            for v in (value, *more)
-            if isinstance(v, dict)
-            for m in v.get("messages") or ()
-            if isinstance(v.get("messages"), list)
+
+def _reading(dialect: Dialect, shape: str, sample: Sample) -> Any:
+    """The conversations a dialect reads the sample as, as plain values (or the kind of
+    error it meets), to compare two readings."""
+    from ..errors import Location
+    from ..model.canonical import message_to_canonical
+
+    location = Location("<sample>")
+    try:
+        if shape == STREAM:
+            conversations = list(dialect.read_stream(iter(sample.records), location))
+        elif shape == MESSAGES:
+            messages = [m for r in sample.records for m in dialect.read_turn(r)]
+            conversations = [None, messages]
+        else:
+            conversations = [
+                c for r in sample.records for c in dialect.read_conversations(r, location)
+            ]
+        return [
+            [message_to_canonical(m) for m in c] if isinstance(c, list) else _plain(c)
+            for c in conversations
+            if c is not None
         ]
-    for dialect in (get_dialect("mellea"), get_dialect("llamafactory"), get_dialect("ai-sdk-ui")):
-        if any(dialect.is_message(m) for m in samples):
-            return dialect, found[1]
-    return found
+    except Exception as exc:
+        return type(exc).__name__
+
+
+def _plain(conversation: Any) -> Any:
+    from ..model.canonical import message_to_canonical
+
+    return [message_to_canonical(m) for m in conversation.messages], conversation.meta
 
 
 def refusal(value: Any) -> tuple[str, str] | None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, Location, ValidationError
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
-from .base import Conversation, Dialect
+from .base import ONE, Conversation, Dialect, dict_blocks
 from .gemini_calls import CallPieces, Pairing
 from .tool_specs import for_target
 
@@ -227,11 +227,37 @@ def message_from_response(value: dict[str, Any], pairing: Pairing | None = None)
     )
 
 
+# the blocks a Gemini part holds (the others are written as JSON text)
+_PARTS = frozenset(
+    ("text", "reasoning", "image", "audio", "video", "file", "image_url", "non_standard")
+)
+
+
+def _cannot_hold(message: AnyMessage) -> list[str]:
+    found = []
+    if any(b.get("type") not in _PARTS for b in dict_blocks(message)):
+        found.append("blocks with no Gemini part (written as JSON text)")
+    if message.type in ("chat", "function"):
+        found.append("chat and function roles (written as user turns)")
+    if getattr(message, "invalid_tool_calls", None):
+        found.append("invalid tool calls")
+    return found
+
+
 class GeminiDialect(Dialect):
     name = "gemini"
     writable = True
     conversation_records = True
     description = "Gemini requests {contents, systemInstruction}, responses and streams"
+    example = "gemini__pydanticai_req_function_call_response.json"
+    holds_artifacts = False
+    system_messages = ONE
+
+    def losses(self) -> Any:
+        return _cannot_hold
+
+    def tools_left_out(self, tools: Any) -> list[str]:
+        return for_target(tools, self.name)[1]
 
     def is_conversation(self, value: Any) -> bool:
         return is_gemini_request(value) or (is_gemini_response(value) and "candidates" in value)

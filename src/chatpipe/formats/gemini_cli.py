@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, kind_of
 from ..model import AIMessage, AnyMessage, Conversation, HumanMessage, ToolMessage
-from .base import StreamDialect
+from .base import ANYWHERE, StreamDialect
 from .exports import ReadOptions
 from .gemini import _block as part_block
 from .gemini import _content as blocks_content
@@ -69,7 +69,9 @@ def is_gemini_cli_record(value: Any) -> bool:
 class GeminiCliDialect(StreamDialect):
     name = "gemini-cli"
     description = "Gemini CLI chats (session-*.json, its JSONL form) and logs.json"
-    system_anywhere = True  # context the agent adds stands where it came
+    example = "gemini_cli__entire_2026_session_tools_info.json"
+    extras_key = "gemini_cli"  # (the rest of each record, under additional_kwargs)
+    system_messages = ANYWHERE  # context the agent adds stands where it came
 
     def is_stream_event(self, value: Any) -> bool:
         return is_gemini_cli_record(value)

@@ -7,8 +7,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import Location
-from .base import Conversation, StreamDialect
-from .gemini import _get, message_from_response
+from .base import CERTAIN, STREAM, Conversation, Guess, Sample, StreamDialect
+from .gemini import _get, is_gemini_response, message_from_response
 from .gemini_calls import CallPieces
 
 
@@ -69,10 +69,24 @@ def _whole_call(call: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
 class GeminiStreamDialect(StreamDialect):
     name = "gemini-stream"
     description = "Gemini streamed responses (several chunk objects), reassembled"
+    example = "gemini__vercel_stream_text_thoughts_tokens.jsonl"
     stream = True
 
     def is_stream_event(self, value: Any) -> bool:
-        return False  # chunks look like responses: detect() tells them apart by their number
+        return False  # chunks look like responses: told apart by their number (``score``)
+
+    def score(self, sample: Sample) -> Guess | None:
+        """Chunks are responses: several of them (or one framed as a stream's element, an
+        SSE event or an array's) are a stream; one alone is a response (``gemini``)."""
+        first, more = sample.first, sample.more
+        if (
+            is_gemini_response(first)
+            and "candidates" in first
+            and (more or sample.framed)
+            and all(is_gemini_response(v) for v in more)
+        ):
+            return Guess(CERTAIN, STREAM)
+        return None
 
     def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
         chunks = [v for v in values if _is_chunk(v)]

@@ -70,6 +70,7 @@ class LangchainDialect(Dialect):
     name = "langchain"
     writable = True
     description = 'messages_to_dict\'s {"type", "data"} records, and dumpd envelopes'
+    example = "langchain_dict__python_file_chat_message_history.json"
 
     def is_message(self, value: Any) -> bool:
         return is_langchain_message(value)

@@ -14,8 +14,8 @@ from typing import Any
 
 from ..errors import Location, ValidationError
 from ..model import AnyMessage
-from .base import Conversation, Dialect, not_a_message
-from .openai import OpenAIDialect, message_from_dict, parse_arguments
+from .base import VARIANT, Conversation, Dialect, Guess, Sample, not_a_message
+from .openai import OpenAIDialect, message_from_dict, parse_arguments, variant_score
 from .openai_media import media_reference
 
 
@@ -55,8 +55,16 @@ _MEDIA = {
 class LlamaFactoryDialect(OpenAIDialect):
     name = "llamafactory"
     description = "LLaMA-Factory v1 rows: content parts {type, value}, loss_weight, tools"
+    example = "hf_messages__llamafactory_v1_reason_tool_use_first8.jsonl"
 
     writable = False
+    evidence = VARIANT
+
+    def score(self, sample: Sample) -> Guess | None:
+        return variant_score(self, sample)
+
+    def record_rules(self, name: str | None = None) -> None:
+        return None  # its records carry keys of their own: not OpenAI fine-tuning rows
 
     def is_conversation(self, value: Any) -> bool:
         """A ``{"messages": [...]}`` row, or a preference row whose ``chosen_messages`` is

@@ -6,7 +6,20 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..model import AnyMessage
-from .base import Conversation, Dialect
+from .base import Conversation, Dialect, dict_blocks
+
+_MEDIA = ("image", "image_url", "audio", "video", "file", "input_audio", "document", "text-plain")
+
+
+def _cannot_hold(message: AnyMessage) -> list[str]:
+    inline = [
+        b
+        for b in dict_blocks(message)
+        if isinstance(b.get("type"), str)
+        and b["type"] in _MEDIA
+        and (b.get("base64") or str(b.get("url", "")).startswith("data:"))
+    ]
+    return ["inline media data (shown as a placeholder)"] if inline else []
 
 
 class MarkdownDialect(Dialect):
@@ -19,6 +32,9 @@ class MarkdownDialect(Dialect):
         "a Markdown transcript for people (write only); with --output-dir, a note per "
         "conversation with YAML front matter"
     )
+
+    def losses(self) -> Any:
+        return _cannot_hold
 
     def write_messages(self, messages: Iterable[AnyMessage]) -> Iterator[Any]:
         from ..render.markdown import message_markdown

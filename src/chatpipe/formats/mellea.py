@@ -13,8 +13,8 @@ from typing import Any
 
 from ..errors import ValidationError
 from ..model import AnyMessage
-from .base import Dialect, not_a_message
-from .openai import OpenAIDialect, message_from_dict
+from .base import VARIANT, Dialect, Guess, Sample, not_a_message
+from .openai import OpenAIDialect, message_from_dict, variant_score
 
 MELLEA_KEYS = (
     "images",
@@ -69,13 +69,22 @@ def _document_block(document: Any) -> dict[str, Any]:
 class MelleaDialect(OpenAIDialect):
     name = "mellea"
     description = "Mellea-shaped messages: role, content, images, audio, documents, tool_name"
+    example = "mellea_messages.jsonl"
 
     writable = False
     # conversations are {"messages": [...]} rows only, recognised by their messages
     is_conversation = Dialect.is_conversation
 
+    evidence = VARIANT
+
     def is_message(self, value: Any) -> bool:
         return is_mellea_message(value)
+
+    def score(self, sample: Sample) -> Guess | None:
+        return variant_score(self, sample)
+
+    def record_rules(self, name: str | None = None) -> None:
+        return None  # its records carry keys of their own: not OpenAI fine-tuning rows
 
     def read_message(self, value: Any) -> AnyMessage:
         if not isinstance(value, dict) or not isinstance(value.get("role"), str):

@@ -35,7 +35,18 @@ from ..model.tool_calls import (
     normalize_usage,
     tool_call,
 )
-from .base import Conversation, Dialect, not_a_message
+from .base import (
+    CONVERSATIONS,
+    GENERIC,
+    MESSAGES,
+    Conversation,
+    Dialect,
+    Guess,
+    Kept,
+    Sample,
+    dict_blocks,
+    not_a_message,
+)
 from .openai_media import PROCESSOR_MEDIA, processor_media
 from .tool_links import _UNLINKED, link_tool_results
 from .tool_specs import for_target
@@ -352,17 +363,73 @@ def is_openai_response(value: Any) -> bool:
     return bool(choices) and isinstance(choices[0], dict) and "message" in choices[0]
 
 
+UNPARSED = Kept("tool-call arguments that are not valid JSON", "written as they came")
+_TEXT_FILES = Kept(
+    "text files (OpenAI has no text-file part)", "written as text parts headed by the file's name"
+)
+
+
+def _cannot_hold(message: AnyMessage) -> list[str]:
+    found: list[str] = []
+    if getattr(message, "invalid_tool_calls", None):
+        found.append(UNPARSED)
+    files = [b for b in dict_blocks(message) if b.get("type") == "text-plain"]
+    if not files:
+        return found
+    from ..model.blocks import text_file  # (its TypedDicts: loaded when a file is met)
+
+    if any(text_file(b)[1] is not None for b in files):
+        found.append(_TEXT_FILES)
+    if any(text_file(b)[1] is None for b in files):
+        found.append("text files known only by url or id")
+    return found
+
+
+def variant_score(dialect: Dialect, sample: Sample) -> Guess | None:
+    """How sure a variant of OpenAI's messages (Mellea's, LLaMA-Factory's, the AI SDK's)
+    is of a sample: its own shape in the first record, or an OpenAI-shaped sample with a
+    message of its own anywhere in it (the keys that tell it need not be in the first)."""
+    guess = Dialect.score(dialect, sample)
+    if guess is not None:
+        return guess
+    first = sample.first
+    if is_openai_message(first):
+        shape = MESSAGES
+    elif Dialect.is_conversation(OPENAI, first) or _preference_key(first) is not None:
+        shape = CONVERSATIONS
+    else:
+        return None
+    found = any(dialect.is_message(m) for m in sample.messages())
+    return Guess(dialect.evidence, shape) if found else None
+
+
 class OpenAIDialect(Dialect):
     name = "openai"
     writable = True
     messages_by_line = True
+    # {role, content} messages are what every chat format builds on: the others' own
+    # keys and shapes outweigh them
+    evidence = GENERIC
+    holds_artifacts = False
     description = (
         "OpenAI chat messages, fine-tuning rows {messages, tools}, HF {messages} datasets, "
         "chat.completion responses, (role, content) pairs and plain strings"
     )
+    example = "openai_tool_calls.jsonl"
 
     def is_message(self, value: Any) -> bool:
         return is_openai_message(value)
+
+    def losses(self) -> Any:
+        return _cannot_hold
+
+    def record_rules(self, name: str | None = None) -> Any:
+        from .openai_finetune import RULES  # (OpenAI's fine-tuning checks)
+
+        return RULES if name in (None, RULES.name) else None
+
+    def tools_left_out(self, tools: Any) -> list[str]:
+        return for_target(tools, self.name)[1]
 
     def is_conversation(self, value: Any) -> bool:
         return (
@@ -481,3 +548,6 @@ def usage_from_openai(usage: dict[str, Any]) -> UsageMetadata | None:
         return normalize_usage(counts)
     except (AttributeError, ValidationError):
         return None  # an odd usage record stays in the conversation's metadata only
+
+
+OPENAI = OpenAIDialect()  # (its checks, for the variants)

@@ -90,7 +90,9 @@ def _failure(value: dict[str, Any]) -> str | None:
 class OpenAIBatchDialect(BatchDialect):
     name = "openai-batch"
     description = "OpenAI Batch API input {custom_id, method, url, body} and output lines"
+    example = "openai_batch__litellm_chat_input.jsonl"
     optional = ("endpoint", "max_tokens")
+    line_keys = frozenset(("custom_id", "method", "url", "body", "id", "response", "error"))
 
     def is_conversation(self, value: Any) -> bool:
         return is_request_line(value) or is_result_line(value)

@@ -8,7 +8,18 @@ from typing import Any
 
 from ..errors import Location
 from ..model import AnyMessage
-from .base import Conversation, Dialect, StreamDialect
+from .base import (
+    CONVERSATIONS,
+    LIKELY,
+    VARIANT,
+    Conversation,
+    Dialect,
+    Guess,
+    Kept,
+    Sample,
+    StreamDialect,
+    dict_blocks,
+)
 
 _RESPONSE_ITEM_TYPES = frozenset(
     (
@@ -43,6 +54,41 @@ def is_responses_request(value: Any) -> bool:
             for i in items
         )
     )
+
+
+# what a Responses API request holds (a request with other keys is another dialect's
+# record with an ``input`` field, such as an alpaca row)
+_REQUEST_KEYS = frozenset(
+    (
+        "model",
+        "input",
+        "instructions",
+        "tools",
+        "tool_choice",
+        "parallel_tool_calls",
+        "previous_response_id",
+        "conversation",
+        "reasoning",
+        "text",
+        "temperature",
+        "top_p",
+        "top_logprobs",
+        "max_output_tokens",
+        "max_tool_calls",
+        "truncation",
+        "store",
+        "stream",
+        "stream_options",
+        "background",
+        "include",
+        "metadata",
+        "prompt",
+        "prompt_cache_key",
+        "safety_identifier",
+        "service_tier",
+        "user",
+    )
+)
 
 
 def is_responses_response(value: Any) -> bool:
@@ -265,6 +311,32 @@ def conversation_from_response(value: dict[str, Any], location: Location) -> Con
     return Conversation(messages, meta, location)
 
 
+_FOREIGN_REASONING = Kept(
+    "reasoning that is not a Responses reasoning item",
+    "written as reasoning items of summary text, without the id and encrypted content the "
+    "API needs to take them back",
+)
+
+
+def _cannot_hold(message: AnyMessage) -> list[str]:
+    found: list[str] = []
+    blocks = dict_blocks(message)
+    kinds = {b.get("type") for b in blocks}
+    if kinds & {"audio", "video", "input_audio"}:
+        found.append("audio and video (it takes text, images and files)")
+    if "redacted_thinking" in kinds:
+        found.append("another model's redacted thinking")
+    if "thinking" in kinds or any(
+        b.get("type") == "reasoning" and "id" not in (b.get("extras") or {}) for b in blocks
+    ):
+        found.append(_FOREIGN_REASONING)
+    if message.type in ("chat", "function"):
+        found.append("chat and function roles (written as user turns)")
+    if message.name:
+        found.append("message names")
+    return found
+
+
 class ResponsesDialect(Dialect):
     name = "openai-responses"
     writable = True
@@ -273,9 +345,24 @@ class ResponsesDialect(Dialect):
         "OpenAI Responses API requests {input, instructions}, responses {output}, and "
         "listed items (Conversations API)"
     )
+    example = "openai_responses__pydanticai_req_input_reasoning_function_call_output.json"
 
     def is_conversation(self, value: Any) -> bool:
         return is_responses_request(value) or is_responses_response(value) or is_item_list(value)
+
+    def score(self, sample: Sample) -> Guess | None:
+        first = sample.first
+        if is_responses_response(first) or is_item_list(first):
+            return Guess(LIKELY, CONVERSATIONS)
+        if is_responses_request(first):
+            # typed input items are Responses' own; an ``input`` text among keys a request
+            # does not have is another dialect's field (an alpaca row's)
+            own = isinstance(first["input"], list) or not first.keys() - _REQUEST_KEYS
+            return Guess(LIKELY if own else VARIANT, CONVERSATIONS)
+        return None
+
+    def losses(self) -> Any:
+        return _cannot_hold
 
     def read_message(self, value: Any) -> Any:
         [message] = messages_from_items([value])
@@ -310,6 +397,7 @@ def is_responses_event(value: Any) -> bool:
 class ResponsesStreamDialect(StreamDialect):
     name = "openai-responses-stream"
     description = "OpenAI Responses API stream events, one response per response.completed"
+    example = "openai_responses__pydanticai_stream_events_after_tool.jsonl"
     stream = True
 
     def is_stream_event(self, value: Any) -> bool:

@@ -97,6 +97,7 @@ def _finish(total: AIMessageChunk, metadata: dict[str, Any]) -> Any:
 class OpenAIStreamDialect(StreamDialect):
     name = "openai-stream"
     description = "OpenAI chat.completion.chunk captures (JSONL or SSE), reassembled"
+    example = "openai_stream__pydanticai_parallel_tool_calls_index0_index1.jsonl"
     stream = True
 
     def is_stream_event(self, value: Any) -> bool:

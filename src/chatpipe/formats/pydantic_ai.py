@@ -243,11 +243,24 @@ def messages_of(values: Iterable[Any]) -> Iterator[AnyMessage]:
             ) from None
 
 
+def _cannot_hold(message: AnyMessage) -> list[str]:
+    found = []
+    if message.type in ("chat", "function"):
+        found.append("chat and function roles (written as user prompts)")
+    if message.name and message.type != "tool":
+        found.append("message names")
+    return found
+
+
 class PydanticAIDialect(StreamDialect):
     name = "pydantic-ai"
     writable = True
     conversation_records = True
     description = "pydantic-ai message histories (ModelMessagesTypeAdapter dumps)"
+    example = "pydantic_ai__afarntrog_gemini_dice_tool_calls.json"
+
+    def losses(self) -> Any:
+        return _cannot_hold
 
     def is_stream_event(self, value: Any) -> bool:
         if isinstance(value, list):

@@ -9,37 +9,42 @@ from importlib import import_module
 from ..errors import UsageError
 from .base import Dialect
 
-# name: (module, class), in detection order: the most specific shapes first
+# One line a dialect: its name, then its module and class (imported the first time the
+# dialect is asked for) and whether it is read and written ("rw", "r-", "-w"), so that help
+# and completion list the dialects without importing them (tests/test_dialects.py checks
+# these flags against the classes). The order is the order of listings, and of the
+# dialects asked first when two tie in detection and read a sample alike.
 _WHERE = {
-    "chatgpt-export": ("chatgpt_export", "ChatGPTExportDialect"),
-    "claude-export": ("claude_export", "ClaudeExportDialect"),
-    "openai-stream": ("openai_stream", "OpenAIStreamDialect"),
-    "anthropic-stream": ("anthropic_stream", "AnthropicStreamDialect"),
-    "openai-responses-stream": ("openai_responses", "ResponsesStreamDialect"),
-    "gemini-stream": ("gemini_stream", "GeminiStreamDialect"),
-    # coding agents' session logs: lines of their own shapes, read as a whole file
-    "claude-code": ("claude_code", "ClaudeCodeDialect"),
-    "codex": ("codex", "CodexDialect"),
-    "gemini-cli": ("gemini_cli", "GeminiCliDialect"),
-    "pydantic-ai": ("pydantic_ai", "PydanticAIDialect"),
-    "openai-batch": ("openai_batch", "OpenAIBatchDialect"),
-    "anthropic-batch": ("anthropic_batch", "AnthropicBatchDialect"),
-    "langchain": ("langchain", "LangchainDialect"),
-    "canonical": ("canonical", "CanonicalDialect"),
-    "alpaca": ("alpaca", "AlpacaDialect"),
-    "anthropic": ("anthropic", "AnthropicDialect"),
-    "gemini": ("gemini", "GeminiDialect"),
-    "openai-responses": ("openai_responses", "ResponsesDialect"),
-    "sharegpt": ("sharegpt", "ShareGPTDialect"),
-    "ai-sdk-ui": ("ai_sdk_ui", "AiSdkUiDialect"),
-    "mellea": ("mellea", "MelleaDialect"),
-    "llamafactory": ("llamafactory", "LlamaFactoryDialect"),
-    "openai": ("openai", "OpenAIDialect"),
-    "markdown": ("markdown", "MarkdownDialect"),
-    "yaml": ("yaml", "YamlDialect"),
-    "html": ("html", "HtmlDialect"),
+    "openai": ("openai", "OpenAIDialect", "rw"),
+    "canonical": ("canonical", "CanonicalDialect", "rw"),
+    "langchain": ("langchain", "LangchainDialect", "rw"),
+    "anthropic": ("anthropic", "AnthropicDialect", "rw"),
+    "gemini": ("gemini", "GeminiDialect", "rw"),
+    "openai-responses": ("openai_responses", "ResponsesDialect", "rw"),
+    "sharegpt": ("sharegpt", "ShareGPTDialect", "rw"),
+    "alpaca": ("alpaca", "AlpacaDialect", "rw"),
+    "mellea": ("mellea", "MelleaDialect", "r-"),
+    "llamafactory": ("llamafactory", "LlamaFactoryDialect", "r-"),
+    "ai-sdk-ui": ("ai_sdk_ui", "AiSdkUiDialect", "r-"),
+    "chatgpt-export": ("chatgpt_export", "ChatGPTExportDialect", "r-"),
+    "claude-export": ("claude_export", "ClaudeExportDialect", "r-"),
+    "chatbot-ui": ("chatbot_ui", "ChatbotUiDialect", "r-"),
+    "openai-stream": ("openai_stream", "OpenAIStreamDialect", "r-"),
+    "anthropic-stream": ("anthropic_stream", "AnthropicStreamDialect", "r-"),
+    "gemini-stream": ("gemini_stream", "GeminiStreamDialect", "r-"),
+    "openai-responses-stream": ("openai_responses", "ResponsesStreamDialect", "r-"),
+    "claude-code": ("claude_code", "ClaudeCodeDialect", "r-"),
+    "codex": ("codex", "CodexDialect", "r-"),
+    "gemini-cli": ("gemini_cli", "GeminiCliDialect", "r-"),
+    "pydantic-ai": ("pydantic_ai", "PydanticAIDialect", "rw"),
+    "openai-batch": ("openai_batch", "OpenAIBatchDialect", "rw"),
+    "anthropic-batch": ("anthropic_batch", "AnthropicBatchDialect", "rw"),
+    "markdown": ("markdown", "MarkdownDialect", "-w"),
+    "yaml": ("yaml", "YamlDialect", "-w"),
+    "html": ("html", "HtmlDialect", "-w"),
 }
 NAMES = tuple(_WHERE)
+DEFAULT = "canonical"  # chatpipe's own: what is written when nothing else can be
 _LOADED: dict[str, Dialect] = {}
 
 
@@ -51,7 +56,7 @@ def get_dialect(name: str) -> Dialect:
     where = _WHERE.get(name) if isinstance(name, str) else None
     if where is None:
         raise UsageError(f"unknown dialect {name!r}", hint="choose from " + ", ".join(NAMES))
-    module, cls = where
+    module, cls, _ = where
     dialect = _LOADED[name] = getattr(import_module(f"{__package__}.{module}"), cls)()
     return dialect
 
@@ -62,11 +67,29 @@ def dialects() -> Iterator[Dialect]:
 
 
 def readable() -> list[str]:
-    return [d.name for d in dialects() if d.readable]
+    """The names of the dialects ``--from`` takes (none imported)."""
+    return [name for name, (_, _, flags) in _WHERE.items() if flags[0] == "r"]
 
 
 def writable() -> list[str]:
-    return [d.name for d in dialects() if d.writable]
+    """The names of the dialects ``--to`` takes (none imported)."""
+    return [name for name, (_, _, flags) in _WHERE.items() if flags[1] == "w"]
+
+
+def record_dialects() -> list[str]:
+    """The writable dialects whose output is records (not a document for people)."""
+    return [d.name for d in map(get_dialect, writable()) if not d.document and not d.pages]
+
+
+def extras_keys() -> dict[str, str]:
+    """The keys of additional_kwargs under which readers keep the rest of their records
+    (``Dialect.extras_key``), and whose they are."""
+    return {d.extras_key: d.name for d in dialects() if d.extras_key is not None}
+
+
+def default_dialect() -> Dialect:
+    """The dialect written when none is named and the input's cannot be: chatpipe's own."""
+    return get_dialect(DEFAULT)
 
 
 def reading_dialect(name: str | None) -> Dialect | None:
@@ -90,3 +113,21 @@ def writing_dialect(name: str) -> Dialect:
     if dialect is None or not dialect.writable:
         raise UsageError(f"cannot write {name}", hint="--to takes " + ", ".join(writable()))
     return dialect
+
+
+def docs_table() -> str:
+    """docs/formats.md's table of dialects, made from what each dialect declares (its
+    name, what it is, its example fixture); ``python -m chatpipe.cli.docs --dialects
+    docs/formats.md`` puts it in the page, and tests/test_dialects.py keeps it so."""
+    lines = [
+        "| dialect | read | written | what it is | example |",
+        "|---|---|---|---|---|",
+    ]
+    for dialect in dialects():
+        example = f"[{dialect.example}](../fixtures/{dialect.example})" if dialect.example else ""
+        read = "`--from`" if dialect.readable else ""
+        written = "`--to`" if dialect.writable else ""
+        lines.append(
+            f"| `{dialect.name}` | {read} | {written} | {dialect.description} | {example} |"
+        )
+    return "\n".join(lines) + "\n"

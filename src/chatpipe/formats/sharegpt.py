@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, Location, ValidationError, kind_of
 from ..model import AIMessage, AnyMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
-from .base import Conversation, Dialect
+from .base import Conversation, Dialect, dict_blocks
 from .openai import parse_arguments
 from .tool_links import _UNLINKED, link_tool_results
 
@@ -111,12 +111,30 @@ def message_from_turn(turn: Any) -> AnyMessage:
     return ChatMessage(text, role=str(speaker), additional_kwargs=extra)
 
 
+def _cannot_hold(message: AnyMessage) -> list[str]:
+    found = []
+    if any(b.get("type") != "text" for b in dict_blocks(message)):
+        found.append("content other than text (images, files, reasoning, ...)")
+    if message.name:
+        found.append("message names")
+    if getattr(message, "tool_calls", None) and any(c["id"] for c in message.tool_calls):
+        found.append("tool call ids (ShareGPT pairs calls and results by order)")
+    if getattr(message, "invalid_tool_calls", None):
+        found.append("invalid tool calls")
+    return found
+
+
 class ShareGPTDialect(Dialect):
     name = "sharegpt"
     writable = True
     conversation_records = True
     description = "ShareGPT rows {conversations: [{from, value}], system, tools}, preferences"
+    example = "sharegpt__llamafactory_glaive_toolcall_first12.json"
     list_key = "conversations"
+    holds_artifacts = False
+
+    def losses(self) -> Any:
+        return _cannot_hold
 
     def is_message(self, value: Any) -> bool:
         return is_sharegpt_turn(value)

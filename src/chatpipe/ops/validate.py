@@ -1,5 +1,5 @@
-"""Checks users can gate on: OpenAI's fine-tuning format checks (the cookbook's kinds) on
-raw records, and conversation structure checks on the messages read from them.
+"""Checks users can gate on: conversation structure checks on the messages read from
+records (the raw records' own rule sets are their dialects': ``Dialect.record_rules``).
 
 Every problem has a kind, a location (file:line:col and message index) and a hint.
 """
@@ -9,19 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..errors import ChatpipeError, Location, kind_of
+from ..errors import ChatpipeError, Location
+from ..formats.rules import Problem
 from ..model import AIMessage, AnyMessage, SystemMessage, ToolMessage
 from ..model.tool_calls import DOUBLE_ENCODED
 
-FINETUNE_KINDS = (
-    "data_type",
-    "missing_messages_list",
-    "message_missing_key",
-    "message_unrecognized_key",
-    "unrecognized_role",
-    "missing_content",
-    "example_missing_assistant_message",
-)
 STRUCTURE_KINDS = (
     "unreadable_record",
     "orphan_tool_result",
@@ -34,142 +26,6 @@ STRUCTURE_KINDS = (
     "failed_batch_request",
 )
 RULES = ("all", "openai-finetune", "structure")
-
-_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
-_KEYS = (
-    "role",
-    "content",
-    "name",
-    "function_call",
-    "weight",
-    "tool_calls",
-    "tool_call_id",
-    "refusal",
-)
-
-
-class Problem:
-    __slots__ = ("hint", "kind", "location", "text")
-
-    def __init__(self, kind: str, text: str, location: Location | None, hint: str = "") -> None:
-        self.kind = kind
-        self.text = text
-        self.location = location
-        self.hint = hint
-
-    def __str__(self) -> str:
-        where = f"{self.location}: " if self.location is not None else ""
-        hint = f" ({self.hint})" if self.hint else ""
-        return f"{where}{self.kind}: {self.text}{hint}"
-
-    def to_dict(self) -> dict[str, Any]:
-        loc = self.location
-        return {
-            "kind": self.kind,
-            "message": self.text,
-            "hint": self.hint,
-            "file": loc.file if loc else None,
-            "line": loc.line if loc else None,
-            "col": loc.col if loc else None,
-            "message_index": loc.message_index if loc else None,
-        }
-
-
-# -- OpenAI fine-tuning format (raw records) ---------------------------------------------
-
-
-def finetune_message_problems(message: Any, location: Location) -> list[Problem]:
-    """The cookbook's per-message checks, for a raw OpenAI message dict."""
-    if not isinstance(message, dict):
-        return [
-            Problem(
-                "data_type",
-                f"a message must be an object, got {kind_of(message)}",
-                location,
-                'write each message as {"role": ..., "content": ...}',
-            )
-        ]
-    problems = []
-    calls = message.get("tool_calls") or message.get("function_call")
-    if "role" not in message or ("content" not in message and not calls):
-        missing = [k for k in ("role", "content") if k not in message]
-        problems.append(
-            Problem(
-                "message_missing_key",
-                f"missing {', '.join(missing)}",
-                location,
-                "every message needs a role and content",
-            )
-        )
-    unknown = [k for k in message if k not in _KEYS]
-    if unknown:
-        problems.append(
-            Problem(
-                "message_unrecognized_key",
-                f"unrecognized key(s) {', '.join(map(str, unknown))}",
-                location,
-                "the fine-tuning API rejects keys it does not know",
-            )
-        )
-    role = message.get("role")
-    if role not in _ROLES:
-        problems.append(
-            Problem(
-                "unrecognized_role", f"role {role!r}", location, "use one of " + ", ".join(_ROLES)
-            )
-        )
-    content = message.get("content")
-    if (
-        (not content and not calls)
-        or not isinstance(content, (str, list, type(None)))
-        or (content is None and not calls)
-    ):
-        problems.append(
-            Problem(
-                "missing_content",
-                "no content",
-                location,
-                "give the message text, or tool calls for an assistant turn",
-            )
-        )
-    return problems
-
-
-def finetune_row_problems(row: Any, location: Location) -> list[Problem]:
-    """The cookbook's checks for one example ``{"messages": [...]}``."""
-    if not isinstance(row, dict):
-        return [
-            Problem(
-                "data_type",
-                f"an example must be an object, got {kind_of(row)}",
-                location,
-                "one JSON object per line",
-            )
-        ]
-    messages = row.get("messages")
-    if not messages or not isinstance(messages, list):
-        return [
-            Problem(
-                "missing_messages_list",
-                "no messages list",
-                location,
-                'put the conversation under "messages"',
-            )
-        ]
-    problems = []
-    for index, message in enumerate(messages):
-        problems += finetune_message_problems(message, location.at_message(index))
-    if not any(isinstance(m, dict) and m.get("role") == "assistant" for m in messages):
-        problems.append(
-            Problem(
-                "example_missing_assistant_message",
-                "no assistant message",
-                location,
-                "an example teaches the assistant's reply: add one",
-            )
-        )
-    return problems
-
 
 # -- conversation structure ----------------------------------------------------------------
 

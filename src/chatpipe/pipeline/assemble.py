@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import DataError, Location, UsageError
+from ..formats.rules import Problem
 from ..io.sources import Source
-from ..ops.validate import Problem
 from .log_parts import log_again
 from .part_result import ERROR, NOTE, PartResult, Shards
 from .parts import run_part

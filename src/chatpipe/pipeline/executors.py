@@ -163,7 +163,7 @@ def _on_processes(
             say(
                 f"--jobs {jobs}: {display_path(found.parts[0].spec)} is read whole ("
                 "conversation-per-line JSONL and Parquet files are cut into parts, and one "
-                "message log for buffer, openai, convert and filter); running in one process"
+                "message log written message by message); running in one process"
             )
         return serial(job, sink, watch, say)
     workers = min(usable, parts)

@@ -167,8 +167,8 @@ class Run:
         )
 
     def input_dialect(self) -> Any:
-        """The dialect of the last source opened (canonical before any)."""
-        from ..formats.registry import get_dialect
+        """The dialect of the last source opened (chatpipe's own before any)."""
+        from ..formats.registry import default_dialect
 
         found = self.reading.found
-        return found[-1][1] if found else get_dialect("canonical")
+        return found[-1][1] if found else default_dialect()

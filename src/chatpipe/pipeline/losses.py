@@ -5,143 +5,25 @@ not know, so that nothing is left out silently: one warning per kind, each case 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..formats.base import ONE, Dialect, Kept
+from ..formats.registry import extras_keys, get_dialect
 from ..model import AnyMessage, BaseMessage, Conversation
 from .fast_hooks import read_in_batches
 
-_MEDIA = ("image", "image_url", "audio", "video", "file", "input_audio", "document", "text-plain")
-
-
-def _blocks(message: AnyMessage) -> list[dict]:
-    content = message.content
-    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
-
-
-def _sharegpt(message: AnyMessage) -> list[str]:
-    found = []
-    if any(b.get("type") != "text" for b in _blocks(message)):
-        found.append("content other than text (images, files, reasoning, ...)")
-    if message.name:
-        found.append("message names")
-    if getattr(message, "tool_calls", None) and any(c["id"] for c in message.tool_calls):
-        found.append("tool call ids (ShareGPT pairs calls and results by order)")
-    if getattr(message, "invalid_tool_calls", None):
-        found.append("invalid tool calls")
-    return found
-
-
-def _anthropic(message: AnyMessage) -> list[str]:
-    found = []
-    if message.type in ("chat", "function"):
-        found.append("chat and function roles (written as user turns)")
-    if message.name:
-        found.append("message names")
-    if getattr(message, "invalid_tool_calls", None):
-        found.append("invalid tool calls")
-    return found
-
-
-def _gemini(message: AnyMessage) -> list[str]:
-    known = {"text", "reasoning", "image", "audio", "video", "file", "image_url", "non_standard"}
-    found = []
-    if any(b.get("type") not in known for b in _blocks(message)):
-        found.append("blocks with no Gemini part (written as JSON text)")
-    if message.type in ("chat", "function"):
-        found.append("chat and function roles (written as user turns)")
-    if getattr(message, "invalid_tool_calls", None):
-        found.append("invalid tool calls")
-    return found
-
-
-def _markdown(message: AnyMessage) -> list[str]:
-    inline = [
-        b
-        for b in _blocks(message)
-        if isinstance(b.get("type"), str)
-        and b["type"] in _MEDIA
-        and (b.get("base64") or str(b.get("url", "")).startswith("data:"))
-    ]
-    return ["inline media data (shown as a placeholder)"] if inline else []
-
-
-def _openai(message: AnyMessage) -> list[str]:
-    found = []
-    if getattr(message, "invalid_tool_calls", None):
-        found.append(_UNPARSED)
-    files = [b for b in _blocks(message) if b.get("type") == "text-plain"]
-    if not files:
-        return found
-    from ..model.blocks import text_file  # (its TypedDicts: loaded when a file is met)
-
-    if any(text_file(b)[1] is not None for b in files):
-        found.append(_TEXT_FILES)
-    if any(text_file(b)[1] is None for b in files):
-        found.append("text files known only by url or id")
-    return found
-
-
-def _responses(message: AnyMessage) -> list[str]:
-    found = []
-    kinds = {b.get("type") for b in _blocks(message)}
-    if kinds & {"audio", "video", "input_audio"}:
-        found.append("audio and video (it takes text, images and files)")
-    if "redacted_thinking" in kinds:
-        found.append("another model's redacted thinking")
-    if "thinking" in kinds or any(
-        b.get("type") == "reasoning" and "id" not in (b.get("extras") or {})
-        for b in _blocks(message)
-    ):
-        found.append(_FOREIGN_REASONING)
-    if message.type in ("chat", "function"):
-        found.append("chat and function roles (written as user turns)")
-    if message.name:
-        found.append("message names")
-    return found
-
-
-def _pydantic_ai(message: AnyMessage) -> list[str]:
-    found = []
-    if message.type in ("chat", "function"):
-        found.append("chat and function roles (written as user prompts)")
-    if message.name and message.type != "tool":
-        found.append("message names")
-    return found
-
-
 # kinds that are kept, not left out, but said all the same: how they were written
-_UNPARSED = "tool-call arguments that are not valid JSON"
-_TEXT_FILES = "text files (OpenAI has no text-file part)"
-_LIFTED = "system messages among the turns (a session's context, a generated summary)"
-_FOREIGN_REASONING = "reasoning that is not a Responses reasoning item"
-KEPT = {
-    _FOREIGN_REASONING: "written as reasoning items of summary text, without the id and "
-    "encrypted content the API needs to take them back",
-    _UNPARSED: "written as they came",
-    _TEXT_FILES: "written as text parts headed by the file's name",
-    _LIFTED: "moved into the system prompt",
-}
-# what no record of these targets holds: a tool message's structured result (Claude Code's
-# toolUseResult, LangChain's artifact), kept only by chatpipe's own formats
+_LIFTED = Kept(
+    "system messages among the turns (a session's context, a generated summary)",
+    "moved into the system prompt",
+)
+# what a dialect that holds no artifacts leaves out: a tool message's structured result
 _ARTIFACTS = "structured tool results (a tool message's artifact)"
-_NO_ARTIFACT = ("openai", "anthropic", "gemini", "sharegpt")
-# targets with one system prompt, before the turns
-_ONE_SYSTEM = ("anthropic", "gemini")
 # the start of a kind that a reader left out on purpose (``Conversation.left_out``)
 LEFT_OUT = "left out: "
 # the start of a kind (followed by the fields' names) said of turns read empty
 UNREAD_FIELDS = "text in fields the reader does not know"
-# the keys of additional_kwargs under which an export's or a session's reader keeps the
-# rest of its record, as the record names its fields, and the reader's dialect: text
-# there is in a field of a record the reader knows (its dialect found: --from is no fix)
-_OWN_FIELDS = {
-    "claude": "claude-export",
-    "chatgpt": "chatgpt-export",
-    "codex": "codex",
-    "claude_code": "claude-code",
-    "gemini_cli": "gemini-cli",
-}
 UNTAKEN_FIELDS = "text in fields the reader does not take"
 # fields of additional_kwargs that hold a turn's content in a form the writers know
 _CONTENT_FIELDS = frozenset(
@@ -189,7 +71,7 @@ def unread(message: AnyMessage) -> list[str]:
         return []
     fields = {**message.additional_kwargs, **message.extra}
     said = []
-    for key, dialect in _OWN_FIELDS.items():
+    for key, dialect in extras_keys().items():
         own = fields.get(key)
         if isinstance(own, dict):
             del fields[key]
@@ -203,48 +85,22 @@ def unread(message: AnyMessage) -> list[str]:
     return said
 
 
-CHECKS: dict[str, Callable[[AnyMessage], list[str]]] = {
-    "openai": _openai,
-    "sharegpt": _sharegpt,
-    "anthropic": _anthropic,
-    "gemini": _gemini,
-    "markdown": _markdown,
-    "openai-responses": _responses,
-    "pydantic-ai": _pydantic_ai,
-}
-
-
-def _alpaca() -> Callable[[AnyMessage], list[str]]:
-    from ..formats.alpaca import AlpacaTurns
-
-    return AlpacaTurns()
-
-
-# checks that follow a conversation's turns (what a row holds depends on the turns before):
-# one walk per report, begun anew at each conversation
-WALKS: dict[str, Callable[[], Callable[[AnyMessage], list[str]]]] = {"alpaca": _alpaca}
-
-
-def _tools_left_out(target: str, meta: dict[str, Any]) -> list[str]:
-    """Tools of a conversation that ``target`` has no form for (not functions)."""
-    if target not in ("openai", "anthropic", "gemini") or "tools" not in meta:
-        return []
-    from ..formats.tool_specs import for_target
-
-    left = for_target(meta["tools"], target)[1]
-    return [f"tools that are not functions ({', '.join(left)})"] if left else []
-
-
 class LossReport:
     """Kinds of things left out, and where (conversation and message numbers; a message
-    number of None for what a conversation holds beside its messages). ``target``: the
-    dialect written (``checked_as``: the dialect whose checks it takes), or None when only
+    number of None for what a conversation holds beside its messages). ``dialect``: the
+    dialect written, which says what its records cannot hold (``Dialect.losses``; a batch
+    takes the checks of the dialect its requests are, ``checked_as``), or None when only
     turns read empty are watched for."""
 
-    def __init__(self, target: str | None, checked_as: str | None = None) -> None:
-        walk = WALKS.get(checked_as or target) if target is not None else None
-        self.check = walk() if walk is not None else CHECKS.get(checked_as or target)
-        self.target = target
+    def __init__(self, dialect: Dialect | None) -> None:
+        self.dialect = dialect
+        self.target = dialect.name if dialect is not None else None
+        checks = dialect
+        if dialect is not None and dialect.checked_as is not None:
+            checks = get_dialect(dialect.checked_as)
+        self.checks = checks
+        # whether messages are checked one by one (a log cut in parts cannot be, when so)
+        self.check = checks.losses() if checks is not None else None
         self.cases: dict[str, list[tuple[int, int | None]]] = {}
 
     def watch(
@@ -256,7 +112,7 @@ class LossReport:
             yield from conversations
             return
         for number, conversation in enumerate(conversations, start):
-            for kind in _tools_left_out(self.target, conversation.meta):
+            for kind in self._tools_left_out(conversation.meta):
                 self.cases.setdefault(kind, []).append((number, None))
             if self.check is None:
                 yield conversation
@@ -296,19 +152,32 @@ class LossReport:
                     cases.setdefault(kind, []).append((number, index))
             yield message
 
+    def _tools_left_out(self, meta: dict[str, Any]) -> list[str]:
+        """Tools of a conversation that the dialect written has no form for."""
+        tools = meta.get("tools")
+        if tools is None or self.checks is None:
+            return []
+        left = self.checks.tools_left_out(tools)
+        return [f"tools that are not functions ({', '.join(left)})"] if left else []
+
     def _messages(
         self, number: int, messages: Iterable[AnyMessage], first: int
     ) -> Iterator[AnyMessage]:
-        begin = getattr(self.check, "begin", None)
-        if begin is not None:
-            begin()
+        dialect = self.dialect
+        assert dialect is not None and self.checks is not None
+        check = self.checks.losses()  # (anew: a check may follow a conversation's turns)
+        if check is None:
+            yield from messages
+            return
+        artifacts = not dialect.holds_artifacts
+        lifted = dialect.system_messages == ONE
         turns = False  # whether a turn came before: a system message after it is lifted
         for index, message in enumerate(messages, first):
-            kinds = self.check(message)
-            if self.target in _NO_ARTIFACT and getattr(message, "artifact", None) is not None:
+            kinds = check(message)
+            if artifacts and getattr(message, "artifact", None) is not None:
                 kinds = [*kinds, _ARTIFACTS]
             if message.type == "system":
-                if turns and self.target in _ONE_SYSTEM:
+                if turns and lifted:
                     kinds = [*kinds, _LIFTED]
             else:
                 turns = True
@@ -322,8 +191,8 @@ class LossReport:
             whole = all(m is None for _, m in cases)
             noun = "conversation" if whole else "message"
             count = f"{len(cases)} {noun}{'s' * (len(cases) != 1)}"
-            if kind in KEPT:
-                said = f"warning: {kind} in {count}: {KEPT[kind]}"
+            if isinstance(kind, Kept):
+                said = f"warning: {kind} in {count}: {kind.how}"
             elif kind.startswith(LEFT_OUT):  # (a reader's choice, which an option undoes)
                 said = f"warning: {kind[len(LEFT_OUT) :]}: {count}"
             elif kind.startswith(UNREAD_FIELDS):

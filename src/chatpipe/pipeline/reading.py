@@ -16,7 +16,15 @@ from typing import Any
 from ..errors import ChatpipeError, DataError, Location, NotAChatLog, UsageError
 from ..formats.base import Dialect, _keys_hint, message_of, shape_errors, turn_of
 from ..formats.batch import BatchDialect
-from ..formats.detect import CONVERSATIONS, MESSAGES, STREAM, detect, is_message_list, refusal
+from ..formats.detect import (
+    CONVERSATIONS,
+    MESSAGES,
+    STREAM,
+    Ambiguous,
+    detect,
+    is_message_list,
+    refusal,
+)
 from ..formats.exports import ReadOptions
 from ..formats.registry import readable, reading_dialect
 from ..io.readers import read_records
@@ -323,7 +331,7 @@ def open_records(
         at = (place.line, place.col)
         first = next((r for r in good if (r.location.line, r.location.col) == at), good[0])
         return dialect, shape, first, Records(window, records)
-    first = next((r for r in good if forced or detect(r.value) is not None), good[0])
+    first = next((r for r in good if forced or _known(r.value)), good[0])
     more = [r.value for r in good if r is not first]
     framed = source.container == "sse" or source.document is not None
     try:
@@ -334,6 +342,14 @@ def open_records(
         records.close()  # (its file closed now: a zip's next member is read next)
         raise
     return dialect, shape, first, Records(window, records)
+
+
+def _known(value: Any, more: list[Any] = (), framed: bool = False) -> bool:
+    """Whether some dialect claims a record (detection starts at the first such record)."""
+    try:
+        return detect(value, more, framed) is not None
+    except Ambiguous:  # (claimed by several: said when the sample is detected)
+        return True
 
 
 class Records:
@@ -353,7 +369,7 @@ def _member_of(forced: Dialect, first: Record, more: list[Any], framed: bool) ->
     """A zip's member read whole with --from: one that holds no chat log of any format
     (an account's details beside an export's conversations) is not read as one."""
     value = first.value
-    if detect(value, more, framed) is None and not (
+    if not _known(value, more, framed) and not (
         forced.is_conversation(value) or forced.is_message(value) or is_message_list(value)
     ):
         raise NotAChatLog(
@@ -375,7 +391,10 @@ def _choose(
         if is_message_list(value):  # a bare array of messages: one conversation
             return forced, CONVERSATIONS
         return forced, MESSAGES
-    found = detect(value, more, framed)
+    try:
+        found = detect(value, more, framed)
+    except Ambiguous as exc:
+        raise exc.located(first.location) from None
     if found is None:
         refused = refusal(value)
         if refused is not None:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import UsageError
+from ..formats.registry import record_dialects
 from ..model import Conversation
 from ..ops.operation import Stateless
 from .job import Run
@@ -25,7 +26,7 @@ class Sides(Target):
         if not records.parts:
             raise UsageError(
                 "split writes records, a file per side: this --to writes documents",
-                hint="pick --to canonical, openai, langchain, anthropic, gemini or sharegpt",
+                hint="pick a --to that writes records: " + ", ".join(record_dialects()),
             )
         self.splitter, self.records, self.output_dir = splitter, records, output_dir
         self.numbers = {name: k for k, name in enumerate(splitter.names)}

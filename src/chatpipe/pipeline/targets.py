@@ -36,15 +36,16 @@ class ToDialect(Target):
         settings: dict[str, Any] | None = None,
     ) -> None:
         from ..errors import UsageError
-        from ..formats.registry import writing_dialect
+        from ..formats.registry import get_dialect, writable, writing_dialect
 
         self.dialect = None if to is None else writing_dialect(to)
-        if settings or (self.dialect is not None and hasattr(self.dialect, "configured")):
-            # what the batch writers ask for (--model...): a dialect of the run's own, which
-            # numbers its requests in order, so in one process
-            if not hasattr(self.dialect, "configured"):
-                flags = ", ".join("--" + k.replace("_", "-") for k in settings or ())
-                raise UsageError(f"{flags}: only --to openai-batch and anthropic-batch take it")
+        if settings and (self.dialect is None or not self.dialect.takes_settings):
+            flags = ", ".join("--" + k.replace("_", "-") for k in settings)
+            takers = [d.name for d in map(get_dialect, writable()) if d.takes_settings]
+            raise UsageError(f"{flags}: only --to {' and '.join(takers)} take it")
+        if self.dialect is not None and (settings or self.dialect.takes_settings):
+            # what a writer asks for (a batch's --model...): a dialect of the run's own,
+            # which numbers what it writes in order, so in one process
             self.dialect = self.dialect.configured(**(settings or {}))
         if as_json and self.dialect is not None and self.dialect.document:
             raise UsageError(
@@ -64,25 +65,24 @@ class ToDialect(Target):
         # a folder of pages, one JSON document, a document for people, a batch whose
         # requests are numbered in order: one process
         document = self.dialect is not None and self.dialect.document
-        numbered = self.dialect is not None and hasattr(self.dialect, "configured")
+        numbered = self.dialect is not None and self.dialect.takes_settings
         self.parts = output_dir is None and not as_json and not document and not numbered
         self.rows = not as_json and not document
 
     def loss_report(self) -> LossReport | None:
         if not self.report_losses or self.dialect is None:
             return None
-        report = LossReport(self.dialect.name, getattr(self.dialect, "checked_as", None))
-        if hasattr(self.dialect, "report_to"):  # what a batch's requests cannot hold
-            self.dialect.report_to(report)
+        report = LossReport(self.dialect)
+        self.dialect.report_to(report)  # (what a batch's requests cannot hold, as written)
         return report
 
     def _dialect(self, run: Run) -> Any:
-        from ..formats.registry import get_dialect
+        from ..formats.registry import default_dialect
 
         if self.dialect is not None:
             return self.dialect
         found = self.found or run.input_dialect()
-        return found if found.writable else get_dialect("canonical")
+        return found if found.writable else default_dialect()
 
     def settled(self, dialect: Any) -> ToDialect:
         """This target for the parts of a run, which all write one dialect: with

@@ -1,6 +1,7 @@
-"""Validating whole files: records read as they come, raw OpenAI fine-tuning checks on
-each record, structure checks on the messages read from them, unreadable records reported
-as problems (validate never stops at the first)."""
+"""Validating whole files: records read as they come, each checked raw by its dialect's
+own rule set where it has one (OpenAI's fine-tuning checks), structure checks on the
+messages read from them, unreadable records reported as problems (validate never stops at
+the first)."""
 
 from __future__ import annotations
 
@@ -8,17 +9,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError
-from ..formats.base import shape_errors, turn_of
+from ..formats.base import ANYWHERE, shape_errors, turn_of
+from ..formats.rules import Problem
 from ..model import AnyMessage
-from ..ops.validate import (
-    Problem,
-    StructureCheck,
-    check_messages,
-    conversation_problems,
-    finetune_message_problems,
-    finetune_row_problems,
-    unreadable,
-)
+from ..ops.validate import StructureCheck, check_messages, conversation_problems, unreadable
 from .target import Target
 
 
@@ -59,7 +53,6 @@ def _source_problems(
     from ..formats.exports import ReadOptions
     from .reading import ErrorLog, open_records
 
-    finetune = rules in ("all", "openai-finetune")
     structure = rules in ("all", "structure")
     errors = ErrorLog("skip", keep=None)
     opened = open_records(source, forced, errors)
@@ -67,7 +60,7 @@ def _source_problems(
     if opened is None:
         return
     found, shape, first, records = opened
-    raw_checks = finetune and found.name == "openai"
+    raw_checks = _raw_rules(found, rules)
     if shape == STREAM:
         yield from _validate_streamed(
             found, first, records, structure, max_tokens, counter, options
@@ -81,10 +74,15 @@ def _source_problems(
     yield from _validate_stream(found, first, records, raw_checks, structure, max_tokens, counter)
 
 
+def _raw_rules(dialect: Any, rules: str) -> Any:
+    """The rule set of the dialect's own that ``rules`` asks for its raw records, if any."""
+    return None if rules == "structure" else dialect.record_rules(None if rules == "all" else rules)
+
+
 def _record_problems(
     found: Any,
     record: Any,
-    raw_checks: bool,
+    raw_checks: Any,
     structure: bool,
     max_tokens: int | None,
     counter: Any,
@@ -98,7 +96,7 @@ def _record_problems(
         yield unreadable(record.error)
         return
     location = record.location
-    raw = finetune_row_problems(record.value, location) if raw_checks else []
+    raw = raw_checks.row_problems(record.value, location) if raw_checks is not None else []
     yield from raw
     unusable = any(p.kind in ("data_type", "missing_messages_list") for p in raw)
     if not structure or unusable:
@@ -132,7 +130,7 @@ def _validate_streamed(dialect, first, records, structure, max_tokens, counter, 
     yield from bad
     if structure:
         # session logs put the context their agent adds where it came
-        anywhere = getattr(dialect, "system_anywhere", False)
+        anywhere = dialect.system_messages == ANYWHERE
         for conversation in conversations:
             where = conversation.location or first.location
             yield from check_messages(
@@ -151,15 +149,14 @@ def _placed(conversation: Any, where: Any) -> Iterator[tuple[AnyMessage, Any]]:
 class _StreamReading:
     """A message-per-record log read for validation: raw problems found on the way."""
 
-    def __init__(self, dialect: Any, records: Iterable[Any], raw_checks: bool) -> None:
+    def __init__(self, dialect: Any, records: Iterable[Any], raw_checks: Any) -> None:
         from collections import deque
 
         self.dialect = dialect
         self.records = records
-        self.raw_checks = raw_checks
+        self.raw = raw_checks.log() if raw_checks is not None else None
         self.places: deque = deque()
         self.problems: list[Problem] = []
-        self.assistant_seen = False
 
     def messages(self) -> Iterator[AnyMessage]:
         from ..io.records import BadRecord
@@ -169,9 +166,8 @@ class _StreamReading:
                 self.problems.append(unreadable(record.error))
                 continue
             value = record.value
-            if self.raw_checks:
-                self.problems.extend(finetune_message_problems(value, record.location))
-                self.assistant_seen |= isinstance(value, dict) and value.get("role") == "assistant"
+            if self.raw is not None:
+                self.problems.extend(self.raw.message_problems(value, record.location))
             try:
                 messages = turn_of(self.dialect, value, record.location)
             except ChatpipeError as exc:
@@ -190,7 +186,7 @@ def _validate_stream(
     dialect: Any,
     first: Any,
     records: Iterable[Any],
-    raw_checks: bool,
+    raw_checks: Any,
     structure: bool,
     max_tokens: int | None,
     counter: Any,
@@ -207,13 +203,8 @@ def _validate_stream(
     yield from reading.drain()
     if structure:
         yield from check.finish(first.location)
-    if raw_checks and not reading.assistant_seen:
-        yield Problem(
-            "example_missing_assistant_message",
-            "no assistant message",
-            first.location,
-            "an example teaches the assistant's reply: add one",
-        )
+    if reading.raw is not None:
+        yield from reading.raw.end_problems(first.location)
 
 
 class Problems(Target):
@@ -254,7 +245,7 @@ class Problems(Target):
         )
 
     def record_problems(self, run: Any, dialect: Any, record: Any) -> Iterator[Problem]:
-        raw_checks = self.rules in ("all", "openai-finetune") and dialect.name == "openai"
+        raw_checks = _raw_rules(dialect, self.rules)
         structure = self.rules in ("all", "structure")
         options = run.job.inputs.options
         checks = (raw_checks, structure, self.max_tokens, self.counter, options)

@@ -115,15 +115,15 @@ def _records(
 
 
 def write(
-    conversations: Iterable[Conversation], to: str = "canonical", *, message_per_line: bool = False
+    conversations: Iterable[Conversation], to: str | None = None, *, message_per_line: bool = False
 ) -> Iterator[bytes]:
-    """The conversations written in dialect ``to``: a JSON record per piece (without its
-    line end), or the pieces of a document (markdown, yaml), as ``convert --to`` writes
-    them. ``message_per_line`` writes one record per message (one conversation's log)
-    instead of one per conversation."""
-    from ..formats.registry import writing_dialect
+    """The conversations written in dialect ``to`` (chatpipe's own, canonical, by
+    default): a JSON record per piece (without its line end), or the pieces of a document
+    (markdown, yaml), as ``convert --to`` writes them. ``message_per_line`` writes one
+    record per message (one conversation's log) instead of one per conversation."""
+    from ..formats.registry import default_dialect, writing_dialect
 
-    target = writing_dialect(to)
+    target = default_dialect() if to is None else writing_dialect(to)
     if target.document:
         for text in target.render(iter(conversations), message_per_line):
             yield text.encode()

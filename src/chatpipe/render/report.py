@@ -46,6 +46,10 @@ def _number(value: Any) -> str:
     return f"{value:,}" if isinstance(value, (int, float)) else escape(str(value))
 
 
+# what ``stats --to`` writes: the page with charts below
+PAGE = "html"
+
+
 def stats_page(
     each: list[dict[str, Any]], overall: dict[str, Any], sources: list[str], ids: list[Any]
 ) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..formats.openai import OpenAIDialect
 from ..formats.openai_writer import TEXT_FORMATS, OpenAIWriter
 from ..pipeline.job import Job
 from ..pipeline.targets import ToDialect
@@ -54,5 +55,5 @@ def openai(
     # text files (text-plain blocks) fail as in langchain-core; convert --to openai writes
     # them as text parts
     writer.files_hint = "convert --to openai writes text files as text parts"
-    target = ToDialect("openai", as_json=as_json, writer=writer, losses=False)
+    target = ToDialect(OpenAIDialect.name, as_json=as_json, writer=writer, losses=False)
     execute(o, Job(o.inputs(), None, target))
