@@ -31,9 +31,7 @@ def is_export(value: Any) -> bool:
 
 class ChatbotUiDialect(Dialect):
     name = "chatbot-ui"
-    description = (
-        "chatbot-ui exports {version, history, folders, prompts}: a chat per history entry"
-    )
+    description = "chatbot-ui exports {version, history, folders, prompts}: a chat per history entry"
     example = "chatbot_ui__librechat-tests_v4_export.json"
     extras_key = "chatbot_ui"  # (a message's keys besides role and content)
     evidence = CERTAIN  # a history beside folders is chatbot-ui's alone

@@ -194,9 +194,11 @@ class ChatTree:
 
     def add(self, conversation: Conversation) -> None:
         messages = list(conversation.messages)
-        if messages and messages[0].type == "system" and self.system is None:
-            self.system = _text(messages[0].content)
-            messages = messages[1:]
+        if messages and messages[0].type == "system":
+            prompt = _text(messages[0].content)
+            if self.system in (None, prompt):  # (each branch repeats it)
+                self.system = prompt
+                messages = messages[1:]
         parent: str | None = None
         for role, turn in turns(messages):
             key = node_id(parent, role, turn)
