@@ -374,3 +374,15 @@ def test_a_chatgpt_browsing_display_is_its_result():
     )
     [conversation] = conversations(name)
     assert conversation.messages[0].content == shown["result"]
+
+
+def test_a_command_that_writes_the_inputs_dialect_writes_records_for_open_webui():
+    """Open WebUI is written as one document (its import file): a command that writes
+    the input's dialect (select, convert with no --to) writes chatpipe's own records."""
+    chat = json.loads((FIXTURES / "open_webui__owimporter_chat_object.json").read_text())
+    code, out, err = run(
+        "select", "--after", "2025-01-01", FIXTURES / "open_webui__owimporter_chat_object.json"
+    )
+    assert (code, err) == (0, "")
+    [record] = [json.loads(line) for line in out.splitlines()]
+    assert record["title"] == chat["title"]

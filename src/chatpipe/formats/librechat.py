@@ -102,7 +102,7 @@ def _part(part: Any, blocks: list[Any], calls: list[Any], results: list[Any]) ->
             rest = {k: v for k, v in value.items() if k not in ("id", "name", "args", "output")}
             results.append((ident, value["output"], rest))
     elif kind in ("image_url", "image_file"):
-        url = value.get("url") if isinstance(value, dict) else value
+        url = (value.get("url") or value.get("filepath")) if isinstance(value, dict) else value
         blocks.append(
             {"type": "image", "url": url} if url else {"type": "non_standard", "value": part}
         )

@@ -23,7 +23,7 @@ from .trees import seconds
 
 # message times as the dialects read them keep them (their own fields)
 _TIME_KEYS = ("timestamp", "create_time", "created_at", "createdAt", "send_date")
-_HELD = frozenset(("text", "reasoning", "image", "file"))
+_HELD = frozenset(("text", "reasoning", "image", "image_url", "file"))
 # the ids of the fields where the dialects keep the conversation's live leaf
 _LIVE_KEYS = ("current_node", "current_leaf_message_uuid", "leaf_response_id", "currentId")
 
@@ -78,6 +78,11 @@ def _files(content: Any) -> list[dict[str, Any]]:
     """The image and file blocks of a content as Open WebUI ``files`` entries."""
     files = []
     for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") == "image_url":  # (OpenAI's part)
+            url = block.get("image_url")
+            url = url.get("url") if isinstance(url, dict) else url
+            files.append({"type": "image", "url": url})
+            continue
         if not isinstance(block, dict) or block.get("type") not in ("image", "file"):
             continue
         extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
