@@ -189,3 +189,22 @@ def test_what_open_webui_cannot_hold_is_said():
     entries, err = write(FIXTURES / name)
     check_import(entries)
     assert "warning: open-webui cannot hold" in err
+
+
+def test_two_messages_with_one_id_are_two_messages(tmp_path):
+    """A log whose messages repeat an id: each is its own node, none dropped."""
+    path = tmp_path / "log.json"
+    path.write_text(
+        json.dumps(
+            {
+                "messages": [
+                    {"role": "user", "content": "first", "id": "m1"},
+                    {"role": "assistant", "content": "second", "id": "m1"},
+                ]
+            }
+        )
+    )
+    entries, _ = write(path)
+    check_import(entries)
+    nodes = entries[0]["chat"]["history"]["messages"]
+    assert sorted(n["content"] for n in nodes.values()) == ["first", "second"]

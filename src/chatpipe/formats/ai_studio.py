@@ -72,6 +72,11 @@ def chunk_blocks(chunk: dict[str, Any]) -> list[dict[str, Any]]:
                 blocks.append({"type": "text", "text": part["text"]})
             elif isinstance(part.get("inlineData"), dict):
                 blocks.append(_data(part["inlineData"]))
+            elif isinstance(part.get("fileData"), dict):  # (a file by its URI)
+                data = part["fileData"]
+                block = _data({"mimeType": data.get("mimeType")})
+                del block["base64"]
+                blocks.append({**block, "url": data.get("fileUri") or ""})
             else:
                 blocks.append({"type": "non_standard", "value": part})
     for key, kind in (("driveDocument", "file"), ("driveImage", "image")):

@@ -21,6 +21,8 @@ def _chatgpt_text(content: dict[str, Any]) -> tuple[str | list[Any], bool]:
     """(content, is_known) for one ChatGPT content object."""
     kind = content.get("content_type", "text")
     if kind in ("text", "multimodal_text"):
+        if not content.get("parts") and isinstance(content.get("text"), str):
+            return content["text"], True  # (a text with no parts: its ``text``)
         parts: list[Any] = []
         for part in content.get("parts") or []:
             if isinstance(part, str):

@@ -176,11 +176,13 @@ def turns(messages: list[AnyMessage]) -> Iterator[tuple[str, list[AnyMessage]]]:
         yield "assistant", turn
 
 
-def node_id(parent: str | None, role: str, turn: list[AnyMessage]) -> str:
-    """A node's id: its first message's id, else one made from its place and content
-    (the same message of two branches is one node)."""
-    if turn[0].id:
-        return str(turn[0].id)
+def node_id(parent: str | None, role: str, turn: list[AnyMessage], nodes: dict[str, Any]) -> str:
+    """A node's id: its first message's id (unless another node under another parent has
+    it), else one made from its place and content (the same message of two branches is
+    one node)."""
+    ident = turn[0].id
+    if ident and (ident not in nodes or nodes[ident]["parentId"] == parent):
+        return str(ident)
     made = json.dumps([parent, role, [repr(m.content) for m in turn]], ensure_ascii=False)
     digest = hashlib.sha1(made.encode("utf-8", "surrogatepass")).hexdigest()
     return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
@@ -206,7 +208,7 @@ class ChatTree:
                 messages = messages[1:]
         parent: str | None = None
         for role, turn in turns(messages):
-            key = node_id(parent, role, turn)
+            key = node_id(parent, role, turn, self.nodes)
             if key not in self.nodes:
                 self.nodes[key] = self._node(key, parent, role, turn)
                 if parent is not None:
