@@ -1,7 +1,7 @@
 """Containers: a source's bytes -> its records (plain JSON values) with positions.
 
-The container (JSONL, JSON, YAML, SSE, Parquet) is told from the name and the first
-line; a file that is not text is refused as what it is (an image, a tar archive). JSONL
+The container (JSONL, JSON, YAML, SSE, Parquet, Markdown) is told from the name and the
+first line; a file that is not text is refused as what it is (an image, a tar archive). JSONL
 and SSE are streamed, no line read past the record limit; a JSON or YAML document is
 parsed whole and its top-level list is the record stream, handed out record by record or
 in batches for fast/ (JsonlReader, DocumentReader).
@@ -21,6 +21,7 @@ from .json_numbers import loads
 from .json_positions import ElementFinder
 from .limits import LIMITS, bytes_may_be_too_deep, too_deep
 from .magic import HEAD, binary_kind
+from .markdown import MARKDOWN_SUFFIXES, is_markdown_heading, markdown_records
 from .parquet import is_parquet, parquet_records
 from .records import (
     BadRecord,
@@ -57,6 +58,10 @@ def read_records(source: Source) -> Iterator[Record]:
         if suffix in YAML_SUFFIXES:
             source.container = "yaml"
             yield from yaml_records(source, _read_all(stream, b""))
+            return
+        if suffix in MARKDOWN_SUFFIXES and source.member is None:
+            source.container = "markdown"
+            yield from markdown_records(source, _read_all(stream, b""))
             return
         first, lineno = _first_line(stream)
         if suffix in JSONL_SUFFIXES:
@@ -124,11 +129,28 @@ def read_records(source: Source) -> Iterator[Record]:
                 kind="HTML or XML",
             )
         _yaml_member(source)
+        data = first + _read_all(stream, b"")
+        if is_markdown_heading(head) and source.member is None:
+            yield from _yaml_or_markdown(source, data, lineno - 1)
+            return
         source.container = "yaml"
-        yield from yaml_records(source, first + _read_all(stream, b""), lineno - 1)
+        yield from yaml_records(source, data, lineno - 1)
     finally:
         if not source.is_stdin:
             stream.close()
+
+
+def _yaml_or_markdown(source: Source, data: bytes, line_offset: int) -> Iterator[Record]:
+    """Text opening with a Markdown heading and no name that says what it is (stdin): YAML
+    when it parses as YAML (a heading is a YAML comment), Markdown when it does not."""
+    try:
+        records = list(yaml_records(source, data, line_offset))
+    except DataError:
+        source.container = "markdown"
+        yield from markdown_records(source, data, line_offset)
+        return
+    source.container = "yaml"
+    yield from records
 
 
 _MISSING: Any = object()

@@ -19,7 +19,7 @@ from .writing import write_records
 class ToDialect(Target):
     """Conversations as JSON records of a dialect, in the shape they came in (a message
     log message per line, conversations one per line), or a dialect's document (Markdown,
-    YAML). ``to=None`` writes the input's dialect when it can be written, canonical
+    YAML). ``to=None`` writes the input's dialect when it can be written as records, canonical
     otherwise. ``writer`` (an object with ``write(messages)``) replaces the dialect's
     message writer; ``as_json`` gives one JSON array; ``losses`` notices what the
     dialect named by ``to`` cannot hold (the run's ``losses``); ``output_dir`` writes a
@@ -82,7 +82,9 @@ class ToDialect(Target):
         if self.dialect is not None:
             return self.dialect
         found = self.found or run.input_dialect()
-        return found if found.writable else default_dialect()
+        # (an input whose dialect is written as a document, Open WebUI's import file: the
+        # records of chatpipe's own, as for one that is not written)
+        return found if found.writable and not found.document else default_dialect()
 
     def settled(self, dialect: Any) -> ToDialect:
         """This target for the parts of a run, which all write one dialect: with

@@ -165,7 +165,14 @@ def attachments(message: AnyMessage) -> Iterator[tuple[str, str, str]]:
 
 
 def recap_text(block: Any) -> str | None:
-    """ChatGPT's reasoning recap (``Thought for 4 seconds``) when ``block`` is one."""
+    """ChatGPT's reasoning recap (``Thought for 4 seconds``) when ``block`` is one: a
+    reasoning block that says it is one (as the export's reader gives it), or the
+    recap's record kept whole."""
+    if isinstance(block, dict) and block.get("type") == "reasoning":
+        extras = block.get("extras")
+        if isinstance(extras, dict) and extras.get("content_type") == "reasoning_recap":
+            return str(block.get("reasoning") or "Thought")
+        return None
     if not isinstance(block, dict) or block.get("type") != "non_standard":
         return None
     value = block.get("value")

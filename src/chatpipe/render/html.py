@@ -187,11 +187,11 @@ def _block(block: Any, skip_ids: dict[str, Any], ai: bool = False, files: Any = 
     kind = block.get("type")
     if kind == "text":
         return _text(str(block.get("text") or ""), ai) + _sources(_citations(block))
-    if kind in ("reasoning", "thinking", "redacted_thinking"):
-        return _reasoning(str(block.get("reasoning") or block.get("thinking") or ""))
     recap = recap_text(block)
     if recap is not None:  # ChatGPT's "Thought for 4 seconds"
         return f'<p class="note">{escape(recap)}</p>'
+    if kind in ("reasoning", "thinking", "redacted_thinking"):
+        return _reasoning(str(block.get("reasoning") or block.get("thinking") or ""))
     if kind in (
         "image",
         "image_url",

@@ -106,12 +106,12 @@ def _block(block: Any, names: dict[str, str], ai: bool, images: Images = None) -
     kind = block.get("type")
     if kind == "text":
         return _text(str(block.get("text") or ""), ai)
-    if kind in ("reasoning", "thinking"):
-        text = str(block.get("reasoning") or block.get("thinking") or "")
-        return _quote(text) if text else ""
     recap = recap_text(block)
     if recap is not None:
         return f"*{recap}*"
+    if kind in ("reasoning", "thinking"):
+        text = str(block.get("reasoning") or block.get("thinking") or "")
+        return _quote(text) if text else ""
     if kind in ("image", "image_url", *_MEDIA):
         return _media(block, kind, names, images)
     if kind in ("tool_use", "server_tool_call"):
