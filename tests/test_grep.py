@@ -109,3 +109,32 @@ def test_the_library_function():
     assert [h.index for h in text_only.hits] == [0]
     (empty,) = grep([conversation], "x*", where="tools")
     assert [h.spans for h in empty.hits] == [[(0, 0)], [(0, 0)]]
+
+
+def test_control_characters_are_written_out_and_a_line_stays_one(tmp_path):
+    # an OSC 0 title setting, a clear-screen, a C1 CSI: written out as `show` writes them;
+    # a title holding a line feed keeps grep's line one line (#51)
+    row = {
+        "id": "c\x1b]0;pwned\x07\u009b2J",
+        "title": "Evil\ntitle\x1b[2J",
+        "messages": [
+            {"role": "user", "content": "find me \x1b]0;owned\x07 and \u009b31m red"},
+            {"role": "assistant", "content": "next\x1b[2J"},
+        ],
+    }
+    path = tmp_path / "esc.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    title = "Evil title\\x1b[2J"
+    lines = cli("--color", "always", "-C", "1", "find", str(path)).stdout.splitlines()
+    assert lines == [
+        f"{path}:1: {title} › #1 user: \x1b[01;31mfind\x1b[m me \\x1b]0;owned\\x07 and \\x9b31m red",
+        f"{path}:1- {title} › #2 assistant: next\\x1b[2J",
+    ]
+    assert cli("-c", "find", str(path)).stdout == f"{path}:1: {title}: 1\n"
+    hit = json.loads(cli("--json", "find", str(path)).stdout)  # JSON: as they are
+    assert (hit["title"], hit["conversation"]) == (row["title"], row["id"])
+    ids = runner.invoke(app, ["select", "--ids", str(path)])
+    assert ids.stdout == "c\\x1b]0;pwned\\x07\\x9b2J\n"
+    row["id"] = "two\nlines"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    assert runner.invoke(app, ["select", "--ids", str(path)]).stdout == "two\\nlines\n"
