@@ -147,6 +147,7 @@ class Redactor:
         skip: Iterable[str] = (),
         mask: str = "kind",
         key: str | bytes | None = None,
+        dry_run: bool = False,
     ) -> None:
         if mask not in MASKS:
             raise UsageError(f"--mask must be kind or hash, got {mask!r}")
@@ -159,6 +160,7 @@ class Redactor:
         self.key = key if key is not None else os.urandom(16)
         self.counts: Counter[str] = Counter()
         self.conversations = 0  # conversations with something replaced
+        self.dry_run = dry_run  # (what summary and report_data say by default)
         self._changed = False
 
     def for_part(self, part: int) -> Redactor:
@@ -296,8 +298,9 @@ class Redactor:
             self.conversations += 1
         return redacted
 
-    def summary(self, dry_run: bool = False) -> str:
+    def summary(self, dry_run: bool | None = None) -> str:
         """What was replaced (or, ``dry_run``, found), in a line for people."""
+        dry_run = self.dry_run if dry_run is None else dry_run
         total = sum(self.counts.values())
         if not total:
             return "redact: found nothing to replace"
@@ -305,8 +308,9 @@ class Redactor:
         verb = "would replace" if dry_run else "replaced"
         return f"redact: {verb} {total} value{'s' * (total != 1)}: {kinds}"
 
-    def report_data(self, dry_run: bool = False) -> dict[str, Any]:
+    def report_data(self, dry_run: bool | None = None) -> dict[str, Any]:
         """What was replaced per kind, as JSON."""
+        dry_run = self.dry_run if dry_run is None else dry_run
         counts = self.counts
         by_kind = {kind: counts[kind] for kind in KINDS if counts[kind]}
         return {"dry_run": dry_run, "replaced": sum(counts.values()), "by_kind": by_kind}

@@ -48,6 +48,10 @@ def run_in_parts(
                 "two inputs would write shards of the same name",
                 hint="give the inputs different file names, or write one file with -o",
             )
+    if output_dir is not None:  # (a shard over its own input: said before the run)
+        from ..io.outputs import Folder, check_outputs
+
+        check_outputs([], [Folder("--output-dir", output_dir, shards)], [p.spec for p in parts])
     folder = ShardFolder(output_dir) if output_dir is not None else None
     writes = streams = None
     if folder is not None:
