@@ -138,3 +138,36 @@ def test_control_characters_are_written_out_and_a_line_stays_one(tmp_path):
     row["id"] = "two\nlines"
     path.write_text(json.dumps(row) + "\n", encoding="utf-8")
     assert runner.invoke(app, ["select", "--ids", str(path)]).stdout == "two\\nlines\n"
+
+
+def test_a_catastrophic_pattern_is_stopped_with_one_line_naming_it(tmp_path):
+    # (a+)+$ backtracks exponentially on 35 a's and a b: Python's engine never finishes;
+    # each search is bounded, and the run ends with the pattern, the message and the way out
+    # (#51). A subprocess with a timeout: on the old code the test fails, it does not hang.
+    import subprocess
+    import sys
+
+    row = {"title": "a" * 35 + "b", "messages": [{"role": "user", "content": "a" * 35 + "b"}]}
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    for args, flag, where in (
+        (["grep", "(a+)+$"], "PATTERN", f"{path}:1:1: message 1"),
+        (["select", "--grep", "(a+)+$"], "--grep", f"{path}:1:1"),
+        (["select", "--title", "(a+)+$"], "--title", f"{path}:1:1"),
+        (["select", "--jobs", "2", "--grep", "(a+)+$", str(path)], "--grep", f"{path}:1:1"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "chatpipe", *args, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
+        assert (done.returncode, done.stdout) == (2, ""), done.stderr
+        assert done.stderr == (
+            f"chatpipe: error: {where}: {flag} '(a+)+$' ran for more than 1 s on one text and "
+            "was stopped: Python's regular expressions backtrack, and a repetition inside a "
+            "repetition (such as (a+)+ or (a|aa)*) can take exponential time (write it so that "
+            "each character can match one way only: a+$ for (a+)+$)\n"
+        )
+    # Python's syntax stays whole: a backreference, a look-behind
+    assert cli("-c", r"(a)\1{34}(?<=a)b", str(path)).stdout == f"{path}:1: {'a' * 35}b: 1\n"

@@ -20,7 +20,7 @@ import orjson
 from ..errors import UsageError
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
 from . import facts
-from .select import compile_regex
+from .user_regex import PatternTooSlow, compile_regex
 
 WHERE = ("text", "tools", "all")
 _FIELDS = {
@@ -130,12 +130,16 @@ class Grep:
         """The conversation's hits, or None when it has none."""
         conversation, messages = facts.listed(conversation)
         hits = []
-        finditer = self.pattern.finditer
+        find = self.pattern.spans
         for index, message in enumerate(messages):
             if self.roles and not any(facts.has_role(message, r) for r in self.roles):
                 continue
             for name, text, tool in fields(message, self.fields):
-                matches = [m.span() for m in finditer(text)]
+                try:
+                    matches = find(text)
+                except PatternTooSlow as exc:
+                    where = conversation.location
+                    raise exc.located(where and where.at_message(index)) from None
                 # empty matches (a pattern like ``x*``) say the field matches, once
                 spans = [s for s in matches if s[1] > s[0]] or matches[:1]
                 if spans:

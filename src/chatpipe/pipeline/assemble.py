@@ -12,7 +12,7 @@ from ..errors import DataError, Location, UsageError
 from ..io.sources import Source
 from ..ops.validate import Problem
 from .log_parts import log_again
-from .part_result import ERROR, NOTE, PartResult, Shards
+from .part_result import ERROR, NOTE, USAGE, PartResult, Shards
 from .parts import run_part
 from .plan import LINES, LOG, ROWS, Part, Plan, shard_name
 
@@ -141,6 +141,8 @@ class Assembly:
             if event.what == ERROR:
                 line = None if event.line is None else before + event.line
                 place = Location(name, line, event.col, event.index)
+                if event.kind == USAGE:  # the command line's fault: not a record to skip
+                    raise UsageError(event.message, place, event.hint)
                 run.errors.handle(DataError(event.message, place, event.hint))
             else:  # a problem (validate), placed as it placed itself
                 line = event.line and event.line + before
