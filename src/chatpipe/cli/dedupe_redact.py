@@ -101,7 +101,9 @@ def redact(
     redactor = Redactor(skip=skip or (), mask=mask, key=mask_key, dry_run=dry_run)
     if dry_run:
         lines = Lines(redactor.hit_lines(as_json), many=True, one_process=True)
-        job = Job(o.inputs(), None, lines)
+        inputs = o.inputs()
+        inputs.options.places = True  # (a message log's hits at their lines)
+        job = Job(inputs, None, lines)
     else:
         job = Job(o.inputs(), redactor, o.to_dialect(to))
     _run(o, job, report, redactor)

@@ -336,10 +336,13 @@ class Redactor:
 
     def hits(self, conversation: Conversation, position: int = 0) -> Iterator[Hit]:
         """What would be replaced in the conversation, with its place; nothing changed."""
+        places = conversation.places  # (a log read with its places: each message's line)
         conversation, messages = facts.listed(conversation)
-        name = facts.label(conversation, position)
-        yield from self._found(name, "meta", conversation.meta, _SKIP)
+        label = facts.label(conversation, position)
+        placed = places is not None and len(places) == len(messages)
+        yield from self._found(label, "meta", conversation.meta, _SKIP)
         for index, message in enumerate(messages):
+            name = str(places[index]) if placed else label  # type: ignore[index]
             where = f"messages[{index}]"
             yield from self._found(name, f"{where}.content", message.content, _SKIP)
             if message.name:
