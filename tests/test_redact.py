@@ -330,6 +330,9 @@ def test_data_fields_are_scanned_unless_they_are_a_media_payload(tmp_path):
     assert content[0]["value"]["data"] == "[EMAIL]"
     assert [content[1]["value"]["data"], content[2]["input_audio"]["data"]] == [payload] * 2
     assert content[3]["base64"] == payload
+    # a "format" beside "data" in a tool's arguments is no audio block: scanned
+    args = {"format": "text", "data": TOKEN, "to": "ops"}
+    assert redactor.value(args, frozenset(), keys=True)["data"] == "[GITHUB_TOKEN]"
 
 
 def test_keys_of_tool_arguments_and_an_invalid_calls_error_are_scanned(tmp_path):

@@ -73,7 +73,7 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/=_\-]*")
 _BASE64_LINES = re.compile(r"[A-Za-z0-9+/=_\-\s]*")  # (MIME's base64 breaks its lines)
 # what says a block's ``data`` (or ``base64``) is a binary payload: a MIME type beside it
 # (not text/*: Anthropic's plain-text document source says text/plain), a base64 source
-# type, pydantic-ai's binary kind, an OpenAI input_audio's format
+# type, pydantic-ai's binary kind, an OpenAI input_audio (its data and format alone)
 _MIME_KEYS = ("mime_type", "mimeType", "media_type", "mediaType")
 
 
@@ -95,8 +95,10 @@ def _binary(block: dict[str, Any], key: str) -> bool:
         return True
     if block.get("type") == "base64" or block.get("source_type") == "base64":
         return True
-    if block.get("kind") == "binary" or isinstance(block.get("format"), str):
+    if block.get("kind") == "binary":
         return True
+    if isinstance(block.get("format"), str) and block.keys() <= {"data", "format"}:
+        return True  # (OpenAI's input_audio)
     for name in _MIME_KEYS:
         mime = block.get(name)
         if isinstance(mime, str) and mime and not mime.lower().startswith("text/"):
