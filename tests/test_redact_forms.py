@@ -77,6 +77,9 @@ def test_a_private_key_cut_off_before_its_end_line():
     assert found(text) == [("PRIVATE_KEY", head + KEY_LINES)]
     whole = f"{head}{KEY_LINES}\n-----END RSA PRIVATE KEY-----"
     assert found(f"a {whole} b") == [("PRIVATE_KEY", whole)]
+    # pasted from a JSON string: its line breaks written \n
+    escaped = (head + KEY_LINES).replace("\n", "\\n")
+    assert found(f'{{"key": "{escaped}"}}') == [("PRIVATE_KEY", escaped)]
 
 
 def test_dry_run_names_each_hit_of_a_message_log_at_its_line(tmp_path):

@@ -42,13 +42,15 @@ _BRANCHES: tuple[tuple[str, int, str, str], ...] = (
         r"----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
         r"[\s\S]{16,16384}?-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----",
     ),
-    # one whose END line was cut off: its header lines, then its lines of base64
+    # one whose END line was cut off: its header lines, then its lines of base64 (their
+    # breaks as they are, or written \n as in a JSON string pasted into a message)
     (
         "PRIVATE_KEY",
         0,
         "-",
         r"----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:\s*[A-Za-z][\w-]{0,30}:[^\n]{0,200})*(?:\s*[A-Za-z0-9+/]{16,}={0,2}){1,400}",
+        r"(?:(?:\s|\\[nr])*[A-Za-z][\w-]{0,30}:[^\n\\]{0,200})*"
+        r"(?:(?:\s|\\[nr])*[A-Za-z0-9+/]{16,}={0,2}){1,400}",
     ),
     (
         "ANTHROPIC_KEY",
