@@ -225,3 +225,25 @@ def test_times_as_sources_and_users_write_them():
     assert parse(1714521600000) == 1714521600.0  # milliseconds
     assert parse("1714521600") == 1714521600.0
     assert [parse(v) for v in ("", "May 1", None, True, float("nan"), [1])] == [None] * 6
+
+
+def test_a_users_pattern_travels_and_runs_unbounded_where_no_signal_reaches():
+    # (sent to Dask's workers pickled; in a thread other than the main one the alarm
+    # cannot reach a search, which runs as Python's own)
+    import pickle
+    import threading
+
+    from chatpipe.io import alarm
+    from chatpipe.ops.user_regex import compile_regex
+
+    pattern = pickle.loads(pickle.dumps(compile_regex("ré(f)u\\1nd", "--grep", True)))
+    assert (pattern.flag, pattern.search("RÉFUFND").group()) == ("--grep", "RÉFUFND")
+    seen = []
+
+    def elsewhere():
+        seen.append((alarm.watch(lambda: None), pattern.spans("réfufnd, réfufnd")))
+
+    thread = threading.Thread(target=elsewhere)
+    thread.start()
+    thread.join()
+    assert seen == [(False, [(0, 7), (9, 16)])]

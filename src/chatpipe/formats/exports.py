@@ -19,10 +19,15 @@ BRANCHES = ("active", "all", "latest")
 
 class ReadOptions:
     """Reading choices for tree-shaped exports and session logs: which branch, hidden
-    messages (ChatGPT), and subagents' conversations (coding-agent sessions)."""
+    messages (ChatGPT), and subagents' conversations (coding-agent sessions); and whether
+    a message log's messages keep their places."""
 
     def __init__(
-        self, branch: str = "active", include_hidden: bool = False, include_subagents: bool = False
+        self,
+        branch: str = "active",
+        include_hidden: bool = False,
+        include_subagents: bool = False,
+        places: bool = False,
     ) -> None:
         if branch not in BRANCHES:
             from ..errors import UsageError
@@ -31,6 +36,9 @@ class ReadOptions:
         self.branch = branch
         self.include_hidden = include_hidden
         self.include_subagents = include_subagents
+        # a message log's conversation keeps each message's place (``Conversation.places``):
+        # for what names messages by their line (redact --dry-run); it costs a place each
+        self.places = places
 
 
 def branch_paths(

@@ -8,7 +8,6 @@ is a job's operation as it stands.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,16 +17,9 @@ from ..model import AnyMessage, Conversation
 from . import facts
 from .count import ApproximateCounter, TokenCounter, counter_for, resolve_counter
 from .operation import Stateless
+from .user_regex import PatternTooSlow, UserPattern, compile_regex
 
 Check = Callable[[Conversation, list[AnyMessage]], bool]
-
-
-def compile_regex(pattern: str, flag: str, ignore_case: bool = False) -> re.Pattern[str]:
-    """A user's regular expression, or a UsageError naming the flag and the mistake."""
-    try:
-        return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-    except re.error as exc:
-        raise UsageError(f"{flag} {pattern!r} is not a regular expression: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -114,7 +106,10 @@ class Selector(Stateless):
     def __call__(self, conversation: Conversation) -> Conversation | None:
         """The conversation when it is selected (its messages in a list), None when not."""
         conversation, messages = facts.listed(conversation)
-        return conversation if self.matches(conversation, messages) else None
+        try:
+            return conversation if self.matches(conversation, messages) else None
+        except PatternTooSlow as exc:
+            raise exc.located(conversation.location) from None
 
 
 def _time(value: float | str | None, flag: str) -> float | None:
@@ -133,7 +128,7 @@ def _in_time(after: float | None, before: float | None) -> Check:
     return check
 
 
-def _grep_check(pattern: re.Pattern[str], roles: Sequence[str]) -> Check:
+def _grep_check(pattern: UserPattern, roles: Sequence[str]) -> Check:
     wanted = [facts.user_role(r) for r in roles]
 
     def check(_conversation: Conversation, messages: list[AnyMessage]) -> bool:

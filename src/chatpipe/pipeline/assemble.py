@@ -12,7 +12,7 @@ from ..errors import DataError, Location, UsageError
 from ..formats.rules import Problem
 from ..io.sources import Source
 from .log_parts import log_again
-from .part_result import ERROR, NOTE, PartResult, Shards
+from .part_result import ERROR, NOTE, USAGE, PartResult, Shards
 from .parts import run_part
 from .plan import LINES, LOG, ROWS, Part, Plan, shard_name
 
@@ -48,6 +48,10 @@ def run_in_parts(
                 "two inputs would write shards of the same name",
                 hint="give the inputs different file names, or write one file with -o",
             )
+    if output_dir is not None:  # (a shard over its own input: said before the run)
+        from ..io.outputs import Folder, check_outputs
+
+        check_outputs([], [Folder("--output-dir", output_dir, shards)], [p.spec for p in parts])
     folder = ShardFolder(output_dir) if output_dir is not None else None
     writes = streams = None
     if folder is not None:
@@ -137,6 +141,8 @@ class Assembly:
             if event.what == ERROR:
                 line = None if event.line is None else before + event.line
                 place = Location(name, line, event.col, event.index)
+                if event.kind == USAGE:  # the command line's fault: not a record to skip
+                    raise UsageError(event.message, place, event.hint)
                 run.errors.handle(DataError(event.message, place, event.hint))
             else:  # a problem (validate), placed as it placed itself
                 line = event.line and event.line + before

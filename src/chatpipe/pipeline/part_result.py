@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from ..io.ranges import PIECE
 
 ERROR, NOTE, PROBLEM = "error", "note", "problem"
+USAGE = "usage"  # an ERROR's kind when the command line is at fault: it ends the run, exit 2
 
 
 class Event:

@@ -197,11 +197,42 @@ def _read_source(
     if dialect.turn_records:
         yield from _turns(rest, dialect, errors, location)
         return
+    if options.places:
+        yield _placed(rest, dialect, errors, location)
+        return
     fast = fast_hooks.read_messages(dialect, source, rest, errors)
     if fast is not None:
         yield Conversation(fast, {}, location)
         return
     yield Conversation(dialect.finish(_messages(rest, dialect, errors)), {}, location)
+
+
+def _placed(
+    records: Iterable[Record], dialect: Dialect, errors: ErrorLog, location: Location
+) -> Conversation:
+    """A message log whose messages keep their records' places as they are read (where
+    the dialect's ``finish`` makes as many messages as it was given; else none)."""
+    places: list[Location] = []
+
+    def placing() -> Iterator[AnyMessage]:
+        for record in records:
+            for message in _messages((record,), dialect, errors):
+                places.append(record.location)
+                yield message
+
+    conversation = Conversation(_counted(dialect.finish(placing()), places), {}, location)
+    conversation.places = places
+    return conversation
+
+
+def _counted(messages: Iterator[AnyMessage], places: list[Location]) -> Iterator[AnyMessage]:
+    """The messages ``finish`` gives; if they are not one a place, no places at all."""
+    count = 0
+    for message in messages:
+        count += 1
+        yield message
+    if count != len(places):
+        places.clear()
 
 
 def _turns(

@@ -31,6 +31,14 @@ class Sides(Target):
         self.splitter, self.records, self.output_dir = splitter, records, output_dir
         self.numbers = {name: k for k, name in enumerate(splitter.names)}
 
+    @property
+    def folder(self) -> Any:
+        """The folder and the files the run puts in it (checked before the run)."""
+        from ..io.outputs import Folder
+
+        names = [f"{name}.jsonl" for name in self.splitter.names]
+        return Folder("--output-dir", self.output_dir, names)
+
     def loss_report(self) -> Any:
         return self.records.loss_report()
 
