@@ -175,17 +175,60 @@ def _part_block(part: Any) -> Any:
 
 def messages_from_items(items: list[Any], instructions: Any = None) -> list[Any]:
     """Responses items as messages: one assistant turn's reasoning, text and calls together."""
-    from ..model import AIMessage, HumanMessage, SystemMessage, ToolMessage
+    from ..model import SystemMessage
 
-    out: list[Any] = []
+    reading = _Items()
     if instructions:
-        out.append(SystemMessage(instructions, additional_kwargs={"source": "instructions"}))
-    turn: dict[str, Any] | None = None  # the assistant turn being gathered
+        reading.out.append(
+            SystemMessage(instructions, additional_kwargs={"source": "instructions"})
+        )
+    for item in items:
+        reading.item(item)
+    reading.close()
+    return reading.out
 
-    def close() -> None:
-        nonlocal turn
+
+class _Items:
+    """Responses items read in order into messages: an assistant turn gathers its
+    reasoning, text and calls (``turn``) until an item of another turn closes it."""
+
+    def __init__(self) -> None:
+        self.out: list[Any] = []
+        self.turn: dict[str, Any] | None = None  # the assistant turn being gathered
+
+    def item(self, item: Any) -> None:
+        if isinstance(item, str):
+            from ..model import HumanMessage
+
+            self.close()
+            self.out.append(HumanMessage(item))
+            return
+        kind = item.get("type", "message")
+        if kind == "message":
+            if item.get("role") == "assistant":
+                self.assistant_message(item)
+            else:
+                self.message(item)
+        elif kind == "reasoning":
+            self.reasoning(item)
+        elif kind in ("function_call", "custom_tool_call"):
+            self.call(item, kind)
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            self.output(item, kind)
+        else:  # built-in tools, item references: kept whole in the assistant turn
+            self.assistant()["blocks"].append({"type": "non_standard", "value": item})
+
+    def assistant(self) -> dict[str, Any]:
+        if self.turn is None:
+            self.turn = {"blocks": [], "calls": [], "kwargs": {}}
+        return self.turn
+
+    def close(self) -> None:
+        from ..model import AIMessage
+
+        turn, self.turn = self.turn, None
         if turn is not None:
-            out.append(
+            self.out.append(
                 AIMessage(
                     turn["blocks"],
                     tool_calls=turn["calls"],
@@ -193,85 +236,74 @@ def messages_from_items(items: list[Any], instructions: Any = None) -> list[Any]
                     additional_kwargs=turn["kwargs"],
                 )
             )
-            turn = None
 
-    def assistant() -> dict[str, Any]:
-        nonlocal turn
-        if turn is None:
-            turn = {"blocks": [], "calls": [], "kwargs": {}}
-        return turn
+    def assistant_message(self, item: dict[str, Any]) -> None:
+        current = self.assistant()
+        content = item.get("content")
+        parts = content if isinstance(content, list) else [{"type": "output_text", "text": content}]
+        for part in parts:
+            if isinstance(part, dict) and part.get("type") == "refusal":
+                current["kwargs"]["refusal"] = part.get("refusal")
+            current["blocks"].append(_part_block(part))
+        current.setdefault("id", item.get("id"))
+        rest = {k: v for k, v in item.items() if k not in ("type", "role", "content", "id")}
+        if rest:
+            current["kwargs"].setdefault("items", []).append({"id": item.get("id"), **rest})
 
-    for item in items:
-        if isinstance(item, str):
-            close()
-            out.append(HumanMessage(item))
-            continue
-        kind = item.get("type", "message")
-        if kind == "message" and item.get("role") == "assistant":
-            current = assistant()
-            content = item.get("content")
-            parts = (
-                content if isinstance(content, list) else [{"type": "output_text", "text": content}]
-            )
-            for part in parts:
-                if isinstance(part, dict) and part.get("type") == "refusal":
-                    current["kwargs"]["refusal"] = part.get("refusal")
-                current["blocks"].append(_part_block(part))
-            current.setdefault("id", item.get("id"))
-            rest = {k: v for k, v in item.items() if k not in ("type", "role", "content", "id")}
-            if rest:
-                current["kwargs"].setdefault("items", []).append({"id": item.get("id"), **rest})
-        elif kind == "message":
-            close()
-            content = item.get("content")
-            content = [_part_block(p) for p in content] if isinstance(content, list) else content
-            role = item.get("role")
-            extra = {k: v for k, v in item.items() if k not in ("type", "role", "content")}
-            if role in ("system", "developer"):
-                kwargs = {"__openai_role__": "developer", **extra} if role == "developer" else extra
-                out.append(SystemMessage(content or "", additional_kwargs=kwargs))
-            else:
-                out.append(HumanMessage(content or "", additional_kwargs=extra))
-        elif kind == "reasoning":
-            summary = "".join(
-                s.get("text", "") for s in item.get("summary") or () if isinstance(s, dict)
-            )
-            extras = {k: v for k, v in item.items() if k not in ("type",)}
-            assistant()["blocks"].append(
-                {"type": "reasoning", "reasoning": summary, "extras": extras}
-            )
-        elif kind in ("function_call", "custom_tool_call"):
-            current = assistant()
-            if kind == "function_call":
-                from .openai import parse_arguments
+    def message(self, item: dict[str, Any]) -> None:
+        from ..model import HumanMessage, SystemMessage
 
-                args, _ = parse_arguments(item.get("arguments"))
-                args = args if isinstance(args, dict) else {"arguments": item.get("arguments")}
-            else:
-                args = {"input": item.get("input")}
-            current["calls"].append(
-                {"name": item.get("name") or "", "args": args, "id": item.get("call_id")}
+        self.close()
+        content = item.get("content")
+        content = [_part_block(p) for p in content] if isinstance(content, list) else content
+        role = item.get("role")
+        extra = {k: v for k, v in item.items() if k not in ("type", "role", "content")}
+        if role in ("system", "developer"):
+            kwargs = {"__openai_role__": "developer", **extra} if role == "developer" else extra
+            self.out.append(SystemMessage(content or "", additional_kwargs=kwargs))
+        else:
+            self.out.append(HumanMessage(content or "", additional_kwargs=extra))
+
+    def reasoning(self, item: dict[str, Any]) -> None:
+        summary = "".join(
+            s.get("text", "") for s in item.get("summary") or () if isinstance(s, dict)
+        )
+        extras = {k: v for k, v in item.items() if k not in ("type",)}
+        self.assistant()["blocks"].append(
+            {"type": "reasoning", "reasoning": summary, "extras": extras}
+        )
+
+    def call(self, item: dict[str, Any], kind: str) -> None:
+        current = self.assistant()
+        if kind == "function_call":
+            from .openai import parse_arguments
+
+            args, _ = parse_arguments(item.get("arguments"))
+            args = args if isinstance(args, dict) else {"arguments": item.get("arguments")}
+        else:
+            args = {"input": item.get("input")}
+        current["calls"].append(
+            {"name": item.get("name") or "", "args": args, "id": item.get("call_id")}
+        )
+        current["kwargs"].setdefault("items", []).append(
+            {k: v for k, v in item.items() if k not in ("arguments", "input", "name")}
+        )
+
+    def output(self, item: dict[str, Any], kind: str) -> None:
+        from ..model import ToolMessage
+
+        self.close()
+        output = item.get("output")
+        extra = {k: v for k, v in item.items() if k not in ("type", "call_id", "output")}
+        if kind != "function_call_output":
+            extra["type"] = kind
+        self.out.append(
+            ToolMessage(
+                output if output is not None else "",
+                tool_call_id=item.get("call_id") or "",
+                additional_kwargs=extra,
             )
-            current["kwargs"].setdefault("items", []).append(
-                {k: v for k, v in item.items() if k not in ("arguments", "input", "name")}
-            )
-        elif kind in ("function_call_output", "custom_tool_call_output"):
-            close()
-            output = item.get("output")
-            extra = {k: v for k, v in item.items() if k not in ("type", "call_id", "output")}
-            if kind != "function_call_output":
-                extra["type"] = kind
-            out.append(
-                ToolMessage(
-                    output if output is not None else "",
-                    tool_call_id=item.get("call_id") or "",
-                    additional_kwargs=extra,
-                )
-            )
-        else:  # built-in tools, item references: kept whole in the assistant turn
-            assistant()["blocks"].append({"type": "non_standard", "value": item})
-    close()
-    return out
+        )
 
 
 def _responses_usage(usage: Any) -> Any:
