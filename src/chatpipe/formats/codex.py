@@ -27,7 +27,7 @@ from typing import Any
 from ..errors import ChatpipeError, DataError, Location, kind_of
 from ..model import AIMessage, AnyMessage, Conversation, SystemMessage, ToolMessage
 from .base import ANYWHERE, StreamDialect
-from .openai_responses import messages_from_items
+from .openai_responses_items import messages_from_items
 
 _LINE_TYPES = frozenset(("session_meta", "response_item", "event_msg", "turn_context", "compacted"))
 # items of the assistant's turn (the rest close it)

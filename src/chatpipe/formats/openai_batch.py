@@ -10,7 +10,8 @@ from ..errors import DataError, Location, UsageError
 from ..model import Conversation
 from .batch import REQUESTS, RESULTS, BatchDialect, not_chat
 from .openai import OpenAIDialect, is_openai_response
-from .openai_responses import ResponsesDialect, conversation_from_response, is_responses_response
+from .openai_responses import ResponsesDialect, is_responses_response
+from .openai_responses_items import conversation_from_response
 from .openai_responses_writer import REQUEST_FIELDS as RESPONSES_FIELDS
 from .openai_responses_writer import write_request
 

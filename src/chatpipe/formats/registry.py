@@ -38,7 +38,7 @@ _WHERE = {
     "openai-stream": ("openai_stream", "OpenAIStreamDialect", "r-"),
     "anthropic-stream": ("anthropic_stream", "AnthropicStreamDialect", "r-"),
     "gemini-stream": ("gemini_stream", "GeminiStreamDialect", "r-"),
-    "openai-responses-stream": ("openai_responses", "ResponsesStreamDialect", "r-"),
+    "openai-responses-stream": ("openai_responses_stream", "ResponsesStreamDialect", "r-"),
     "claude-code": ("claude_code", "ClaudeCodeDialect", "r-"),
     "codex": ("codex", "CodexDialect", "r-"),
     "gemini-cli": ("gemini_cli", "GeminiCliDialect", "r-"),
