@@ -295,6 +295,29 @@ class StreamDialect(Dialect):
         return self.read_stream(good(), location)
 
 
+class SessionDialect(StreamDialect):
+    """A coding agent's session log (Claude Code, Codex, Gemini CLI, ...): its lines are
+    read in their places by ``read_records`` (each message's line in ``Conversation.places``,
+    a bad line handled where it stands); ``read_stream`` gives it bare values, each placed at
+    the source. The context such an agent adds stands where it came (``ANYWHERE``)."""
+
+    system_messages = ANYWHERE
+
+    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
+        from ..io.records import Record
+
+        return self.read_records((Record(v, location) for v in values), location)
+
+    def read_records(
+        self,
+        records: Iterable[Any],
+        location: Location,
+        options: Any = None,
+        handle: Callable[[ChatpipeError], None] | None = None,
+    ) -> Iterator[Conversation]:
+        raise NotImplementedError
+
+
 def dict_blocks(message: AnyMessage) -> list[dict]:
     """A message's content blocks that are objects (none for text content)."""
     content = message.content
