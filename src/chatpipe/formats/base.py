@@ -317,6 +317,47 @@ class SessionDialect(StreamDialect):
     ) -> Iterator[Conversation]:
         raise NotImplementedError
 
+    # what a line of the log is, for the error that names a line that is not one
+    line_hint = ""
+
+    def lines(
+        self, records: Iterable[Any], handle: Callable[[ChatpipeError], None] | None
+    ) -> Iterator[tuple[Any, Location]]:
+        """The log's good lines with their places: a bad record, or a line that is not one
+        of this log's (``is_stream_event``), goes to ``handle`` (None: raised)."""
+        from ..io.records import BadRecord
+
+        for record in records:
+            error = record.error if isinstance(record, BadRecord) else None
+            if error is None and not self.is_stream_event(record.value):
+                error = DataError(
+                    f"not a {self.name} line", record.location, hint=self.line_hint or None
+                )
+            if error is not None:
+                report(error, handle)
+                continue
+            yield record.value, record.location
+
+    @contextlib.contextmanager
+    def line_errors(
+        self, location: Location, handle: Callable[[ChatpipeError], None] | None
+    ) -> Iterator[None]:
+        """A line that cannot be read is reported at its place (``handle``) and the reading
+        goes on with the next line."""
+        try:
+            yield
+        except ChatpipeError as exc:
+            report(exc.located(location), handle)
+        except _SHAPE_ERRORS as exc:
+            report(_shape_error(self, exc, location), handle)
+
+
+def report(error: ChatpipeError, handle: Callable[[ChatpipeError], None] | None) -> None:
+    """A bad line's error: raised, or given to the run's handler, which counts it."""
+    if handle is None:
+        raise error
+    handle(error)
+
 
 def dict_blocks(message: AnyMessage) -> list[dict]:
     """A message's content blocks that are objects (none for text content)."""
