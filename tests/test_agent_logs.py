@@ -264,6 +264,35 @@ def test_qwen_results_pair_by_call_id_and_added_context_is_not_the_prompt():
     assert kinds[-1] == ("SystemMessage", lines[-1]["message"]["parts"][0]["text"])
 
 
+def test_qwen_parallel_results_a_failed_one_and_a_subagent_apart():
+    path = fixture("qwen_code__documented_parallel_calls_error_compression_sidechain.jsonl")
+    lines = records(path)
+    responses = [
+        p["functionResponse"]
+        for line in lines
+        if line["type"] == "tool_result"
+        for p in line["message"]["parts"]
+    ]
+    main, agent = conversations(path, include_subagents=True)
+    tools = [m for m in main.messages if isinstance(m, ToolMessage)]
+    assert [(m.tool_call_id, m.content) for m in tools] == [
+        (r["id"], r["response"].get("output") or r["response"].get("error")) for r in responses
+    ]
+    assert [m.status for m in tools] == ["success", "error", "success"]
+    calls = [c["id"] for m in main.messages if isinstance(m, AIMessage) for c in m.tool_calls]
+    assert calls == [r["id"] for r in responses]
+    said = [
+        p["text"] for line in lines if line.get("isSidechain") for p in line["message"]["parts"]
+    ]
+    assert [m.content for m in agent.messages] == said
+    assert all(m.content not in said for m in main.messages if not isinstance(m, ToolMessage))
+    assert agent.meta["parent_tool_call_id"] == calls[-1]
+    assert [n["subtype"] for n in main.meta["notes"]] == ["slash_command", "chat_compression"]
+    assert conversations(path)[0].left_out == [
+        "subagents' conversations left out (--include-subagents writes them)"
+    ]
+
+
 def test_qwen_records_are_not_claude_code_lines_nor_the_other_way():
     _, dialect, _, _ = detect_file(
         str(fixture("qwen_code__agentsessions_handmade_rewind_branch.jsonl")), None

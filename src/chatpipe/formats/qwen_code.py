@@ -109,14 +109,39 @@ class QwenCodeDialect(SessionDialect):
             for conversation in conversations:
                 conversation.left_out = [SUBAGENTS]
         yield from conversations
-        if options.include_subagents:
-            parent = conversations[0].meta.get("id") if conversations else None
-            for agent, records_of in side.items():
-                for conversation in _conversations(records_of, None, options, location):
-                    conversation.meta["agentId"] = agent
-                    if parent is not None:
-                        conversation.meta["parent_session_id"] = parent
-                    yield conversation
+        if options.include_subagents and conversations:
+            yield from _subagents(conversations, side, options, location)
+
+
+def _subagents(
+    main: list[Conversation],
+    side: dict[str, dict[str, list[tuple[dict[str, Any], Location]]]],
+    options: ReadOptions,
+    location: Location,
+) -> Iterator[Conversation]:
+    """Each subagent's records as conversations of their own, linked to the session and to
+    the call whose prompt opened them."""
+    calls = {
+        c["args"].get("prompt"): c["id"]
+        for conversation in main
+        for m in conversation.messages
+        if isinstance(m, AIMessage)
+        for c in m.tool_calls
+        if isinstance(c["args"].get("prompt"), str)
+    }
+    for agent, records_of in side.items():
+        for conversation in _conversations(records_of, None, options, location):
+            meta = conversation.meta
+            if "id" in meta:
+                meta["parent_session_id"] = meta["id"]
+            meta["id"], meta["agentId"] = f"agent-{agent}", agent
+            first = next((r for g in records_of.values() for r, _ in g), {})
+            if isinstance(first.get("agentName"), str):
+                meta["subagent_type"] = first["agentName"]
+            opening = conversation.messages[0].content if conversation.messages else None
+            if isinstance(opening, str) and opening in calls:
+                meta["parent_tool_call_id"] = calls[opening]
+            yield conversation
 
 
 def _check(value: dict[str, Any]) -> None:
@@ -208,7 +233,7 @@ class _Builder:
         return {
             k: v
             for k, v in value.items()
-            if k not in ("type", "message", "uuid", "toolCallResult", "usageMetadata")
+            if k not in ("type", "message", "uuid", "toolCallResult")
             and not (k in self.consts and self.consts[k] == v)
         }
 
