@@ -295,6 +295,70 @@ class StreamDialect(Dialect):
         return self.read_stream(good(), location)
 
 
+class SessionDialect(StreamDialect):
+    """A coding agent's session log (Claude Code, Codex, Gemini CLI, ...): its lines are
+    read in their places by ``read_records`` (each message's line in ``Conversation.places``,
+    a bad line handled where it stands); ``read_stream`` gives it bare values, each placed at
+    the source. The context such an agent adds stands where it came (``ANYWHERE``)."""
+
+    system_messages = ANYWHERE
+
+    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
+        from ..io.records import Record
+
+        return self.read_records((Record(v, location) for v in values), location)
+
+    def read_records(
+        self,
+        records: Iterable[Any],
+        location: Location,
+        options: Any = None,
+        handle: Callable[[ChatpipeError], None] | None = None,
+    ) -> Iterator[Conversation]:
+        raise NotImplementedError
+
+    # what a line of the log is, for the error that names a line that is not one
+    line_hint = ""
+
+    def lines(
+        self, records: Iterable[Any], handle: Callable[[ChatpipeError], None] | None
+    ) -> Iterator[tuple[Any, Location]]:
+        """The log's good lines with their places: a bad record, or a line that is not one
+        of this log's (``is_stream_event``), goes to ``handle`` (None: raised)."""
+        from ..io.records import BadRecord
+
+        for record in records:
+            error = record.error if isinstance(record, BadRecord) else None
+            if error is None and not self.is_stream_event(record.value):
+                error = DataError(
+                    f"not a {self.name} line", record.location, hint=self.line_hint or None
+                )
+            if error is not None:
+                report(error, handle)
+                continue
+            yield record.value, record.location
+
+    @contextlib.contextmanager
+    def line_errors(
+        self, location: Location, handle: Callable[[ChatpipeError], None] | None
+    ) -> Iterator[None]:
+        """A line that cannot be read is reported at its place (``handle``) and the reading
+        goes on with the next line."""
+        try:
+            yield
+        except ChatpipeError as exc:
+            report(exc.located(location), handle)
+        except _SHAPE_ERRORS as exc:
+            report(_shape_error(self, exc, location), handle)
+
+
+def report(error: ChatpipeError, handle: Callable[[ChatpipeError], None] | None) -> None:
+    """A bad line's error: raised, or given to the run's handler, which counts it."""
+    if handle is None:
+        raise error
+    handle(error)
+
+
 def dict_blocks(message: AnyMessage) -> list[dict]:
     """A message's content blocks that are objects (none for text content)."""
     content = message.content

@@ -49,6 +49,9 @@ def is_claude_code_line(value: Any) -> bool:
     if not isinstance(kind, str):
         return False
     if kind in _TREE_LINES:
+        message = value.get("message")
+        if "systemPayload" in value or (isinstance(message, dict) and "parts" in message):
+            return False  # Qwen Code's records: the same envelope, Gemini parts inside
         return isinstance(value.get("uuid"), str) and (
             "parentUuid" in value or "sessionId" in value
         )

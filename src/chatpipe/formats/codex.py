@@ -26,7 +26,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, kind_of
 from ..model import AIMessage, AnyMessage, Conversation, SystemMessage, ToolMessage
-from .base import ANYWHERE, StreamDialect
+from .base import SessionDialect
 from .openai_responses_items import messages_from_items
 
 _LINE_TYPES = frozenset(("session_meta", "response_item", "event_msg", "turn_context", "compacted"))
@@ -85,20 +85,14 @@ def is_context(item: dict[str, Any]) -> bool:
     )
 
 
-class CodexDialect(StreamDialect):
+class CodexDialect(SessionDialect):
     name = "codex"
     description = "OpenAI Codex CLI rollouts (~/.codex/sessions/**/rollout-*.jsonl)"
     example = "codex__idaho_vault_2026_developer_parallel_calls_error.jsonl"
     extras_key = "codex"  # (the rest of each record, under additional_kwargs)
-    system_messages = ANYWHERE  # context the agent adds stands where it came
 
     def is_stream_event(self, value: Any) -> bool:
         return is_codex_line(value)
-
-    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
-        from ..io.records import Record
-
-        return self.read_records((Record(v, location) for v in values), location)
 
     def read_records(
         self,

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, kind_of
 from ..model import AIMessage, AnyMessage, Conversation, HumanMessage, ToolMessage
-from .base import ANYWHERE, StreamDialect
+from .base import SessionDialect
 from .exports import ReadOptions
 from .gemini import _block as part_block
 from .gemini import _content as blocks_content
@@ -66,20 +66,14 @@ def is_gemini_cli_record(value: Any) -> bool:
     return _is_header(value) or _is_message(value) or _is_log_entry(value)
 
 
-class GeminiCliDialect(StreamDialect):
+class GeminiCliDialect(SessionDialect):
     name = "gemini-cli"
     description = "Gemini CLI chats (session-*.json, its JSONL form) and logs.json"
     example = "gemini_cli__entire_2026_session_tools_info.json"
     extras_key = "gemini_cli"  # (the rest of each record, under additional_kwargs)
-    system_messages = ANYWHERE  # context the agent adds stands where it came
 
     def is_stream_event(self, value: Any) -> bool:
         return is_gemini_cli_record(value)
-
-    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
-        from ..io.records import Record
-
-        return self.read_records((Record(v, location) for v in values), location)
 
     def read_records(
         self,
