@@ -24,9 +24,10 @@ def show(
     """Show a conversation for people: one panel per message, coloured by role.
 
     Tool calls and JSON tool results are highlighted; images and files appear as labelled
-    placeholders; long messages are folded (--full shows them whole). On a terminal, a long
-    transcript opens in a pager, as git's output does: CHATPIPE_PAGER, else PAGER, else less,
-    with LESS=FRX when LESS is not set (colours shown, one screen printed as it is).
+    placeholders; a long message or tool result is folded to about twelve rows, a long line
+    as well as many (--full shows it whole). On a terminal, a long transcript opens in a
+    pager, as git's output does: CHATPIPE_PAGER, else PAGER, else less, with LESS=FRX when
+    LESS is not set (colours shown, one screen printed as it is).
 
     Examples:
 
