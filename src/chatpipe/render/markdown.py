@@ -130,6 +130,14 @@ def _block(block: Any, names: dict[str, str], ai: bool, images: Images = None) -
     return _fence(json.dumps(block, ensure_ascii=False, indent=2), "json")
 
 
+def _call_block(block: Any, calls: set[str]) -> bool:
+    return (
+        isinstance(block, dict)
+        and block.get("type") in ("tool_use", "tool_call", "function_call")
+        and block.get("id") in calls
+    )
+
+
 def message_markdown(message: AnyMessage, images: Images = None) -> str:
     """One turn as Markdown; ``images(pointer)``: where an image its conversation's zip
     holds is linked (a data URL, a file beside a note), or None."""
@@ -139,14 +147,18 @@ def message_markdown(message: AnyMessage, images: Images = None) -> str:
         heading += f" ({message.name})"
     if isinstance(message, ToolMessage):
         heading += f" — result of `{message.tool_call_id}`"
+        if message.status == "error":
+            heading += " (failed)"
     attached = list(attachments(message))
     names = {ident: name for name, _, ident in attached if ident}
     ai = isinstance(message, AIMessage)
     content = message.content
+    # a tool_use block is written once, as the tool call it gives the message (below)
+    calls = {c["id"] for c in getattr(message, "tool_calls", ()) if c.get("id")}
     parts = (
         [_text(content, ai)]
         if isinstance(content, str)
-        else [_block(b, names, ai, images) for b in content]
+        else [_block(b, names, ai, images) for b in content if not _call_block(b, calls)]
     )
     for name, detail, _ in attached:
         parts.append(f"*[attached: {name}{f' ({detail})' if detail else ''}]*")
