@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 
-from ..model import AnyMessage, Conversation
+from ..model import AnyMessage, Conversation, dates
+from ..model.dates import message_time as message_time  # a message's time, for the viewer
 
 # an untitled conversation is called by the start of its first question, this long at most
 TITLE_LENGTH = 60
@@ -63,12 +64,6 @@ def message_model(message: AnyMessage) -> str:
     return str(model) if model else ""
 
 
-def message_time(message: AnyMessage) -> Any:
-    """When a message was written, as its export gives it (or None)."""
-    source = source_fields(message)
-    return source.get("create_time") or source.get("created_at") or source.get("timestamp")
-
-
 def _first_question(conversation: Conversation) -> str:
     for message in conversation.messages:
         if message.type != "human":
@@ -110,29 +105,16 @@ def conversation_model(conversation: Conversation, messages: list[AnyMessage]) -
     return next((m for m in map(message_model, messages) if m), "")
 
 
-def conversation_times(conversation: Conversation) -> tuple[Any, Any]:
-    """(created, updated) as the conversation's export gives them, or its messages' first
-    and last times; None where nothing says."""
-    meta = conversation.meta
-    created = next(
-        (meta[k] for k in ("create_time", "created_at", "created", "timestamp") if meta.get(k)),
-        None,
-    )
-    updated = next((meta[k] for k in ("update_time", "updated_at") if meta.get(k)), None)
-    if created is None or updated is None:
-        times = [t for t in map(message_time, conversation.messages) if t]
-        created = created if created is not None else (times[0] if times else None)
-        updated = updated if updated is not None else (times[-1] if times else None)
-    return created, updated
+def conversation_times(conversation: Conversation) -> tuple[float | None, float | None]:
+    """(created, updated) in seconds since the epoch, as the conversation's record gives
+    them, or its messages' first and last times; None where nothing says."""
+    messages = conversation.messages
+    return dates.conversation_times(conversation, messages if isinstance(messages, list) else [])
 
 
 def conversation_date(conversation: Conversation, messages: list[AnyMessage]) -> str:
-    meta = conversation.meta
-    for key in ("create_time", "created_at", "created", "timestamp", "update_time"):
-        shown = when(meta.get(key))
-        if shown:
-            return shown
-    return next((t for t in (when(message_time(m)) for m in messages) if t), "")
+    """When the conversation was created, as ``YYYY-MM-DD HH:MM`` (UTC); '' when unknown."""
+    return when(dates.created(conversation, messages))
 
 
 def size_text(size: Any) -> str:

@@ -174,12 +174,18 @@ def message_markdown(message: AnyMessage, images: Images = None) -> str:
     return f"{heading}\n\n{body}" if body else heading
 
 
-def conversation_facts(conversation: Conversation) -> dict[str, str]:
-    """id, created, updated (ISO 8601) and model of a conversation, those it has (what its
-    messages say only when they are a list: a log read as a stream is read once)."""
+def conversation_facts(
+    conversation: Conversation, ahead: list[AnyMessage] | None = None
+) -> dict[str, str]:
+    """id, created, updated (ISO 8601) and model of a conversation, those it has. A log
+    read as a stream is read once: of its messages, only those read ``ahead`` (up to its
+    first question) are asked, for its creation, not its last update."""
     meta = conversation.meta
-    held = conversation.messages if isinstance(conversation.messages, list) else []
+    whole = isinstance(conversation.messages, list)
+    held = conversation.messages if whole else (ahead or [])
     created, updated = conversation_times(conversation.with_messages(held))
+    if not whole:
+        updated = conversation_times(conversation.with_messages([]))[1]  # its record's
     facts = {
         "id": meta.get("id") or meta.get("uuid") or meta.get("conversation_id"),
         "created": iso(created) if created is not None else None,
@@ -189,20 +195,24 @@ def conversation_facts(conversation: Conversation) -> dict[str, str]:
     return {key: str(value) for key, value in facts.items() if value}
 
 
-def titled(conversation: Conversation, index: int) -> tuple[str, Conversation]:
-    """The conversation's title, and the conversation to read on: a stream's messages
-    up to its first question are read to name it, and given back in front."""
+def titled(conversation: Conversation, index: int) -> tuple[str, Conversation, list[AnyMessage]]:
+    """The conversation's title, the conversation to read on, and the messages read
+    ahead: a stream's messages up to its first question are read to name it, and given
+    back in front (all of them, as a list, when it holds no question)."""
     messages = conversation.messages
     if isinstance(messages, list) or any(conversation.meta.get(k) for k in _TITLES):
-        return conversation_title(conversation, index), conversation
+        return conversation_title(conversation, index), conversation, []
     messages = iter(messages)
     ahead = []
     for message in messages:
         ahead.append(message)
         if message.type == "human":
             break
+    else:
+        conversation = conversation.with_messages(ahead)
+        return conversation_title(conversation, index), conversation, ahead
     title = conversation_title(conversation.with_messages(ahead), index)
-    return title, conversation.with_messages(itertools.chain(ahead, messages))
+    return title, conversation.with_messages(itertools.chain(ahead, messages)), ahead
 
 
 def conversation_markdown_parts(
@@ -213,9 +223,9 @@ def conversation_markdown_parts(
     The images its zip holds are shown inline as data URLs, or where ``images`` says."""
     if images is None and conversation.files is not None:
         images = conversation.files.data_url
-    title, conversation = titled(conversation, index)
+    title, conversation, ahead = titled(conversation, index)
     yield f"# {title}"
-    details = conversation_facts(conversation) if facts else {}
+    details = conversation_facts(conversation, ahead) if facts else {}
     if details:
         yield "\n\n" + "\n".join(f"- {key}: {value}" for key, value in details.items())
     for message in conversation.messages:
