@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model import AIMessage, AnyMessage, ToolMessage
+from ..render.commands import message_markup
 from ..render.markup import terminal_safe
 from .folding import Wrapped, fold
 
@@ -60,7 +61,11 @@ def _panel(message: AnyMessage, index: int, full: bool) -> Any:
             title.append("error", style="red")
     parts: list[Any] = []
     content = message.content
-    if isinstance(content, str):
+    markup = message_markup(message)  # Claude Code's tags for a slash command, its output
+    if markup is not None:
+        if markup.text:
+            parts.append(Wrapped(_safe(markup.text), full))
+    elif isinstance(content, str):
         if content:
             parts.append(_text(content, full, as_json=isinstance(message, ToolMessage)))
     else:

@@ -4,12 +4,14 @@ reasoning recap."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 
 from ..model import AnyMessage, Conversation, dates
 from ..model.dates import message_time as message_time  # a message's time, for the viewer
+from .commands import message_markup
 
 # an untitled conversation is called by the start of its first question, this long at most
 TITLE_LENGTH = 60
@@ -65,26 +67,34 @@ def message_model(message: AnyMessage) -> str:
 
 
 def _first_question(conversation: Conversation) -> str:
+    """The start of the first thing the person asked: a slash command as typed (Claude
+    Code's markup read), not a command's output or the context an agent adds."""
     for message in conversation.messages:
-        if message.type != "human":
-            continue
-        content = message.content
-        texts = (
-            [content]
-            if isinstance(content, str)
-            else [
-                b if isinstance(b, str) else str(b.get("text") or "")
-                for b in content
-                if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
-            ]
-        )
-        words = " ".join(" ".join(texts).split())
+        words = " ".join(_asked(message).split())
         if words:
             if len(words) <= TITLE_LENGTH:
                 return words
             cut = words[:TITLE_LENGTH].rsplit(" ", 1)[0] or words[:TITLE_LENGTH]
             return cut.rstrip(" ,.;:") + "…"
     return ""
+
+
+def _asked(message: AnyMessage) -> str:
+    from .sessions import session_fields
+
+    if message.type != "human" or session_fields(message).get("isMeta"):
+        return ""
+    markup = message_markup(message)
+    if markup is not None:
+        return markup.text if markup.kind == "command" else ""
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return " ".join(
+        b if isinstance(b, str) else str(b.get("text") or "")
+        for b in content
+        if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
+    )
 
 
 def conversation_title(conversation: Conversation, number: int) -> str:
@@ -115,6 +125,32 @@ def conversation_times(conversation: Conversation) -> tuple[float | None, float 
 def conversation_date(conversation: Conversation, messages: list[AnyMessage]) -> str:
     """When the conversation was created, as ``YYYY-MM-DD HH:MM`` (UTC); '' when unknown."""
     return when(dates.created(conversation, messages))
+
+
+# a collapsed tool call shows this much of its command or first argument
+CALL_GIST_LENGTH = 120
+# the arguments that say what a call does, in the order they are looked for
+_GIST_KEYS = ("command", "cmd", "input", "code", "file_path", "path", "pattern", "url", "query")
+
+
+def call_gist(args: Any) -> str:
+    """What a collapsed tool call shows of its arguments, on one line: the command it
+    runs (a shell tool's ``command``, code sent as ``input``) or the file, pattern or
+    address it works on, else its first text argument, else its first argument; '' when
+    it has none."""
+    if not isinstance(args, dict) or not args:
+        return ""
+    texts = [v for v in args.values() if isinstance(v, str) and v.strip()]
+    value = next(
+        (args[k] for k in _GIST_KEYS if isinstance(args.get(k), (str, list)) and args[k]),
+        texts[0] if texts else next(iter(args.values())),
+    )
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        value = " ".join(value)  # Codex's shell call: ["bash", "-lc", "..."]
+    if not isinstance(value, str):
+        value = json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(value[: CALL_GIST_LENGTH * 4].split())
+    return text if len(text) <= CALL_GIST_LENGTH else text[: CALL_GIST_LENGTH - 1] + "…"
 
 
 def size_text(size: Any) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
 from .artifacts import segments
+from .commands import Shown, message_markup
 from .facts import (
     attachments,
     conversation_model,
@@ -21,6 +22,7 @@ from .facts import (
     recap_text,
     size_text,
 )
+from .sessions import message_label
 
 # what a person calls each message type (the Markdown and HTML transcripts)
 LABELS = {
@@ -130,6 +132,15 @@ def _block(block: Any, names: dict[str, str], ai: bool, images: Images = None) -
     return _fence(json.dumps(block, ensure_ascii=False, indent=2), "json")
 
 
+def _markup(shown: Shown) -> str:
+    """A command as code, its output fenced, a caveat as prose."""
+    if shown.kind == "command":
+        return f"`{shown.text}`" if "`" not in shown.text else f"`` {shown.text} ``"
+    if shown.kind == "caveat" or not shown.text:
+        return shown.text or "*(no output)*"
+    return _fence(shown.text)
+
+
 def _call_block(block: Any, calls: set[str]) -> bool:
     return (
         isinstance(block, dict)
@@ -141,7 +152,9 @@ def _call_block(block: Any, calls: set[str]) -> bool:
 def message_markdown(message: AnyMessage, images: Images = None) -> str:
     """One turn as Markdown; ``images(pointer)``: where an image its conversation's zip
     holds is linked (a data URL, a file beside a note), or None."""
-    label = LABELS.get(message.type) or getattr(message, "role", message.type)
+    label = (
+        message_label(message) or LABELS.get(message.type) or getattr(message, "role", message.type)
+    )
     heading = f"### {label}"
     if message.name:
         heading += f" ({message.name})"
@@ -155,11 +168,13 @@ def message_markdown(message: AnyMessage, images: Images = None) -> str:
     content = message.content
     # a tool_use block is written once, as the tool call it gives the message (below)
     calls = {c["id"] for c in getattr(message, "tool_calls", ()) if c.get("id")}
-    parts = (
-        [_text(content, ai)]
-        if isinstance(content, str)
-        else [_block(b, names, ai, images) for b in content if not _call_block(b, calls)]
-    )
+    markup = message_markup(message)  # Claude Code's tags for a slash command, its output
+    if markup is not None:
+        parts = [_markup(markup)]
+    elif isinstance(content, str):
+        parts = [_text(content, ai)]
+    else:
+        parts = [_block(b, names, ai, images) for b in content if not _call_block(b, calls)]
     for name, detail, _ in attached:
         parts.append(f"*[attached: {name}{f' ({detail})' if detail else ''}]*")
     if isinstance(message, AIMessage):
