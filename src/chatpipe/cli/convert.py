@@ -46,13 +46,25 @@ def convert(
 
     \b
       chatpipe convert --to canonical fixtures/openai_tool_calls.jsonl
-      chatpipe convert --to markdown --branch all conversations.json > chats.md
-      chatpipe convert --to openai --jobs 2 sharegpt_rows.jsonl > train.jsonl
-      chatpipe convert --to html --branch all conversations.json -o chats.html
-      chatpipe convert --to html --output-dir chats/ conversations.json
-      chatpipe convert --to openai-batch --model gpt-4.1-mini train.jsonl -o batch_in.jsonl
-      chatpipe convert --to openai batch_in.jsonl batch_out.jsonl
-      chatpipe convert --to openai --engine dask --jobs 2 --output-dir out/ 'shards/*.jsonl'
+      chatpipe convert --to markdown --branch all \\
+          fixtures/chatgpt_export__pkuppens_2023_conversations_subset.json \\
+          > chats.md
+      chatpipe convert --to openai --jobs 2 \\
+          fixtures/sharegpt__fastchat_dummy_conversation_first20.json \\
+          > train.jsonl
+      chatpipe convert --to html --branch all \\
+          fixtures/chatgpt_export__pkuppens_2023_conversations_subset.json \\
+          -o chats.html
+      chatpipe convert --to html --output-dir chats/ \\
+          fixtures/chatgpt_export__pkuppens_2023_conversations_subset.json
+      chatpipe convert --to openai-batch --model gpt-4.1-mini \\
+          fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl \\
+          -o batch_in.jsonl
+      chatpipe convert --to openai \\
+          fixtures/openai_batch__litellm_chat_input.jsonl \\
+          fixtures/openai_batch__litellm_chat_output.jsonl
+      chatpipe convert --to openai --engine dask --jobs 2 --output-dir out/ \\
+          'fixtures/openai_chat__*.jsonl'
     """
     # what the target could not hold is reported after a run that ends well; a run that
     # fails says one thing, its error

@@ -33,7 +33,8 @@ def show(
 
     \b
       chatpipe show fixtures/agent_session.jsonl
-      chatpipe show --full --branch all conversations.json
+      chatpipe show --full --branch all \\
+          fixtures/chatgpt_export__pkuppens_2023_conversations_subset.json
     """
     conversations = Conversations(o)
     console = rich_console()

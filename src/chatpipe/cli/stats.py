@@ -49,8 +49,11 @@ def stats(
 
     \b
       chatpipe stats fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
-      chatpipe stats --json --token-counter tiktoken:cl100k_base train.jsonl | jq .overall
-      chatpipe stats --max-tokens 16385 --to html -o report.html train.jsonl
+      chatpipe stats --json --token-counter tiktoken:cl100k_base \\
+          fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl | jq \\
+          .overall
+      chatpipe stats --max-tokens 16385 --to html -o report.html \\
+          fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
     """
     if to not in (None, "html"):
         raise UsageError(f"stats --to takes html, got {to!r}", hint="or --json, or --table")
