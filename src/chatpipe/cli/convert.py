@@ -35,12 +35,22 @@ def convert(
         "N",
         min=1,
     ) = None,
+    until_last_user: opt(
+        "--until-last-user",
+        "--to openai-batch, anthropic-batch: end each request at its conversation's last "
+        "user turn (the answers after it left out), for the model to answer it anew.",
+        bool,
+    ) = False,
 ) -> None:
     """Convert a chat log to another dialect (canonical JSONL by default).
 
     The input dialect and shape are detected; a message-per-line log stays message per
     line, a conversation-per-record file stays one conversation per line. Exports that
     branch (ChatGPT, Claude.ai) give their active branch; --branch all gives every path.
+
+    --to openai-batch and anthropic-batch make a request of each conversation as it is:
+    one that ends with its own answer asks the model to go on from it, which is said;
+    --until-last-user ends each request at its last user turn instead.
 
     Examples:
 
@@ -57,7 +67,7 @@ def convert(
           -o chats.html
       chatpipe convert --to html --output-dir chats/ \\
           fixtures/chatgpt_export__pkuppens_2023_conversations_subset.json
-      chatpipe convert --to openai-batch --model gpt-4.1-mini \\
+      chatpipe convert --to openai-batch --model gpt-4.1-mini --until-last-user \\
           fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl \\
           -o batch_in.jsonl
       chatpipe convert --to openai \\
@@ -69,6 +79,7 @@ def convert(
     # what the target could not hold is reported after a run that ends well; a run that
     # fails says one thing, its error
     asked = {"model": model, "endpoint": endpoint, "max_tokens": max_tokens}
+    asked["until_last_user"] = until_last_user or None
     settings = {key: value for key, value in asked.items() if value is not None}
     target = o.to_dialect(to, as_json=as_json, settings=settings)
     execute(o, Job(o.inputs(), None, target))
