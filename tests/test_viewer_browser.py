@@ -338,7 +338,8 @@ def test_stats_on_a_terminal_screenshot(browser, tmp_path):
 
     execute(Job(Inputs(files), None, figures), Nowhere())
     console = Console(record=True, width=118, force_terminal=True, color_system="truecolor")
-    stats_module._print_table(console, figures.each, figures.overall())
+    names = stats_module._names(figures)  # (two files: a file column)
+    stats_module._print_table(console, figures.each, figures.overall(), names)
     text = console.export_text(styles=False, clear=False)
     assert "tokens per conversation" in text and "messages per conversation" in text
     assert re.search(r"\d+ over 1,000 tokens", text)
