@@ -187,7 +187,8 @@ def test_a_batch_chatpipe_writes_reads_back_with_its_answers_joined(tmp_path):
         "50",
         str(source),
     )
-    assert (code, err) == (0, "")
+    assert code == 0
+    assert err.startswith("chatpipe: warning: requests that end with their conversation's own")
     lines = records(written)
     assert lines[0] == {
         "custom_id": "request-1",
@@ -366,3 +367,56 @@ def test_jobs_read_a_batch_and_its_results_in_one_process():
     code, out, err = cli("convert", "--jobs", "2", str(CHAT_IN), str(CHAT_OUT))
     assert (code, out) == (0, joined)
     assert "a batch's input and output files are joined in one process" in err
+
+
+FINISHED = FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"  # each ends answered
+
+
+def test_a_request_ending_with_its_own_answer_is_said():
+    """A finished conversation made a request that ends with the old answer, silently: the
+    model goes on from it instead of answering again (#51)."""
+    code, out, err = cli("convert", "--to", "openai-batch", "--model", "m", str(FINISHED))
+    assert code == 0
+    assert all(r["body"]["messages"][-1]["role"] == "assistant" for r in records(out))
+    assert err == (
+        "chatpipe: warning: requests that end with their conversation's own answer, which the "
+        "model would go on from (--until-last-user ends each at its last user turn): "
+        f"{len(records(out))} conversations (-v lists them)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("to", "more", "messages"),
+    [
+        ("openai-batch", [], lambda r: r["body"]["messages"]),
+        ("anthropic-batch", ["--max-tokens", "100"], lambda r: r["params"]["messages"]),
+    ],
+)
+def test_until_last_user_ends_each_request_at_its_last_user_turn(to, more, messages):
+    code, out, err = cli(
+        "convert", "--to", to, "--model", "m", *more, "--until-last-user", str(FINISHED)
+    )
+    # (the fourth row holds no user turn: written as it is, and said)
+    assert (code, err) == (
+        0,
+        "chatpipe: warning: requests that end with an answer and hold no user turn to end at "
+        "instead: 1 conversation (-v lists them)\n",
+    )
+    rows = [json.loads(line) for line in FINISHED.read_text().splitlines()]
+    asked = [messages(r) for r in records(out)]
+    assert [m[-1]["role"] for m in asked] == ["user", "user", "user", "assistant", "user"]
+    del rows[3], asked[3]
+    for row, request in zip(rows, asked, strict=True):
+        last = max(i for i, m in enumerate(row["messages"]) if m["role"] == "user")
+        assert request[-1]["content"] == row["messages"][last]["content"]
+        assert len([m for m in request if m["role"] != "system"]) == len(
+            [m for m in row["messages"][: last + 1] if m["role"] != "system"]
+        )
+
+
+def test_until_last_user_goes_with_a_batch_only():
+    code, _, err = cli("convert", "--to", "openai", "--until-last-user", str(FINISHED))
+    assert (code, err) == (
+        2,
+        "chatpipe: error: --until-last-user: only --to openai-batch and anthropic-batch take it\n",
+    )

@@ -267,6 +267,7 @@ ONE_CHUNK = {
         "model_name": "gemini-3-flash-preview",
         "id": "a9--aa6MOKL4vdIPz7X2iQ4",
         "model_provider": "google_genai",
+        "createTime": "2026-03-21T18:11:55.919086Z",
     },
 }
 

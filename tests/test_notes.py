@@ -5,6 +5,9 @@ Claude artifacts fenced under their titles (#41)."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import yaml
 from typer.testing import CliRunner
 
@@ -178,3 +181,32 @@ def test_a_log_read_as_a_stream_is_named_by_its_first_question():
     )
     lines = log.read_text().splitlines()
     assert out.count("\n### ") == len(lines)
+
+
+def test_a_tool_call_is_written_once_whatever_the_dialect():
+    """Anthropic-shaped input holds a call twice, as a tool_use block and as the message's
+    tool call: the transcript wrote a bare JSON block, then "Tool call `X`" (#51)."""
+    for name in (
+        "claude_code__entire_2026_task_agent_progress_lines11_30_53_66.jsonl",
+        "anthropic_messages__pydanticai_req_system_parallel_tool_use_results.json",
+        "anthropic_messages__derived_bare_array_thinking_tool_use_tool_result.json",
+    ):
+        code, out, _ = run("convert", "--to", "markdown", FIXTURES / name)
+        assert code == 0
+        calls = re.findall(r"Tool call `[^`]+` \(`([^`]+)`\)", out)
+        assert calls and len(calls) == len(set(calls)), name
+        assert '"arguments":' not in out, name  # the tool_use block's own rendering
+
+
+def test_a_failed_tool_result_is_marked_failed(tmp_path):
+    """A Gemini CLI call whose status is error was written as any result (#51)."""
+    session = json.loads((FIXTURES / "gemini_cli__entire_2026_session_tools_info.json").read_text())
+    calls = [c for m in session["messages"] for c in m.get("toolCalls") or []]
+    calls[0]["status"] = "error"
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(session))
+    code, out, _ = run("convert", "--to", "markdown", path)
+    assert code == 0
+    headings = [line for line in out.splitlines() if " — result of `" in line]
+    assert headings[0] == f"### Tool ({calls[0]['name']}) — result of `{calls[0]['id']}` (failed)"
+    assert len(headings) == len(calls) and not any("failed" in h for h in headings[1:])

@@ -41,8 +41,9 @@ def validate(
     Examples:
 
     \b
-      chatpipe validate train.jsonl
-      chatpipe validate --rules structure --max-tokens 16000 --json logs/*.jsonl > problems.jsonl
+      chatpipe validate fixtures/validate/finetune_problems.jsonl
+      chatpipe validate --rules structure --max-tokens 16000 --json \\
+          fixtures/validate/*.jsonl > problems.jsonl
     """
     if rules not in RULES:
         raise UsageError(f"--rules must be one of {', '.join(RULES)}, got {rules!r}")

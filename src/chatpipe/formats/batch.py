@@ -23,6 +23,15 @@ REQUESTS, RESULTS = "requests", "results"
 NO_RESULT = "no result for this custom_id in the output files"
 # the conversation fields that may name it, in the order a custom_id is taken from them
 _ID_FIELDS = ("custom_id", "id", "conversation_id", "uuid", "session_id")
+# what every batch writer takes besides its own settings
+_COMMON = ("until_last_user",)
+# said of the requests that end with the answer their conversation already has (the run's
+# report says a kind that starts "left out: " as what follows it: pipeline/losses.py)
+ANSWERED = (
+    "left out: requests that end with their conversation's own answer, which the model "
+    "would go on from (--until-last-user ends each at its last user turn)"
+)
+NO_USER = "left out: requests that end with an answer and hold no user turn to end at instead"
 
 
 class BatchDialect(Dialect):
@@ -52,7 +61,7 @@ class BatchDialect(Dialect):
 
     def configured(self, **settings: Any) -> BatchDialect:
         """This dialect set to write requests for a model (a copy, numbering from 1)."""
-        unknown = [k for k in settings if k not in (*self.required, *self.optional)]
+        unknown = [k for k in settings if k not in (*self.required, *self.optional, *_COMMON)]
         if unknown:
             flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
             raise UsageError(f"--to {self.name} takes no {flags}")
@@ -80,7 +89,19 @@ class BatchDialect(Dialect):
             self.configured()
         self.count += 1
         custom_id = self._custom_id(conversation.meta, self.count)
-        return self.request(custom_id, conversation, self.count)
+        return self.request(custom_id, self._ending(conversation, self.count), self.count)
+
+    def _ending(self, conversation: Conversation, number: int) -> Conversation:
+        """The conversation a request asks with: up to its last user turn with
+        --until-last-user; else as it is, a request ending with its own answer said (the
+        model would continue that answer, or follow it, not answer the question again)."""
+        messages = list(conversation.messages)
+        asked = [i for i, m in enumerate(messages) if _from_user(m)]
+        if self.settings.get("until_last_user") and asked:
+            return conversation.with_messages(messages[: asked[-1] + 1])
+        if messages and messages[-1].type == "ai":
+            self._lost(NO_USER if self.settings.get("until_last_user") else ANSWERED, number)
+        return conversation.with_messages(messages)
 
     def request(self, custom_id: str, conversation: Conversation, number: int) -> dict[str, Any]:
         raise NotImplementedError
@@ -156,3 +177,7 @@ def not_chat(what: str, location: Location) -> DataError:
         location,
         hint="chatpipe reads batches of chat completions, Responses and Messages requests",
     )
+
+
+def _from_user(message: Any) -> bool:
+    return message.type == "human" or getattr(message, "role", None) == "user"

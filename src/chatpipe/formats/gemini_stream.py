@@ -91,7 +91,11 @@ class GeminiStreamDialect(StreamDialect):
     def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
         chunks = [v for v in values if _is_chunk(v)]
         if chunks:  # none: records of another kind, which the reader says (not silence)
-            yield Conversation([message_from_response(assemble_stream(chunks))], {}, location)
+            response = assemble_stream(chunks)
+            message = message_from_response(response)
+            if isinstance(response.get("createTime"), str):  # when it answered: its date
+                message.response_metadata["createTime"] = response["createTime"]
+            yield Conversation([message], {}, location)
 
 
 def _is_chunk(value: Any) -> bool:

@@ -198,6 +198,7 @@ class Stats(Target):
         self.max_tokens = max_tokens
         self.each: list[dict[str, Any]] = []
         self.ids: list[Any] = []  # each conversation's id (None when it has none)
+        self.names: list[dict[str, Any]] = []  # each conversation's file and title
 
     def overall(self) -> dict[str, Any]:
         from ..ops.stats import overall_stats
@@ -242,6 +243,7 @@ class _Collected:
         stats = self.stats
         stats.each.append(figures)
         stats.ids.append(ident)
+        stats.names.append(named)
         if stats.rows:
             row = {"conversation": len(stats.each), **({"id": ident} if ident is not None else {})}
             row.update(named)

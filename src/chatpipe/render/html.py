@@ -14,8 +14,10 @@ from typing import Any
 
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
 from .artifacts import segments
+from .commands import markup_html, message_markup
 from .facts import (
     attachments,
+    call_gist,
     conversation_date,
     conversation_model,
     conversation_title,
@@ -239,9 +241,11 @@ def _tool_panel(name: str, call_id: Any, args: Any, result: ToolMessage | None) 
         )
         output = _text_output(result.content)
     ident = f' <code class="call-id">{escape(str(call_id))}</code>' if call_id else ""
+    gist = call_gist(args)  # the command, or the first argument: what the call does
+    gist = f' <code class="tool-arg">{escape(marked(gist))}</code>' if gist else ""
     return (
         f'<details class="tool"><summary><span class="tool-name">{escape(marked(name))}</span>'
-        f"{ident} {status}</summary>"
+        f"{gist}{ident} {status}</summary>"
         f'<div class="tool-grid"><div class="tool-call"><h4>Call</h4>{shown}</div>'
         f'<div class="tool-result"><h4>Result</h4>{output}</div></div></details>'
     )
@@ -289,7 +293,10 @@ def message_html(message: AnyMessage, results: dict[str, ToolMessage], files: An
     call_ids = {call.get("id"): call for call in calls if call.get("id")}
     content = message.content
     ai = isinstance(message, AIMessage)
-    if isinstance(content, str):
+    markup = message_markup(message)
+    if markup is not None:  # Claude Code's tags for a slash command or its output
+        body = markup_html(markup)
+    elif isinstance(content, str):
         body = _text(content, ai)
     else:
         body = "".join(_block(block, call_ids, ai, files) for block in content)
@@ -318,7 +325,10 @@ def message_html(message: AnyMessage, results: dict[str, ToolMessage], files: An
 def _text_of(message: AnyMessage) -> Iterable[str]:
     """What the search looks through in a message."""
     content = message.content
-    if isinstance(content, str):
+    markup = message_markup(message)
+    if markup is not None:
+        yield markup.text
+    elif isinstance(content, str):
         yield content
     else:
         for block in content:

@@ -61,7 +61,7 @@ def notes(conversations: Iterable[Conversation]) -> Iterator[tuple[str, str | by
     beside = Beside()
     for index, conversation in enumerate(conversations):
         conversation = conversation.with_messages(list(conversation.messages))
-        title, _ = titled(conversation, index)
+        title, _, _ = titled(conversation, index)
         facts = conversation_facts(conversation)
         fields = {"title": title, **facts}
         if conversation.location is not None:
