@@ -31,8 +31,6 @@ CREATED_KEYS = (
 UPDATED_KEYS = ("update_time", "updated_at", "updatedAt", "lastUpdated")
 # a message's keys, in each of the places a reader keeps them (``_places``)
 MESSAGE_KEYS = ("create_time", "created_at", "createdAt", "timestamp", "created", "createTime")
-# the additional_kwargs under which exports and session readers keep a message's own fields
-_SOURCES = ("chatgpt", "claude", "claude_code", "codex", "gemini_cli")
 
 _EPOCH = re.compile(r"[+-]?\d+(\.\d*)?")
 
@@ -77,13 +75,14 @@ def _first(where: dict[str, Any], keys: Iterable[str]) -> float | None:
 
 
 def _places(message: AnyMessage) -> Iterator[dict[str, Any]]:
+    """Where a message's time may be: the objects in its additional_kwargs (the record's
+    own fields, which an export's or a session's reader keeps under its dialect's key; the
+    AI SDK's metadata), then additional_kwargs itself, its response metadata and extra."""
     kwargs = message.additional_kwargs
-    for source in _SOURCES:
-        if isinstance(kwargs.get(source), dict):
-            yield kwargs[source]
+    for value in kwargs.values():
+        if isinstance(value, dict):
+            yield value
     yield kwargs
-    if isinstance(kwargs.get("metadata"), dict):  # the AI SDK's message metadata
-        yield kwargs["metadata"]
     yield message.response_metadata
     yield message.extra
 
