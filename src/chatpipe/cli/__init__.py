@@ -17,7 +17,6 @@ from ..errors import interrupted_code
 from ..io.limits import LIMITS, MAX_DEPTH, MAX_RECORD_BYTES, MAX_YAML_VALUES
 from ..io.sink import write_failed
 from .argv import COMMANDS, ROOT_VALUED, arrange, asks_version, invoked_command
-from .diagnostics import show_usage_error
 
 __all__ = ["COMMANDS", "arrange", "execute", "invoked_command", "main", "register"]
 
@@ -39,7 +38,15 @@ class _Root(TyperGroup):
 # a usage error (a missing or unknown option, a bad value) is one line, as every error;
 # on the click typer runs on (its own copy since typer 0.2x, else click)
 _click = import_module(TyperGroup.__mro__[1].__module__.rsplit(".", 1)[0])
-_click.exceptions.UsageError.show = show_usage_error
+
+
+def _show_usage_error(exc: Any, file: Any = None) -> None:
+    from .diagnostics import show_usage_error  # (loaded when a usage error is shown)
+
+    show_usage_error(exc, file)
+
+
+_click.exceptions.UsageError.show = _show_usage_error
 
 _app = typer.Typer(
     name="chatpipe",

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model import AIMessage, AnyMessage, ToolMessage
+from ..model.media import MEDIA_KINDS
 from ..render.commands import message_markup
 from ..render.markup import terminal_safe
 from .folding import Wrapped, fold
@@ -156,18 +157,7 @@ def _block(block: Any, full: bool) -> Any:
         text = _safe(block.get("reasoning") or block.get("thinking") or "")
         shown = text if full or len(text) < 400 else text[:400] + " …"
         return Wrapped("thinking: " + shown, True, style="italic dim")
-    if kind in (
-        "image",
-        "image_url",
-        "audio",
-        "video",
-        "file",
-        "input_audio",
-        "document",
-        "text-plain",
-        "input_image",
-        "input_file",
-    ):
+    if kind in MEDIA_KINDS:
         url = block.get("url") or block.get("file_id")
         if kind == "image_url":
             image = block.get("image_url")

@@ -19,6 +19,7 @@ from ..model import (
     dates,
 )
 from ..model.dates import parse_time as parse_time  # the dates users give, as sources'
+from ..model.media import MEDIA_KINDS
 
 # where the dialects keep a conversation's id (chatgpt/claude exports, OpenAI responses,
 # datasets) and its title, in the order they are looked at
@@ -27,10 +28,8 @@ TITLE_KEYS = ("title", "name", "summary")
 MODEL_KEYS = ("model", "default_model_slug", "model_slug", "model_name", "modelVersion")
 
 HAS = ("tool-calls", "images", "reasoning", "system", "attachments")
-_IMAGE_BLOCKS = frozenset(("image", "image_url", "input_image", "image_file"))
-_FILE_BLOCKS = frozenset(
-    ("file", "document", "text-plain", "input_file", "audio", "input_audio", "video")
-)
+_IMAGE_BLOCKS = frozenset(block for block, kind in MEDIA_KINDS.items() if kind == "image")
+_FILE_BLOCKS = frozenset(block for block, kind in MEDIA_KINDS.items() if kind != "image")
 _REASONING_BLOCKS = frozenset(("reasoning", "thinking", "redacted_thinking"))
 _CALL_BLOCKS = frozenset(("tool_use", "tool_call", "function_call", "server_tool_use"))
 _REASONING_KWARGS = ("reasoning_content", "reasoning", "reasoning_details")

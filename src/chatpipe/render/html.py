@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
+from ..model.media import MEDIA_KINDS
 from .artifacts import segments
 from .commands import markup_html, message_markup
 from .facts import (
@@ -194,16 +195,7 @@ def _block(block: Any, skip_ids: dict[str, Any], ai: bool = False, files: Any = 
         return f'<p class="note">{escape(recap)}</p>'
     if kind in ("reasoning", "thinking", "redacted_thinking"):
         return _reasoning(str(block.get("reasoning") or block.get("thinking") or ""))
-    if kind in (
-        "image",
-        "image_url",
-        "audio",
-        "video",
-        "file",
-        "input_audio",
-        "text-plain",
-        "document",
-    ):
+    if kind in MEDIA_KINDS:
         return _media(block, kind, files)
     if kind in ("tool_use", "tool_call", "server_tool_call", "function_call"):
         if block.get("id") in skip_ids:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
+from ..model.media import MEDIA_KINDS
 from .artifacts import segments
 from .commands import Shown, message_markup
 from .facts import (
@@ -36,7 +37,6 @@ _TITLES = ("title", "name", "summary")
 # where an image an export zip holds is linked from, by its pointer (None: not held)
 Images = Callable[[Any], "str | None"] | None
 _ALT = re.compile(r"[\[\]\n]")  # what would end an image's alt text
-_MEDIA = ("audio", "video", "file", "text-plain", "input_audio", "document")
 
 
 def _fence(text: str, language: str = "") -> str:
@@ -114,7 +114,7 @@ def _block(block: Any, names: dict[str, str], ai: bool, images: Images = None) -
     if kind in ("reasoning", "thinking"):
         text = str(block.get("reasoning") or block.get("thinking") or "")
         return _quote(text) if text else ""
-    if kind in ("image", "image_url", *_MEDIA):
+    if kind in MEDIA_KINDS:
         return _media(block, kind, names, images)
     if kind in ("tool_use", "server_tool_call"):
         args = block.get("input", block.get("args"))
