@@ -11,63 +11,30 @@ conversation records lives here.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ChatpipeError, DataError, Location, UsageError, ValidationError, kind_of
 from ..model import AnyMessage, Conversation
+from .evidence import (  # (what a dialect's score answers with, named here for its modules)
+    CERTAIN,
+    CONVERSATIONS,
+    GENERIC,  # noqa: F401
+    LIKELY,
+    MESSAGES,
+    STREAM,
+    VARIANT,  # noqa: F401
+    Guess,
+    Sample,
+)
 
 if TYPE_CHECKING:
     from .rules import RecordRules
-
-# the shapes a source's records come in
-MESSAGES = "messages"  # the records are the messages of one conversation
-CONVERSATIONS = "conversations"  # each record is a conversation
-STREAM = "stream"  # the records are events that spell out messages
-
-# how sure a dialect is that a sample is its own (``Dialect.score``): named levels, so that
-# dialects weigh the same evidence alike
-CERTAIN = 1.0  # a marker only this format has (a stream event's type, an export's tree)
-LIKELY = 0.8  # keys or shapes of its own, which other formats rarely have
-VARIANT = 0.65  # a shared shape with keys of its own in it (Mellea's fields in OpenAI messages)
-GENERIC = 0.5  # a shape several formats share ({role, content} messages)
 
 # where system messages stand in a dialect's records (``Dialect.system_messages``)
 ANYWHERE = "anywhere"  # a session log: the context an agent adds, where it came
 TURNS = "turns"  # among the turns, as written
 ONE = "one"  # one system prompt before the turns: later ones are lifted into it
-
-
-@dataclass(frozen=True)
-class Sample:
-    """What detection shows a dialect: a source's first record that any dialect knows
-    (``first``), the records after it in the window (``more``), and whether the records came
-    framed, as a sequence of their own (SSE events, the elements of a JSON array)."""
-
-    first: Any
-    more: Sequence[Any] = ()
-    framed: bool = False
-
-    @property
-    def records(self) -> list[Any]:
-        return [self.first, *self.more]
-
-    def messages(self) -> list[Any]:
-        """The messages the sample shows: the records themselves, or those of its
-        conversation records (``{"messages": [...]}``)."""
-        found = []
-        for record in self.records:
-            inner = record.get("messages") if isinstance(record, dict) else None
-            found.extend(inner if isinstance(inner, list) else [record])
-        return found
-
-
-class Guess(NamedTuple):
-    """A dialect's answer to a sample: how sure it is, and the shape it reads it as."""
-
-    score: float
-    shape: str
 
 
 class Kept(str):
