@@ -19,6 +19,7 @@ import itertools
 import re
 from typing import Any
 
+from ..errors import DataError
 from ..model import AIMessage
 
 _VALUES = ("stringValue", "numberValue", "boolValue", "nullValue")
@@ -93,8 +94,16 @@ def _set(container: Any, step: str | int, value: Any) -> bool:
         container[step] = value
         return True
     if isinstance(container, list) and isinstance(step, int):
-        container.extend([None] * (step + 1 - len(container)))
-        container[step] = value
+        if step > len(container):  # never padded up to it: a list is filled in order
+            raise DataError(
+                f"a partialArgs path names item {step} of a list of {len(container)}",
+                hint="the pieces of a call's arguments fill a list in order, 0, 1, 2...; "
+                "this stream is damaged",
+            )
+        if step == len(container):
+            container.append(value)
+        else:
+            container[step] = value
         return True
     return False
 
