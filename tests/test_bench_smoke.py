@@ -157,3 +157,26 @@ def test_conversations_benchmark_times_split_into_a_folder_of_its_own(tmp_path):
     )
     assert re.fullmatch(row, done.stdout.splitlines()[-1]), done.stdout
     assert [p.name for p in tmp_path.iterdir()] == ["rows.jsonl"]  # (sides removed)
+
+
+def test_zip_and_big_export_benchmarks_run_small(tmp_path):
+    done = subprocess.run(
+        [
+            *(sys.executable, str(ROOT / "bench" / "zip_members.py")),
+            *("--members", "20", "--repeat", "1", "--no-dask"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "| count serial |" in done.stdout and "| count --jobs 2 |" in done.stdout
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "big_export.py"), "--mb", "0.2"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "| convert --to openai (this chatpipe) |" in done.stdout
+    assert re.search(
+        r"\| convert --to html \(this chatpipe\) \| [\d.]+ s, \d+ ms per MB", done.stdout
+    )
