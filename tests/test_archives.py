@@ -158,8 +158,10 @@ def test_each_member_is_detected_on_its_own(tmp_path):
     assert f"read {archive}:c/chat.jsonl.gz: openai (jsonl, conversation per record)" in err
     assert f"chatpipe: {archive}: 1 member empty, no conversations in it: d/none.json\n" in err
     assert err.endswith(
-        f"chatpipe: {archive}: skipped 2 members that are not chat logs: text that is not "
-        "JSON (README.md); a zip archive inside a zip (old.zip)\n"
+        f"chatpipe: {archive}: skipped 1 member that is not a chat log: text that is not "
+        "JSON (README.md)\n"
+        f"chatpipe: warning: {archive}: a zip inside it not read: old.zip (unzip it and name "
+        "the zip inside it)\n"
     )
 
 
@@ -270,6 +272,59 @@ def test_a_zip_on_stdin_is_read_too():
     assert (code, out) == (0, run("convert", CHATGPT_ZIP)[1])
     code, _, err = run("convert", "-v", "-", input=CHATGPT_ZIP.read_bytes())
     assert "chatpipe: read <stdin>:conversations.json: chatgpt-export" in err
+
+
+def test_a_zip_through_a_pipe_named_as_a_path_is_read(tmp_path):
+    """/dev/stdin, a FIFO and <(...) are pipes: a zip in one was said to be "a zip
+    archive, not a text chat log" (piped to - it was read)."""
+    import subprocess
+    import threading
+
+    expected = run("count", CHATGPT_ZIP)[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "chatpipe", "count", "/dev/stdin"],
+        input=CHATGPT_ZIP.read_bytes(),
+        capture_output=True,
+    )
+    assert (done.returncode, done.stdout.decode(), done.stderr) == (0, expected, b"")
+    fifo = tmp_path / "export.fifo"
+    for data, want in (
+        (CHATGPT_ZIP.read_bytes(), expected),
+        (LOG.read_bytes(), run("count", LOG)[1]),
+    ):
+        os.mkfifo(fifo)
+        writer = threading.Thread(target=fifo.write_bytes, args=(data,))
+        writer.start()
+        assert run("count", fifo) == (0, want, "")
+        writer.join()
+        fifo.unlink()
+
+
+def test_a_zip_inside_a_zip_is_said_without_v(tmp_path):
+    archive = zipped(
+        tmp_path / "downloads.zip",
+        {"chat.jsonl": LOG.read_bytes(), "export.zip": CHATGPT_ZIP.read_bytes()},
+    )
+    said = (
+        f"chatpipe: warning: {archive}: a zip inside it not read: export.zip (unzip it and "
+        "name the zip inside it)\n"
+    )
+    expected = run("count", LOG)[1]
+    assert run("count", archive) == (0, expected, said)
+    assert run("count", "--jobs", "2", archive) == (0, expected, said)
+    assert run("convert", "--output-dir", tmp_path / "out", archive) == (0, "", said)
+
+
+def test_shard_names_hold_no_control_characters_of_member_names(tmp_path):
+    archive = zipped(
+        tmp_path / "odd\x07.zip",
+        {"a\x1b]0;title\x07b.jsonl": LOG.read_bytes(), "c\nd\x9b.jsonl": LOG.read_bytes()},
+    )
+    assert run("convert", "--output-dir", tmp_path / "out", archive)[0] == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "odd_-a_]0;title_b.jsonl",
+        "odd_-c_d_.jsonl",
+    ]
 
 
 # -- compression ----------------------------------------------------------------------------

@@ -95,6 +95,8 @@ class Source:
             return alone.open(self.member, on_close=alone.close)
         if self.is_stdin:
             return stdin()
+        if self.spec in _PIPES:  # a pipe looked at already (for a zip)
+            return _PIPES.pop(self.spec)
         if is_url(self.spec):
             return open_input(self.spec)
         path = local_path(self.spec)
@@ -162,26 +164,43 @@ def _archive_of(spec: str) -> Archive | None:
     so in its turn): a file told by its first bytes, a URL by its name (``.zip``). A zip
     on stdin is spooled to a temporary file first (a zip's index is at its end)."""
     if spec == "-":
-        stream = stdin()
-        if not is_zip(stream.peek(4)[:4]):
-            return None
-        import shutil
-        import tempfile
-
-        spooled = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the archive
-        shutil.copyfileobj(stream, spooled, 1 << 20)
-        spooled.seek(0)
-        return _archive("<stdin>", lambda: spooled)
+        return _spooled("<stdin>", stdin())
     if is_url(spec):  # by its name: a request a file for its first bytes costs too much
         return _archive(spec, zip_opener(spec)) if spec.lower().endswith(".zip") else None
     try:
-        if not os.path.isfile(spec):
+        mode = os.stat(spec).st_mode
+        if stat.S_ISDIR(mode):
             return None
+        if not stat.S_ISREG(mode):  # a pipe (a FIFO, /dev/stdin, <(...)): read once,
+            if spec not in _PIPES:  # so what is looked at is kept for its Source to read
+                _PIPES[spec] = open(spec, "rb", buffering=READ_BUFFER)  # noqa: SIM115
+            archive = _spooled(display_path(spec), _PIPES[spec])
+            if archive is not None:
+                _PIPES.pop(spec).close()
+            return archive
         with open_input(spec) as stream:
             head = stream.read(4)
     except (ChatpipeError, OSError):
         return None
     return _archive(display_path(spec), zip_opener(spec)) if is_zip(head) else None
+
+
+# pipes named as paths, opened to see whether they hold a zip: read by their Source
+_PIPES: dict[str, IO[bytes]] = {}
+
+
+def _spooled(name: str, stream: IO[bytes]) -> Archive | None:
+    """The zip a stream that can be read once holds (stdin, a pipe), copied to a temporary
+    file first (a zip's listing is at its end); None when it holds no zip (nothing read)."""
+    if not is_zip(stream.peek(4)[:4]):
+        return None
+    import shutil
+    import tempfile
+
+    spooled = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the archive
+    shutil.copyfileobj(stream, spooled, 1 << 20)
+    spooled.seek(0)
+    return _archive(name, lambda: spooled)
 
 
 def _archive(name: str, source: Callable[[], Any]) -> Archive:
