@@ -1,6 +1,7 @@
 """A JSON document's top-level array as records, read element by element (io/json_array.py
-finds the elements): record by record (detection looks at the first few), then, if a
-reader takes over, in batches of values (``DocumentReader.value_batches``).
+finds the elements, in runs): record by record (detection looks at the first few), then,
+if a reader takes over, in batches of values (``DocumentReader.value_batches``). A run's
+elements are parsed by one orjson call.
 
 A file whose first line is a whole array may be JSONL whose lines are arrays (a dataset
 stored as lists of messages): the elements of the first line are held back (at most
@@ -23,16 +24,16 @@ from .sources import Source
 
 # bytes of a first line's elements held back while the file may be JSONL of arrays
 HOLD = 16 << 20
-# elements (and bytes of them) handed out at a time by ``value_batches``
+# elements handed out at a time by ``value_batches``, at most
 DOCUMENT_BATCH = 1024
-DOCUMENT_BATCH_BYTES = 1 << 20
 _UNREAD: Any = object()
+Run = list[tuple[int, int, Any]]  # elements as the scanner finds them: (line, col, bytes)
 
 
 class DocumentReader:
-    """The records of an array's elements: ``held`` (read already), then the rest of
-    ``elements``; ``follows``: what ``ArrayScanner.after`` said, if it was asked. Each
-    element is measured (size, depth) as it is read: a taker need not measure them."""
+    """The records of an array's elements: the runs ``held`` (read already), then the
+    rest of ``runs``; ``follows``: what ``ArrayScanner.after`` said, if it was asked.
+    Each element is measured (size, depth) as it is read: a taker need not."""
 
     may_be_deep = False
 
@@ -40,52 +41,89 @@ class DocumentReader:
         self,
         source: Source,
         scanner: ArrayScanner,
-        elements: Iterator[tuple[int, int, Any]],
-        held: list[tuple[int, int, Any]],
+        runs: Iterator[Run],
+        held: list[Run],
         follows: Any = _UNREAD,
     ) -> None:
         self.source = source
         self.scanner = scanner
         self.next = 0  # the index of the next element to hand out
-        self._batch: tuple[int, list[Location]] = (0, [])
-        self._items = self._read(itertools.chain(held, elements), follows)
+        self._runs = self._parsed(itertools.chain(held, runs), follows)
+        # the run being handed out: the elements' places and values (or BadRecords)
+        self._places: list[tuple[int, int]] = []
+        self._values: list[Any] = []
+        self._at = 0
+        self._batch: tuple[int, list[tuple[int, int]]] = (0, [])
 
-    def _read(self, elements: Iterator[tuple[int, int, Any]], follows: Any) -> Iterator[Record]:
-        for line, col, item in elements:
-            self.next += 1
-            yield element_record(self.source, item, line, col)
+    def _parsed(self, runs: Iterator[Run], follows: Any) -> Iterator[tuple[list, list]]:
+        for run in runs:
+            yield [(line, col) for line, col, _ in run], run_values(self.source, run)
         if follows is _UNREAD:
             follows = self.scanner.after()
         if follows is not None:
             raise trailing(self.scanner, follows)
 
+    def _next_run(self) -> bool:
+        for places, values in self._runs:
+            if values:
+                self._places, self._values, self._at = places, values, 0
+                return True
+        return False
+
     def records(self) -> Iterator[Record]:
-        yield from self._items
+        name = self.source.name
+        while True:
+            while self._at < len(self._values):
+                at = self._at
+                self._at = at + 1
+                self.next += 1
+                value = self._values[at]
+                if type(value) is BadRecord:
+                    yield value
+                else:
+                    line, col = self._places[at]
+                    yield Record(value, Location(name, line, col))
+            if not self._next_run():
+                return
 
     def location(self, index: int) -> Location:
         """The place of an element of the batch ``value_batches`` handed out last."""
         start, places = self._batch
-        return places[index - start]
+        line, col = places[index - start]
+        return Location(self.source.name, line, col)
 
     def value_batches(self) -> Iterator[tuple[int, list[Any]]]:
         """The elements not yet handed out, in batches: (index of the first, values); an
         element that could not be read comes as its BadRecord."""
-        start, values, places, size = self.next, [], [], 0
-        for record in self._items:
-            values.append(record if isinstance(record, BadRecord) else record.value)
-            places.append(record.location)
-            size += self.scanner.size
-            if len(values) >= DOCUMENT_BATCH or size >= DOCUMENT_BATCH_BYTES:
-                self._batch = (start, places)
-                yield start, values
-                start, values, places, size = start + len(values), [], [], 0
-        if values:
-            self._batch = (start, places)
-            yield start, values
+        while True:
+            while self._at < len(self._values):
+                at, stop = self._at, min(self._at + DOCUMENT_BATCH, len(self._values))
+                start = self.next
+                self._at, self.next = stop, start + stop - at
+                self._batch = (start, self._places[at:stop])
+                yield start, self._values[at:stop]
+            if not self._next_run():
+                return
 
 
-def element_record(source: Source, item: Any, line: int, col: int) -> Record:
-    """An element's Record, or its BadRecord (too large, too deep, an integer too long);
+def run_values(source: Source, run: Run) -> list[Any]:
+    """The values of a run's elements (BadRecords for those too large, too deep, or
+    holding an integer too long), parsed by one orjson call when it can; raises
+    DataError, at its place, for an element that is not JSON (nor is the document)."""
+    items = [item for _, _, item in run]
+    if len(items) > 1 and all(type(item) is bytes for item in items):
+        try:
+            values = loads(b"[" + b",".join(items) + b"]")
+        except (orjson.JSONDecodeError, DataError):
+            pass  # (each on its own: the one at fault said at its place)
+        else:
+            if isinstance(values, list) and len(values) == len(items):
+                return values
+    return [element_value(source, item, line, col) for line, col, item in run]
+
+
+def element_value(source: Source, item: Any, line: int, col: int) -> Any:
+    """An element's value, or its BadRecord (too large, too deep, an integer too long);
     raises DataError where it is not JSON (the document is not: reading stops)."""
     location = Location(source.name, line, col)
     if item is TOO_LONG:
@@ -99,12 +137,11 @@ def element_record(source: Source, item: Any, line: int, col: int) -> Record:
     if item is DEEP:
         return nested_too_deep(location)
     try:
-        value = loads(item)
+        return loads(item)
     except orjson.JSONDecodeError as exc:
         raise _not_json(source, item, line, col, exc) from None
     except DataError as exc:
         return BadRecord(exc.located(location))
-    return Record(value, location)
 
 
 def _not_json(
@@ -138,29 +175,29 @@ def trailing(scanner: ArrayScanner, follows: tuple[int, int]) -> DataError:
 
 
 def held_first_line(
-    source: Source, scanner: ArrayScanner, elements: Iterator[tuple[int, int, Any]]
-) -> tuple[list[tuple[int, int, Any]], bool]:
-    """The elements read while the array may still be one JSONL line (on its first line,
+    source: Source, scanner: ArrayScanner, runs: Iterator[Run]
+) -> tuple[list[Run], bool]:
+    """The runs read while the array may still be one JSONL line (on its first line,
     at most HOLD bytes); and whether the array ended so."""
     cap = min(HOLD, LIMITS.record_bytes)
-    held: list[tuple[int, int, Any]] = []
+    held: list[Run] = []
     size = 0
     try:
-        for element in elements:
-            held.append(element)
-            size += scanner.size
-            item = element[2]
-            if item is TOO_LONG or size > cap or scanner.line != scanner.opened.line:
+        for run in runs:
+            held.append(run)
+            for _, _, item in run:
+                size += len(item) if type(item) is bytes else cap + 1
+            if size > cap or scanner.line != scanner.opened.line:
                 return held, False
     except DataError:
-        for line, col, item in held:  # an element before the fault that is not JSON:
-            element_record(source, item, line, col)  # said first, as it came
+        for run in held:  # an element before the fault that is not JSON: said first
+            run_values(source, run)
         raise
     return held, True
 
 
 def first_line_array(
-    source: Source, scanner: ArrayScanner, held: list[tuple[int, int, Any]]
+    source: Source, scanner: ArrayScanner, held: list[Run]
 ) -> tuple[Record | None, Any]:
     """An array that ended on its first line: (its line's Record, None) when another line
     follows (the file is JSONL whose lines are arrays), else (None, what ``after``
@@ -170,12 +207,12 @@ def first_line_array(
         return None, follows
     location = scanner.opened
     values = []
-    for line, col, item in held:
-        record = element_record(source, item, line, col)
-        if isinstance(record, BadRecord):
-            record.error.location = record.location = location
-            return record, follows
-        values.append(record.value)
+    for run in held:
+        for value in run_values(source, run):
+            if type(value) is BadRecord:
+                value.error.location = value.location = location
+                return value, follows
+            values.append(value)
     if too_deep(values):
         return nested_too_deep(location), follows
     return Record(values, location), follows

@@ -43,6 +43,9 @@ _BLANK = re.compile(rb"[ \t\r\n]*")
 _STEP = re.compile(rb'[^"\[\]{}]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"\[\]{}]*)*', re.S)
 _STRING_BODY = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)  # a string's inside, to its end
 _SCALAR = re.compile(rb'[^ \t\r\n,\[\]{}"]*')  # a number, true, false, null
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_SEPARATOR = re.compile(rb"[ \t\r\n]*,[ \t\r\n]*")
+RUN = 1024  # elements in a run at most
 # elements nested no deeper than this are matched whole by one regular expression
 NESTED_DEPTH = 16
 _nested: list[Any] = []
@@ -93,7 +96,6 @@ class ArrayScanner:
         self.mark = 0  # a place in buf whose line and column are known:
         self.line = line
         self.col = 1
-        self.size = 0  # the bytes of the last element handed out
         self.opened = Location(name, line)  # the array's [, once found
         self.closed = 0  # the line of its ], once found
         self.run_place: Location | None = None  # where the last long blank run began
@@ -135,12 +137,7 @@ class ArrayScanner:
     def _passed(self, item: bytes, end: int) -> None:
         """Lines and columns counted over an element just cut out (``item``, ending at
         buf[end], starting at the mark): no second copy of its bytes."""
-        breaks = item.count(b"\n")
-        if breaks:
-            self.line += breaks
-            self.col = 1 + text_columns(item[item.rfind(b"\n") + 1 :])
-        else:
-            self.col += text_columns(item)
+        self.line, self.col = _past(item, self.line, self.col)
         self.mark = end
 
     def place(self, at: int) -> Location:
@@ -153,11 +150,11 @@ class ArrayScanner:
 
     # -- the array ----------------------------------------------------------------------
 
-    def elements(self) -> Iterator[tuple[int, int, Any]]:
-        """(line, column, bytes) of each element in turn: TOO_LONG for one larger than
-        the record limit (read past, never held), DEEP for one nested deeper than the
-        depth limit. Raises DataError where the array is not JSON or ends early. The
-        array's own place is ``opened``."""
+    def runs(self) -> Iterator[list[tuple[int, int, Any]]]:
+        """The elements in runs (as many as the buffer holds whole, at most RUN), each
+        (line, column, bytes): TOO_LONG for one larger than the record limit (read past,
+        never held), DEEP for one nested deeper than the depth limit. Raises DataError
+        where the array is not JSON or ends early. The array's own place is ``opened``."""
         if self._skip_blank() != ord("["):  # (the reader saw one there)
             raise self.error("unexpected character, expected '['", self.pos)
         self.opened = self.place(self.pos)
@@ -183,12 +180,13 @@ class ArrayScanner:
             try:
                 item = self._element()
             except _TooLong as where:
-                self.size = 0
-                yield line, col, TOO_LONG
+                yield [(line, col, TOO_LONG)]
                 self._pass_over(where)
             else:
-                self.size = len(item) if item is not DEEP else 0
-                yield line, col, item
+                run = [(line, col, item)]
+                if item is not DEEP:
+                    self._take_more(run)
+                yield run
             byte = self._skip_blank()
             if byte == ord(","):
                 comma = self.base + self.pos
@@ -200,6 +198,40 @@ class ArrayScanner:
                 raise self.error("unexpected end of data", len(self.buf))
             else:
                 raise self.error("unexpected character, expected ',' or ']'", self.pos)
+
+    def _take_more(self, run: list[tuple[int, int, Any]]) -> None:
+        """The elements after the last of ``run`` that the buffer holds whole, each after
+        a comma, added to it: the common case, in one quick loop. It stops at anything
+        else (the array's end, a number, an element the buffer ends in), which the
+        elements' own way then reads."""
+        pattern = _element_pattern() if LIMITS.depth >= NESTED_DEPTH else None
+        if pattern is None:
+            return
+        buf, pos, limit, size = self.buf, self.pos, self.limit, len(self.buf)
+        line, col, mark = self.line, self.col, self.mark
+        separator, string = _SEPARATOR.match, _STRING.match
+        while len(run) < RUN:
+            gap = separator(buf, pos)
+            if gap is None or gap.end() >= size or gap.end() - pos > limit:
+                break
+            start = gap.end()
+            first = buf[start]
+            found = (
+                pattern.match(buf, start)
+                if first in _OPEN
+                else string(buf, start)
+                if first == _QUOTE
+                else None
+            )
+            if found is None or found.end() - start > limit:
+                break
+            end = found.end()
+            between, item = buf[mark:start], buf[start:end]
+            line, col = _past(between, line, col)
+            run.append((line, col, item))
+            line, col = _past(item, line, col)
+            pos = mark = end
+        self.pos, self.mark, self.line, self.col = pos, mark, line, col
 
     def _close(self) -> None:
         """Past the array's ]; ``closed`` is the number of its line."""
@@ -343,6 +375,13 @@ class ArrayScanner:
     def rest(self) -> bytes:
         """What was read past the scan (a following line's start, and on)."""
         return self.buf[self.pos :]
+
+
+def _past(text: bytes, line: int, col: int) -> tuple[int, int]:
+    """The line and column after ``text``, from those where it starts."""
+    if b"\n" in text:
+        return line + text.count(b"\n"), 1 + text_columns(text[text.rfind(b"\n") + 1 :])
+    return line, col + text_columns(text)
 
 
 def _blank(where: Location, limit: int) -> DataError:

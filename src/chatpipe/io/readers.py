@@ -156,8 +156,8 @@ def _array_records(
     """A document whose top-level value is an array, its elements read one by one (or
     JSONL whose lines are arrays, told by its first line)."""
     scanner = ArrayScanner(stream, source.name, lineno, first)
-    elements = scanner.elements()
-    held, ended = held_first_line(source, scanner, elements)
+    runs = scanner.runs()
+    held, ended = held_first_line(source, scanner, runs)
     follows: Any = None
     if ended:
         line, follows = first_line_array(source, scanner, held)
@@ -171,9 +171,9 @@ def _array_records(
             return
     source.container = "json"
     source.document = (
-        DocumentReader(source, scanner, elements, held, follows)
+        DocumentReader(source, scanner, runs, held, follows)
         if ended
-        else DocumentReader(source, scanner, elements, held)
+        else DocumentReader(source, scanner, runs, held)
     )
     yield from source.document.records()
 
