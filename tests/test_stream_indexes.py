@@ -6,6 +6,8 @@ blocks (a million tokens counted; 2**70 grew to gigabytes), a Gemini ``partialAr
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -34,7 +36,7 @@ def _run(tmp_path, events, *args):
     return path, result
 
 
-@pytest.mark.parametrize("index", [2_000_000, 2**70, -1, "1", None, 1.0])
+@pytest.mark.parametrize("index", [2_000_000, -1, "1", None, 1.0])
 def test_an_anthropic_block_started_past_the_next_is_refused_at_its_line(tmp_path, index):
     events = [
         _START,
@@ -48,6 +50,29 @@ def test_an_anthropic_block_started_past_the_next_is_refused_at_its_line(tmp_pat
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr == (
         f"chatpipe: error: {path}:4:1: a content_block_start event with index {index!r}: 1 "
+        "block started before it (the blocks of a message are numbered 0, 1, 2... in the "
+        "order they start; this stream is damaged)\n"
+    )
+
+
+def test_an_anthropic_index_of_2_to_the_70_is_one_line_under_a_memory_cap(tmp_path):
+    """It grew to 19 GB; under a cap, six chained MemoryError tracebacks. (In a process of
+    its own, under 512 MiB of address space: a test that pads must fail, not take the
+    machine's memory.)"""
+    path = tmp_path / "stream.jsonl"
+    events = [_START, _block("content_block_start", 0), _block("content_block_start", 2**70)]
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    limit = 512 << 20
+    code = (
+        "import resource, sys, runpy\n"
+        f"resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))\n"
+        f"sys.argv = ['chatpipe', 'count', {str(path)!r}]\n"
+        "runpy.run_module('chatpipe', run_name='__main__')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
+    assert (done.returncode, done.stdout) == (1, b"")
+    assert done.stderr.decode() == (
+        f"chatpipe: error: {path}:3:1: a content_block_start event with index {2**70}: 1 "
         "block started before it (the blocks of a message are numbered 0, 1, 2... in the "
         "order they start; this stream is damaged)\n"
     )
