@@ -35,8 +35,6 @@ class DocumentReader:
     rest of ``runs``; ``follows``: what ``ArrayScanner.after`` said, if it was asked.
     Each element is measured (size, depth) as it is read: a taker need not."""
 
-    may_be_deep = False
-
     def __init__(
         self,
         source: Source,
@@ -185,8 +183,8 @@ def held_first_line(
     try:
         for run in runs:
             held.append(run)
-            for _, _, item in run:
-                size += len(item) if type(item) is bytes else cap + 1
+            for _, _, item in run:  # (one too large cannot be a line's)
+                size += len(item) if type(item) is bytes else 0 if item is DEEP else cap + 1
             if size > cap or scanner.line != scanner.opened.line:
                 return held, False
     except DataError:
