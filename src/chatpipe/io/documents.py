@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from ..errors import DataError, Location
-from .json_array import DEEP, TOO_LONG, ArrayScanner
+from .json_array import DEEP, TOO_LONG, ArrayScanner, Run
 from .json_numbers import loads
 from .limits import LIMITS, too_deep
 from .records import BadRecord, Record, json_error, nested_too_deep
@@ -27,7 +27,6 @@ HOLD = 16 << 20
 # elements handed out at a time by ``value_batches``, at most
 DOCUMENT_BATCH = 1024
 _UNREAD: Any = object()
-Run = list[tuple[int, int, Any]]  # elements as the scanner finds them: (line, col, bytes)
 
 
 class DocumentReader:
@@ -55,7 +54,7 @@ class DocumentReader:
 
     def _parsed(self, runs: Iterator[Run], follows: Any) -> Iterator[tuple[list, list]]:
         for run in runs:
-            yield [(line, col) for line, col, _ in run], run_values(self.source, run)
+            yield run.places, run_values(self.source, run)
         if follows is _UNREAD:
             follows = self.scanner.after()
         if follows is not None:
@@ -108,16 +107,18 @@ def run_values(source: Source, run: Run) -> list[Any]:
     """The values of a run's elements (BadRecords for those too large, too deep, or
     holding an integer too long), parsed by one orjson call when it can; raises
     DataError, at its place, for an element that is not JSON (nor is the document)."""
-    items = [item for _, _, item in run]
-    if len(items) > 1 and all(type(item) is bytes for item in items):
+    if len(run.spans) > 1:
         try:
-            values = loads(b"[" + b",".join(items) + b"]")
+            values = loads(b"[" + run.text + b"]")
         except (orjson.JSONDecodeError, DataError):
             pass  # (each on its own: the one at fault said at its place)
         else:
-            if isinstance(values, list) and len(values) == len(items):
+            if isinstance(values, list) and len(values) == len(run.spans):
                 return values
-    return [element_value(source, item, line, col) for line, col, item in run]
+    return [
+        element_value(source, item, line, col)
+        for (line, col), item in zip(run.places, run.items(), strict=True)
+    ]
 
 
 def element_value(source: Source, item: Any, line: int, col: int) -> Any:
@@ -183,8 +184,8 @@ def held_first_line(
     try:
         for run in runs:
             held.append(run)
-            for _, _, item in run:  # (one too large cannot be a line's)
-                size += len(item) if type(item) is bytes else 0 if item is DEEP else cap + 1
+            text = run.text  # (an element too large cannot be a line's)
+            size += len(text) if type(text) is bytes else 0 if text is DEEP else cap + 1
             if size > cap or scanner.line != scanner.opened.line:
                 return held, False
     except DataError:

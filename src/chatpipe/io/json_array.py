@@ -38,24 +38,24 @@ DEEP: Any = _Marker("DEEP")  # an element nested deeper than the depth limit
 _OPEN = frozenset(b"[{")
 _QUOTE = ord('"')
 _CONTINUATION = bytes(range(0x80, 0xC0))  # the bytes of a UTF-8 character after its first
+_LATER_BYTE = bytes(1 if 0x80 <= b < 0xC0 else 0 for b in range(256))  # (a translate table)
 _BLANK = re.compile(rb"[ \t\r\n]*")
 # up to the next bracket, complete strings skipped whole (the exact scan's step)
 _STEP = re.compile(rb'[^"\[\]{}]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"\[\]{}]*)*', re.S)
 _STRING_BODY = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)  # a string's inside, to its end
 _SCALAR = re.compile(rb'[^ \t\r\n,\[\]{}"]*')  # a number, true, false, null
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_SEPARATOR = re.compile(rb"[ \t\r\n]*,[ \t\r\n]*")
 RUN = 1024  # elements in a run at most
 # elements nested no deeper than this are matched whole by one regular expression
 NESTED_DEPTH = 16
-_nested: list[Any] = []
+_PATTERNS: dict[str, Any] = {}
 
 
 def _element_pattern() -> Any:
     """A pattern matching a whole array or object nested at most NESTED_DEPTH deep (a
     bracket's kind is not checked: orjson does), or None where Python has no possessive
     quantifiers (before 3.11), which keep a failed match from backtracking."""
-    if not _nested:
+    if "element" not in _PATTERNS:
         pattern = None
         if sys.version_info >= (3, 11):
             string = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
@@ -63,8 +63,41 @@ def _element_pattern() -> Any:
             for _ in range(NESTED_DEPTH - 1):
                 element = rb'[\[{](?:[^"\[\]{}]++|' + string + rb"|" + element + rb")*+[\]}]"
             pattern = re.compile(element, re.S)
-        _nested.append(pattern)
-    return _nested[0]
+        _PATTERNS["element"] = pattern
+    return _PATTERNS["element"]
+
+
+def _next_pattern() -> Any:
+    """A comma and the element after it (group 1: an array, object or string); None
+    where ``_element_pattern`` is."""
+    element = _element_pattern()
+    if element is None:
+        return None
+    if "next" not in _PATTERNS:
+        _PATTERNS["next"] = re.compile(
+            rb"[ \t\r\n]*+,[ \t\r\n]*+(" + element.pattern + rb"|" + _STRING.pattern + rb")",
+            re.S,
+        )
+    return _PATTERNS["next"]
+
+
+class Run:
+    """Elements read one after another: their places (line, column), and ``text`` that
+    holds them, with what stood between them (one orjson call parses ``[text]``), each at
+    its span of it; or ``text`` TOO_LONG or DEEP for an element that is not held."""
+
+    __slots__ = ("places", "spans", "text")
+
+    def __init__(
+        self, places: list[tuple[int, int]], text: Any, spans: list[tuple[int, int]] = ()
+    ) -> None:
+        self.places, self.text, self.spans = places, text, spans
+
+    def items(self) -> list[Any]:
+        """Each element's bytes (or the marker)."""
+        if type(self.text) is not bytes:
+            return [self.text]
+        return [self.text[a:b] for a, b in self.spans]
 
 
 def text_columns(data: bytes) -> int:
@@ -150,11 +183,10 @@ class ArrayScanner:
 
     # -- the array ----------------------------------------------------------------------
 
-    def runs(self) -> Iterator[list[tuple[int, int, Any]]]:
-        """The elements in runs (as many as the buffer holds whole, at most RUN), each
-        (line, column, bytes): TOO_LONG for one larger than the record limit (read past,
-        never held), DEEP for one nested deeper than the depth limit. Raises DataError
-        where the array is not JSON or ends early. The array's own place is ``opened``."""
+    def runs(self) -> Iterator[Run]:
+        """The elements in runs (as many as the buffer holds whole, at most RUN). Raises
+        DataError where the array is not JSON or ends early. The array's own place is
+        ``opened``."""
         if self._skip_blank() != ord("["):  # (the reader saw one there)
             raise self.error("unexpected character, expected '['", self.pos)
         self.opened = self.place(self.pos)
@@ -180,13 +212,10 @@ class ArrayScanner:
             try:
                 item = self._element()
             except _TooLong as where:
-                yield [(line, col, TOO_LONG)]
+                yield Run([(line, col)], TOO_LONG)
                 self._pass_over(where)
             else:
-                run = [(line, col, item)]
-                if item is not DEEP:
-                    self._take_more(run)
-                yield run
+                yield Run([(line, col)], DEEP) if item is DEEP else self._run(item, line, col)
             byte = self._skip_blank()
             if byte == ord(","):
                 comma = self.base + self.pos
@@ -199,39 +228,60 @@ class ArrayScanner:
             else:
                 raise self.error("unexpected character, expected ',' or ']'", self.pos)
 
-    def _take_more(self, run: list[tuple[int, int, Any]]) -> None:
-        """The elements after the last of ``run`` that the buffer holds whole, each after
-        a comma, added to it: the common case, in one quick loop. It stops at anything
-        else (the array's end, a number, an element the buffer ends in), which the
-        elements' own way then reads."""
-        pattern = _element_pattern() if LIMITS.depth >= NESTED_DEPTH else None
+    def _run(self, item: bytes, line: int, col: int) -> Run:
+        """A run of ``item`` (the element just read, at line, col) and the elements after
+        it that the buffer holds whole, each after a comma: the common case, in one quick
+        loop. It stops at anything else (the array's end, a number, an element the buffer
+        ends in), which ``runs`` then reads its own way."""
+        pattern = _next_pattern() if LIMITS.depth >= NESTED_DEPTH else None
         if pattern is None:
-            return
-        buf, pos, limit, size = self.buf, self.pos, self.limit, len(self.buf)
-        line, col, mark = self.line, self.col, self.mark
-        separator, string = _SEPARATOR.match, _STRING.match
-        while len(run) < RUN:
-            gap = separator(buf, pos)
-            if gap is None or gap.end() >= size or gap.end() - pos > limit:
+            return Run([(line, col)], item, [(0, len(item))])
+        buf, pos, limit = self.buf, self.pos, self.limit
+        start = pos - len(item)
+        found = []
+        size = len(buf)
+        match = pattern.match
+        while len(found) < RUN:
+            element = match(buf, pos)
+            if element is None:
                 break
-            start = gap.end()
-            first = buf[start]
-            found = (
-                pattern.match(buf, start)
-                if first in _OPEN
-                else string(buf, start)
-                if first == _QUOTE
-                else None
-            )
-            if found is None or found.end() - start > limit:
-                break
-            end = found.end()
-            between, item = buf[mark:start], buf[start:end]
-            line, col = _past(between, line, col)
-            run.append((line, col, item))
-            line, col = _past(item, line, col)
-            pos = mark = end
-        self.pos, self.mark, self.line, self.col = pos, mark, line, col
+            begin, end = element.span(1)
+            if end >= size or begin - pos > limit or end - begin > limit:
+                break  # (an element at the buffer's end may be a number cut short)
+            found.append((begin, end))
+            pos = end
+        places, spans = [(line, col)], [(0, len(item))]
+        if found:
+            places += self._places([begin for begin, _ in found], pos)
+            spans += [(begin - start, end - start) for begin, end in found]
+            self.pos = self.mark = pos
+            item = buf[start:pos]
+        return Run(places, item, spans)
+
+    def _places(self, starts: list[int], end: int) -> list[tuple[int, int]]:
+        """The (line, column) of each of ``starts`` (places in the buffer after the mark,
+        in order), the mark then moved to ``end``: a count over the bytes between each
+        and the next, no copy of them (a column counts characters: UTF-8 bytes but for
+        those that continue one)."""
+        buf, at, line, col = self.buf, self.mark, self.line, self.col
+        passed = buf[at:end]
+        if passed.isascii() and b"\n" not in passed:  # (the common case: columns are bytes)
+            self.col = col + end - at
+            return [(line, col + begin - at) for begin in starts]
+        base, later = at, passed.translate(_LATER_BYTE)  # 1 where a byte continues a character
+        lines = b"\n" in passed
+        places = []
+        for begin in [*starts, end]:
+            breaks = buf.count(b"\n", at, begin) if lines else 0
+            if breaks:
+                line += breaks
+                at = buf.rfind(b"\n", at, begin) + 1
+                col = 1
+            col += begin - at - later.count(1, at - base, begin - base)
+            places.append((line, col))
+            at = begin
+        self.line, self.col = places.pop()
+        return places
 
     def _close(self) -> None:
         """Past the array's ]; ``closed`` is the number of its line."""
