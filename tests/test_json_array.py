@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import chatpipe.io.json_array as json_array
+import chatpipe.io.json_scan as json_scan
 from chatpipe.errors import DataError
 from chatpipe.io.limits import LIMITS
 from chatpipe.io.readers import Source, read_records
@@ -73,7 +74,7 @@ def tiny_chunks(monkeypatch):
     def set_chunk(size: int, pattern: bool) -> None:
         monkeypatch.setattr(json_array, "CHUNK", size)
         if not pattern:  # the exact scan alone, as on Python 3.10
-            monkeypatch.setattr(json_array, "_element_pattern", lambda: None)
+            monkeypatch.setattr(json_scan, "element_pattern", lambda: None)
 
     return set_chunk
 
@@ -189,7 +190,7 @@ def test_places_are_counted_in_one_pass_over_the_document(tmp_path, monkeypatch)
     document's bytes once, where counting each from its line's start was quadratic on a
     one-line export (a 139 MB export: 4 min 38 s)."""
     looked = []
-    columns, places = json_array.text_columns, json_array.ArrayScanner._places
+    columns, places = json_scan.text_columns, json_array.ArrayScanner._places
 
     def counting_columns(data):
         looked.append(len(data))
@@ -199,7 +200,7 @@ def test_places_are_counted_in_one_pass_over_the_document(tmp_path, monkeypatch)
         looked.append(end - scanner.mark)
         return places(scanner, starts, end)
 
-    monkeypatch.setattr(json_array, "text_columns", counting_columns)
+    monkeypatch.setattr(json_scan, "text_columns", counting_columns)
     monkeypatch.setattr(json_array.ArrayScanner, "_places", counting_places)
     conversation = {"title": "é" * 50, "mapping": {"a": {"message": {"content": "ü" * 100}}}}
     path = tmp_path / "conversations.json"

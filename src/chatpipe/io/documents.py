@@ -16,8 +16,9 @@ from typing import Any
 import orjson
 
 from ..errors import DataError, Location
-from .json_array import DEEP, TOO_LONG, ArrayScanner, Run
+from .json_array import ArrayScanner
 from .json_numbers import loads
+from .json_scan import DEEP, TOO_LONG, Run
 from .limits import LIMITS, too_deep
 from .records import BadRecord, Record, json_error, nested_too_deep
 from .sources import Source

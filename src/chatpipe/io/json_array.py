@@ -2,7 +2,8 @@
 
 Memory is bounded by the largest element, not the document (a heavy user's ChatGPT export
 runs to a gigabyte on one line): a scan of the bytes (strings, escapes, nesting) finds
-where each element ends, the element alone is handed to orjson, and its bytes are let go.
+where each element ends, the elements the buffer holds whole are handed to orjson as one
+run (documents.py), and their bytes are let go.
 An element is bounded by the record limit (``--max-record-bytes``), and so is each run of
 blank space, so that a small compressed file of gigabytes of blank space is refused
 within the limit. Each element's place (line, column) is counted as the scan passes it:
@@ -11,98 +12,15 @@ linear in the document, whatever its lines.
 
 from __future__ import annotations
 
-import re
-import sys
 from collections.abc import Iterator
 from typing import IO, Any
 
 from ..errors import DataError, Location
+from . import json_scan as scan
+from .json_scan import DEEP, TOO_LONG, Run
 from .limits import LIMITS
 
 CHUNK = 1 << 20  # bytes read at a time (a longer element doubles it until it fits)
-
-
-class _Marker:
-    __slots__ = ("said",)
-
-    def __init__(self, said: str) -> None:
-        self.said = said
-
-    def __repr__(self) -> str:
-        return self.said
-
-
-TOO_LONG: Any = _Marker("TOO_LONG")  # an element larger than the record limit (never held)
-DEEP: Any = _Marker("DEEP")  # an element nested deeper than the depth limit
-
-_OPEN = frozenset(b"[{")
-_QUOTE = ord('"')
-_CONTINUATION = bytes(range(0x80, 0xC0))  # the bytes of a UTF-8 character after its first
-_LATER_BYTE = bytes(1 if 0x80 <= b < 0xC0 else 0 for b in range(256))  # (a translate table)
-_BLANK = re.compile(rb"[ \t\r\n]*")
-# up to the next bracket, complete strings skipped whole (the exact scan's step)
-_STEP = re.compile(rb'[^"\[\]{}]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"\[\]{}]*)*', re.S)
-_STRING_BODY = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)  # a string's inside, to its end
-_SCALAR = re.compile(rb'[^ \t\r\n,\[\]{}"]*')  # a number, true, false, null
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-RUN = 1024  # elements in a run at most
-# elements nested no deeper than this are matched whole by one regular expression
-NESTED_DEPTH = 16
-_PATTERNS: dict[str, Any] = {}
-
-
-def _element_pattern() -> Any:
-    """A pattern matching a whole array or object nested at most NESTED_DEPTH deep (a
-    bracket's kind is not checked: orjson does), or None where Python has no possessive
-    quantifiers (before 3.11), which keep a failed match from backtracking."""
-    if "element" not in _PATTERNS:
-        pattern = None
-        if sys.version_info >= (3, 11):
-            string = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
-            element = rb'[\[{](?:[^"\[\]{}]++|' + string + rb")*+[\]}]"
-            for _ in range(NESTED_DEPTH - 1):
-                element = rb'[\[{](?:[^"\[\]{}]++|' + string + rb"|" + element + rb")*+[\]}]"
-            pattern = re.compile(element, re.S)
-        _PATTERNS["element"] = pattern
-    return _PATTERNS["element"]
-
-
-def _next_pattern() -> Any:
-    """A comma and the element after it (group 1: an array, object or string); None
-    where ``_element_pattern`` is."""
-    element = _element_pattern()
-    if element is None:
-        return None
-    if "next" not in _PATTERNS:
-        _PATTERNS["next"] = re.compile(
-            rb"[ \t\r\n]*+,[ \t\r\n]*+(" + element.pattern + rb"|" + _STRING.pattern + rb")",
-            re.S,
-        )
-    return _PATTERNS["next"]
-
-
-class Run:
-    """Elements read one after another: their places (line, column), and ``text`` that
-    holds them, with what stood between them (one orjson call parses ``[text]``), each at
-    its span of it; or ``text`` TOO_LONG or DEEP for an element that is not held."""
-
-    __slots__ = ("places", "spans", "text")
-
-    def __init__(
-        self, places: list[tuple[int, int]], text: Any, spans: list[tuple[int, int]] = ()
-    ) -> None:
-        self.places, self.text, self.spans = places, text, spans
-
-    def items(self) -> list[Any]:
-        """Each element's bytes (or the marker)."""
-        if type(self.text) is not bytes:
-            return [self.text]
-        return [self.text[a:b] for a, b in self.spans]
-
-
-def text_columns(data: bytes) -> int:
-    """The characters UTF-8 bytes hold (a column's width)."""
-    return len(data) if data.isascii() else len(data.translate(None, _CONTINUATION))
 
 
 class _TooLong(Exception):
@@ -164,13 +82,13 @@ class ArrayScanner:
             self.line += breaks
             mark = buf.rfind(b"\n", mark, to) + 1
             self.col = 1
-        self.col += text_columns(buf[mark:to])
+        self.col += scan.text_columns(buf[mark:to])
         self.mark = to
 
     def _passed(self, item: bytes, end: int) -> None:
         """Lines and columns counted over an element just cut out (``item``, ending at
         buf[end], starting at the mark): no second copy of its bytes."""
-        self.line, self.col = _past(item, self.line, self.col)
+        self.line, self.col = scan.past(item, self.line, self.col)
         self.mark = end
 
     def place(self, at: int) -> Location:
@@ -233,7 +151,7 @@ class ArrayScanner:
         it that the buffer holds whole, each after a comma: the common case, in one quick
         loop. It stops at anything else (the array's end, a number, an element the buffer
         ends in), which ``runs`` then reads its own way."""
-        pattern = _next_pattern() if LIMITS.depth >= NESTED_DEPTH else None
+        pattern = scan.next_pattern() if LIMITS.depth >= scan.NESTED_DEPTH else None
         if pattern is None:
             return Run([(line, col)], item, [(0, len(item))])
         buf, pos, limit = self.buf, self.pos, self.limit
@@ -241,7 +159,7 @@ class ArrayScanner:
         found = []
         size = len(buf)
         match = pattern.match
-        while len(found) < RUN:
+        while len(found) < scan.RUN:
             element = match(buf, pos)
             if element is None:
                 break
@@ -268,7 +186,7 @@ class ArrayScanner:
         if passed.isascii() and b"\n" not in passed:  # (the common case: columns are bytes)
             self.col = col + end - at
             return [(line, col + begin - at) for begin in starts]
-        base, later = at, passed.translate(_LATER_BYTE)  # 1 where a byte continues a character
+        base, later = at, passed.translate(scan.LATER_BYTE)  # 1 where a byte continues a character
         lines = b"\n" in passed
         places = []
         for begin in [*starts, end]:
@@ -295,9 +213,9 @@ class ArrayScanner:
         self.run_place = None  # the run's place, once it runs past the buffer
         while True:
             buf = self.buf
-            end = _BLANK.match(buf, self.pos).end()
+            end = scan.BLANK.match(buf, self.pos).end()
             if self.base + end - start > self.limit:
-                raise _blank(self.run_place or self.place(start - self.base), self.limit)
+                raise scan.blank_error(self.run_place or self.place(start - self.base), self.limit)
             self.pos = end
             if end < len(buf):
                 return buf[end]
@@ -311,8 +229,8 @@ class ArrayScanner:
         _TooLong past the record limit."""
         start = self.pos
         first = self.buf[start]
-        if first in _OPEN:
-            pattern = _element_pattern() if LIMITS.depth >= NESTED_DEPTH else None
+        if first in scan.OPEN:
+            pattern = scan.element_pattern() if LIMITS.depth >= scan.NESTED_DEPTH else None
             found = pattern.match(self.buf, start) if pattern is not None else None
             if found is not None:
                 end = found.end()
@@ -322,7 +240,7 @@ class ArrayScanner:
                     self.pos = end
                     self._advance(end)
                     return DEEP
-        elif first == _QUOTE:
+        elif first == scan.QUOTE:
             start, end, _ = self._walk(start, start + 1, 0, True, True)
         else:
             start, end = self._scalar()
@@ -343,17 +261,17 @@ class ArrayScanner:
         while True:
             buf = self.buf
             if in_string:
-                end = _STRING_BODY.match(buf, at).end()
-                if end < len(buf) and buf[end] == _QUOTE:
+                end = scan.STRING_BODY.match(buf, at).end()
+                if end < len(buf) and buf[end] == scan.QUOTE:
                     at, in_string = end + 1, False
                     if depth == 0:
                         return start, at, deepest
                     continue
                 at = end  # (at the end, or at a backslash the buffer ends with)
             else:
-                at = _STEP.match(buf, at).end()
-                if at < len(buf) and buf[at] != _QUOTE:
-                    if buf[at] in _OPEN:
+                at = scan.STEP.match(buf, at).end()
+                if at < len(buf) and buf[at] != scan.QUOTE:
+                    if buf[at] in scan.OPEN:
                         depth += 1
                         deepest = max(deepest, depth)
                     else:
@@ -376,7 +294,7 @@ class ArrayScanner:
         """Where the number or literal at buf[pos] starts and ends."""
         start = self.pos
         while True:
-            end = _SCALAR.match(self.buf, start).end()
+            end = scan.SCALAR.match(self.buf, start).end()
             if end == start:
                 raise self.error("unexpected character, expected a JSON value", start)
             if end < len(self.buf):
@@ -398,7 +316,7 @@ class ArrayScanner:
                 moved = self._more(at)
                 if moved is None:
                     break
-                at = _SCALAR.match(self.buf, at - moved).end()
+                at = scan.SCALAR.match(self.buf, at - moved).end()
         self.pos = at
         self._advance(at)
 
@@ -412,9 +330,9 @@ class ArrayScanner:
         where = self.place(self.pos)
         while True:
             buf = self.buf
-            end = _BLANK.match(buf, self.pos).end()
+            end = scan.BLANK.match(buf, self.pos).end()
             if self.base + end - start > self.limit:
-                raise _blank(where, self.limit)
+                raise scan.blank_error(where, self.limit)
             self.pos = max(self.pos, buf.rfind(b"\n", self.pos, end) + 1)
             if end < len(buf):
                 self._advance(end)
@@ -425,18 +343,3 @@ class ArrayScanner:
     def rest(self) -> bytes:
         """What was read past the scan (a following line's start, and on)."""
         return self.buf[self.pos :]
-
-
-def _past(text: bytes, line: int, col: int) -> tuple[int, int]:
-    """The line and column after ``text``, from those where it starts."""
-    if b"\n" in text:
-        return line + text.count(b"\n"), 1 + text_columns(text[text.rfind(b"\n") + 1 :])
-    return line, col + text_columns(text)
-
-
-def _blank(where: Location, limit: int) -> DataError:
-    return DataError(
-        f"more than {limit:,} bytes of blank space in a row, more than a record may take",
-        where,
-        "raise the limit with chatpipe --max-record-bytes N",
-    )
