@@ -1,7 +1,9 @@
 """Indexes in stream events name what came before them, never make room up to themselves
 (#51): an Anthropic ``content_block_start`` with ``index`` 2000000 padded a million empty
 blocks (a million tokens counted; 2**70 grew to gigabytes), a Gemini ``partialArgs`` path
-``$.a[2000000]`` a list of two million nulls. Each is refused in one line at its event."""
+``$.a[2000000]`` a list of two million nulls. The first is refused in one line at its
+event; the second kept unread beside its call, as Gemini's reader keeps any piece it
+cannot place."""
 
 from __future__ import annotations
 
@@ -114,16 +116,20 @@ def _gemini_call(pieces, name=None):
 
 
 @pytest.mark.parametrize("index", [2_000_000, 2**70])
-def test_a_gemini_partial_args_index_past_its_list_is_refused_at_its_chunk(tmp_path, index):
+def test_a_gemini_partial_args_index_past_its_list_is_kept_unread(tmp_path, index):
+    """Padded with nulls up to it (2000000: two million; 2**70: an internal
+    OverflowError), the piece is now kept unread beside the call, as a piece with no
+    place it can be set at is."""
     events = [
         _gemini_call([{"jsonPath": "$.a[0]", "stringValue": "x"}], name="f"),
         _gemini_call([{"jsonPath": "$.a[1]", "stringValue": "y"}]),
         _gemini_call([{"jsonPath": f"$.a[{index}]", "stringValue": "z"}]),
     ]
-    path, result = _run(tmp_path, events, "count")
-    assert (result.exit_code, result.stdout) == (1, "")
-    assert result.stderr == (
-        f"chatpipe: error: {path}:3:1: a partialArgs path names item {index} of a list of 2 "
-        "(the pieces of a call's arguments fill a list in order, 0, 1, 2...; this stream is "
-        "damaged)\n"
-    )
+    _, result = _run(tmp_path, events, "convert")
+    assert (result.exit_code, result.stderr) == (0, "")
+    [conversation] = [json.loads(line) for line in result.stdout.splitlines()]
+    [message] = conversation["messages"]
+    assert message["tool_calls"][0]["args"] == {"a": ["x", "y"]}
+    assert message["response_metadata"]["unreadPartialArgs"] == [
+        {"jsonPath": f"$.a[{index}]", "stringValue": "z"}
+    ]
