@@ -431,7 +431,7 @@ def test_a_json_array_of_messages_takes_the_lane_and_writes_the_same(
         except ValueError:
             continue  # a line that is not JSON has no place in a document
     data = json.dumps(values)
-    monkeypatch.setattr(chatpipe.io.readers, "DOCUMENT_BATCH", batch)
+    monkeypatch.setattr(chatpipe.io.documents, "DOCUMENT_BATCH", batch)
     expected = _run(monkeypatch, command, data, False, 1 << 16, depth)
     assert _run(monkeypatch, command, data, True, 1 << 16, depth) == expected
 

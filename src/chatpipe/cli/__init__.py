@@ -99,7 +99,11 @@ def _root(
         metavar="N",
         min=1,
         max=MAX_RECORD_BYTES,
-        help="Refuse JSONL lines and stream events larger than this (at most 1 GiB).",
+        help=(
+            "Refuse a record larger than this: a JSONL line, a stream event, an element of "
+            "a JSON array, a JSON document that is no array, a run of blank space (at most "
+            "1 GiB)."
+        ),
     ),
     max_depth: int = typer.Option(
         LIMITS.depth,

@@ -76,6 +76,8 @@ class Report:
     def close(self, run: Run) -> None:
         if self.verbose:
             self._read_notes(run)
+        for text in run.reading.warnings:
+            warn(text)
         taken, others = run.newest
         if taken:
             subject, chosen = (

@@ -250,6 +250,8 @@ class StreamDialect(Dialect):
         values go to ``read_stream``; the session-log dialects read lines in their places."""
         from ..io.records import BadRecord
 
+        place = [location]  # the event being read: where a fault in it is said
+
         def good() -> Iterator[Any]:
             for record in records:
                 if isinstance(record, BadRecord):
@@ -257,9 +259,15 @@ class StreamDialect(Dialect):
                         raise record.error
                     handle(record.error)
                 else:
+                    place[0] = record.location
                     yield record.value
 
-        return self.read_stream(good(), location)
+        try:
+            yield from self.read_stream(good(), location)
+        except ChatpipeError as exc:
+            raise exc.located(place[0]) from None
+        except _SHAPE_ERRORS as exc:
+            raise _shape_error(self, exc, place[0]) from None
 
 
 class SessionDialect(StreamDialect):

@@ -36,6 +36,7 @@ def run_in_parts(
     from ..io.shards import ShardFolder, ShardStreams
 
     parts = found.parts
+    run.reading.warnings.extend(found.warnings)
     extension = ".parquet" if parquet else ".jsonl"
     names: list[str] = []
     shards: list[str] = []

@@ -67,6 +67,8 @@ class Reading:
         # what a run says under -v besides: the members of a zip that are not chat logs
         self.notes: list[str] = []
         self.empty: list[Source] = []  # sources that held nothing (a zip's `[]` members)
+        # what a run says without -v: the zips inside a zip, which are not read
+        self.warnings: list[str] = []
         # what the one source read was detected as before (a part's file): not detected again
         self.known = known
         self.current: Source | None = None  # the source being read
