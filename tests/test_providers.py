@@ -49,8 +49,14 @@ def load(path):
 
 
 def without_duplicates(value):
-    """Claude.ai's ``text`` repeats its content blocks joined; it is not data of its own."""
+    """Claude.ai's ``text`` repeats its content blocks joined; it is not data of its own.
+    A ChatGPT node's link to a child the file does not hold (a fragment cut from a longer
+    export) names nothing there is to keep."""
     for conversation in value if isinstance(value, list) else [value]:
+        mapping = conversation.get("mapping") if isinstance(conversation, dict) else None
+        for node in (mapping or {}).values():
+            if isinstance(node, dict) and isinstance(node.get("children"), list):
+                node["children"] = [c for c in node["children"] if c in mapping]
         for message in conversation.get("chat_messages") or ():
             content = message.get("content") or []
             joined = "".join(str(b.get("text") or b.get("thinking") or "") for b in content)
