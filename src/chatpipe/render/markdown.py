@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
+from ..model.reasoning import field_reasoning, has_reasoning_blocks
 from .artifacts import segments
 from .facts import (
     attachments,
@@ -148,6 +149,9 @@ def message_markdown(message: AnyMessage, images: Images = None) -> str:
         if isinstance(content, str)
         else [_block(b, names, ai, images) for b in content]
     )
+    reasoning = field_reasoning(message)  # (DeepSeek's reasoning_content...: quoted first)
+    if reasoning and not has_reasoning_blocks(message):
+        parts.insert(0, _quote(reasoning))
     for name, detail, _ in attached:
         parts.append(f"*[attached: {name}{f' ({detail})' if detail else ''}]*")
     if isinstance(message, AIMessage):

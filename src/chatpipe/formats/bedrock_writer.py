@@ -1,0 +1,407 @@
+"""Writing Bedrock Converse requests: what the ``Converse`` operation takes, and nothing
+else (botocore's ``bedrock-runtime`` model, which tests/provider_schemas.py checks every
+fixture's request with).
+
+System messages become ``system`` text blocks; each turn a list of one-key blocks: text,
+reasoning (``reasoningContent``, with its signature; redacted reasoning as
+``redactedContent``; a ``reasoning_content`` field of OpenAI-compatible servers too), images,
+documents, videos and audio given as bytes (or S3 locations) of the formats Bedrock names,
+tool calls as ``toolUse`` and tool results as ``toolResult`` blocks of a user turn; turns of
+one role are merged (the API alternates them). Tool names and call ids are made to fit
+Bedrock's pattern, and the tools the turns call are declared (``toolConfig`` must be there
+when turns hold tool blocks). The conversation's settings that have a Converse form
+(``max_tokens``, ``temperature``, ``top_p``, ``stop`` and Gemini's ``generationConfig``) go
+into ``inferenceConfig``; OpenAI's ``tool_choice`` into ``toolChoice``.
+
+What a message cannot hold is said by ``cannot_hold`` (the dialect's ``losses``), made by
+the same mapping the writer uses; what the writer meets as it writes it says through the
+dialect's ``left``.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from typing import Any
+
+from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from ..model.conversation import Conversation
+from . import media
+from .api_request import EMPTIED, SETTING_VALUES, fitted
+from .base import Kept
+from .bedrock import EXTRAS_KEY, MEDIA, REQUEST_KEYS
+from .reasoning_fields import FIELDS as REASONING_FIELDS
+from .reasoning_fields import field_reasoning, has_reasoning_blocks
+from .tool_specs import functions
+
+# what a message cannot hold, in the words of the run's warning
+NAMES = "message names"
+OTHER_ROLES = Kept("chat and function roles", "written as user turns")
+UNPARSED = "tool calls whose arguments are not JSON"
+USER_REASONING = "reasoning in user turns (Bedrock takes it from the assistant)"
+ASSISTANT_MEDIA = "media in assistant turns (Bedrock's models take it from the user)"
+SYSTEM_MEDIA = "content other than text in system messages"
+NOT_BYTES = "media given by URL or file id (Bedrock takes bytes or an S3 location)"
+OTHER_FORMATS = "media of formats Bedrock does not take"
+OTHER_BLOCKS = "content blocks Bedrock has no form for"
+EXTRA_FIELDS = "message fields other formats keep (their readers' extras)"
+# said by the writer as it writes
+MADE_UP_TOOLS = Kept(
+    "tool calls to tools the conversation does not declare",
+    "declared with an empty schema (Bedrock needs toolConfig when turns hold tool blocks)",
+)
+RENAMED = Kept("tool names or call ids Bedrock's pattern refuses", "made to fit [a-zA-Z0-9_-]")
+_BOOKKEEPING = (EXTRAS_KEY, "__openai_role__", *REASONING_FIELDS)
+_TEXT = ("text", "input_text", "output_text")
+_S3 = "s3://"
+# a document's name: letters, digits, single spaces, hyphens, parentheses, brackets
+_NOT_NAME = re.compile(r"[^a-zA-Z0-9\-()\[\] ]+")
+
+
+class _Turn:
+    """One message as Converse blocks, and the kinds of what it leaves out."""
+
+    def __init__(self, message: AnyMessage, number: int = 0) -> None:
+        self.message, self.number = message, number
+        self.left: list[str] = []
+        self.blocks: list[dict[str, Any]] = []
+        self.role = "user"
+        if isinstance(message, SystemMessage):
+            self.role = "system"
+        elif isinstance(message, AIMessage):
+            self.role = "assistant"
+        elif not isinstance(message, (HumanMessage, ToolMessage)):
+            self.left.append(OTHER_ROLES)
+        if message.name:
+            self.left.append(NAMES)
+        extras = [k for k in message.additional_kwargs if k not in _BOOKKEEPING]
+        if extras:
+            self.left.append(EXTRA_FIELDS)
+        if isinstance(message, ToolMessage):
+            self.blocks = [{"toolResult": self._result(message)}]
+            return
+        if self.role == "assistant":
+            self._reasoning_fields()
+        elif field_reasoning(message):
+            self.left.append(USER_REASONING if self.role == "user" else SYSTEM_MEDIA)
+        for block in _items(message.content):
+            self._block(block)
+        if isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                use = {"toolUseId": call.get("id") or "", "name": call["name"]}
+                self.blocks.append({"toolUse": {**use, "input": call["args"]}})
+            if message.invalid_tool_calls:
+                self.left.append(UNPARSED)
+        if isinstance(message.additional_kwargs.get(EXTRAS_KEY), dict):
+            point = message.additional_kwargs[EXTRAS_KEY].get("cachePoint")
+            if point is not None and self.blocks:
+                self.blocks.append({"cachePoint": point})
+
+    def _reasoning_fields(self) -> None:
+        """The reasoning a reader kept as a field (``reasoning_content``...), when the
+        content holds no reasoning block of its own."""
+        text = field_reasoning(self.message)
+        if text and not has_reasoning_blocks(self.message):
+            self.blocks.append({"reasoningContent": {"reasoningText": {"text": text}}})
+
+    def _block(self, block: Any) -> None:
+        if isinstance(block, str):
+            self._text(block, None)
+            return
+        kind = block.get("type")
+        if kind in _TEXT:
+            self._text(block.get("text"), block.get("extras"))
+        elif kind in ("reasoning", "thinking", "redacted_thinking"):
+            self._reasoned(block)
+        elif kind in ("tool_use", "tool_call", "function_call"):
+            pass  # (the message's tool calls, written from them)
+        else:
+            found = media.of(block)
+            if found is None:
+                self.left.append(OTHER_BLOCKS)
+            elif self.role == "system":
+                self.left.append(SYSTEM_MEDIA)
+            elif self.role == "assistant":
+                self.left.append(ASSISTANT_MEDIA)
+            else:
+                written = self._media(found)
+                if written is not None:
+                    self.blocks.append(written)
+
+    def _text(self, text: Any, extras: Any) -> None:
+        if not isinstance(text, str) or not text:
+            return  # (Bedrock refuses a blank text block; nothing is in it)
+        self.blocks.append({"text": text})
+        if isinstance(extras, dict) and "cachePoint" in extras:
+            self.blocks.append({"cachePoint": extras["cachePoint"]})
+
+    def _reasoned(self, block: dict[str, Any]) -> None:
+        if self.role != "assistant":
+            self.left.append(USER_REASONING if self.role == "user" else SYSTEM_MEDIA)
+            return
+        if block["type"] == "redacted_thinking":
+            self.blocks.append({"reasoningContent": {"redactedContent": block.get("data")}})
+            return
+        if block["type"] == "thinking":
+            text, signature = block.get("thinking"), block.get("signature")
+        else:
+            extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
+            text, signature = block.get("reasoning"), extras.get("signature")
+        if isinstance(text, str) and text:
+            written: dict[str, Any] = {"text": text}
+            if isinstance(signature, str) and signature:
+                written["signature"] = signature
+            self.blocks.append({"reasoningContent": {"reasoningText": written}})
+
+    def _media(self, found: media.Media) -> dict[str, Any] | None:
+        kind = "document" if found.kind == "file" else found.kind
+        formats = MEDIA[kind][1]
+        data = found.data
+        if found.text is not None:  # a plain-text document
+            data = base64.b64encode(found.text.encode()).decode()
+        fmt = next((f for f, mime in formats.items() if mime == found.mime), None)
+        if fmt is None:
+            self.left.append(OTHER_FORMATS)
+            return None
+        if data:
+            source: dict[str, Any] = {"bytes": data}
+        elif found.url is not None and found.url.startswith(_S3):
+            source = {"s3Location": {"uri": found.url}}
+        else:
+            self.left.append(NOT_BYTES)
+            return None
+        body: dict[str, Any] = {"format": fmt, "source": source}
+        if kind == "document":
+            body["name"] = _document_name(found.name, self.number)
+        return {kind: body}
+
+    def _result(self, message: ToolMessage) -> dict[str, Any]:
+        parts: list[dict[str, Any]] = []
+        for block in _items(message.content):
+            extras = block.get("extras") if isinstance(block, dict) else None
+            if isinstance(extras, dict) and "json" in extras:
+                parts.append({"json": extras["json"]})
+            elif isinstance(block, str) or block.get("type") in _TEXT:
+                text = block if isinstance(block, str) else block.get("text")
+                if isinstance(text, str) and text:
+                    parts.append({"text": text})
+            else:
+                found = media.of(block)
+                written = self._media(found) if found is not None else None
+                if found is None:
+                    self.left.append(OTHER_BLOCKS)
+                if written is not None and "audio" not in written:
+                    parts.append(written)
+                elif written is not None:
+                    self.left.append(OTHER_BLOCKS)
+        status = "error" if message.status == "error" else "success"
+        return {"toolUseId": message.tool_call_id or "", "content": parts, "status": status}
+
+
+def _items(content: Any) -> list[Any]:
+    return [content] if isinstance(content, str) else list(content or ())
+
+
+def _document_name(name: str | None, number: int) -> str:
+    """A document's name as Bedrock takes it (its extension a word of its own)."""
+    fitted_name = " ".join(_NOT_NAME.sub(" ", name or "").split())[:200]
+    return fitted_name or f"document {number + 1}"
+
+
+def cannot_hold(message: AnyMessage) -> list[str]:
+    """The kinds of what a message's turn leaves out (the dialect's ``losses``)."""
+    return list(dict.fromkeys(_Turn(message).left))
+
+
+# -- a whole request ---------------------------------------------------------------------
+
+
+def tools_left_out(tools: Any) -> list[str]:
+    items = functions(tools)
+    return [_tool_name(i) for i in items or () if not isinstance(i, dict)]
+
+
+def _tool_name(item: tuple[str, Any]) -> str:
+    tool = item[1]
+    return str(tool.get("name") or tool.get("type") or ", ".join(tool))
+
+
+class _Fit:
+    """Tool names and call ids made to fit Bedrock's pattern, the same way for a call and
+    for its result."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, str] = {}
+        self.changed = False
+
+    def name(self, name: Any) -> str:
+        made = fitted(name)
+        self.changed |= made != name
+        return made
+
+    def ident(self, ident: Any) -> str:
+        key = str(ident or "")
+        if key not in self.ids:
+            made = fitted(key) if key and "\x00" not in key else f"tooluse_{len(self.ids) + 1}"
+            while made in self.ids.values():
+                made = f"{made[:60]}_{len(self.ids) + 1}"
+            self.changed |= made != key
+            self.ids[key] = made
+        return self.ids[key]
+
+
+def write(dialect: Any, conversation: Conversation) -> dict[str, Any]:
+    system: list[dict[str, Any]] = []
+    turns: list[dict[str, Any]] = []
+    fit = _Fit()
+    called: dict[str, None] = {}
+    for number, message in enumerate(conversation.messages):
+        turn = _Turn(message, number)
+        if turn.role == "system":
+            system.extend(turn.blocks)
+            continue
+        for block in turn.blocks:
+            use = block.get("toolUse") or block.get("toolResult")
+            if use is not None:
+                use["toolUseId"] = fit.ident(use["toolUseId"])
+                if "name" in use:
+                    use["name"] = fit.name(use["name"])
+                    called[use["name"]] = None
+        if not turn.blocks:
+            dialect.left(EMPTIED, number)
+        elif turns and turns[-1]["role"] == turn.role:
+            turns[-1]["content"].extend(turn.blocks)
+        else:
+            turns.append({"role": turn.role, "content": turn.blocks})
+    record: dict[str, Any] = {}
+    model = dialect.settings.get("model") or conversation.meta.get("modelId")
+    if model:
+        record["modelId"] = model
+    record["messages"] = turns
+    if system:
+        record["system"] = system
+    meta = {k: v for k, v in conversation.meta.items() if k != conversation.messages_key}
+    inference = _inference(dialect, meta)
+    if inference:
+        record["inferenceConfig"] = inference
+    tools = _tool_config(dialect, meta, called, fit)
+    if tools:
+        record["toolConfig"] = tools
+    if fit.changed:
+        dialect.left(RENAMED)
+    used = {"modelId", "messages", "system", "inferenceConfig", "toolConfig", "tools"}
+    rest = {k: v for k, v in meta.items() if k not in used and k not in _SETTINGS}
+    record.update(dialect.fields(rest, REQUEST_KEYS - used))
+    return record
+
+
+# a conversation's settings of other providers, and their place in inferenceConfig
+_SETTINGS = {
+    "max_tokens": "maxTokens",
+    "max_completion_tokens": "maxTokens",
+    "max_output_tokens": "maxTokens",
+    "temperature": "temperature",
+    "top_p": "topP",
+    "stop": "stopSequences",
+    "stop_sequences": "stopSequences",
+    "generationConfig": None,
+    "tool_choice": None,
+}
+_GEMINI = {
+    "maxOutputTokens": "maxTokens",
+    "temperature": "temperature",
+    "topP": "topP",
+    "stopSequences": "stopSequences",
+}
+_RANGES = {"maxTokens": (1, None), "temperature": (0, 1), "topP": (0, 1)}
+
+
+def _inference(dialect: Any, meta: dict[str, Any]) -> dict[str, Any]:
+    given = meta.get("inferenceConfig")
+    found: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
+    asked = [(_SETTINGS[k], v) for k, v in meta.items() if _SETTINGS.get(k) and v is not None]
+    config = meta.get("generationConfig")
+    if isinstance(config, dict):
+        asked += [(_GEMINI[k], v) for k, v in config.items() if k in _GEMINI]
+        if config.keys() - _GEMINI.keys():
+            dialect.left(SETTING_VALUES)
+    if dialect.settings.get("max_tokens"):
+        asked.append(("maxTokens", dialect.settings["max_tokens"]))
+    for key, value in asked:
+        if key == "stopSequences" and isinstance(value, str):
+            value = [value]
+        if _fits(key, value):
+            found[key] = value
+        else:
+            dialect.left(SETTING_VALUES)
+    return found
+
+
+def _fits(key: str, value: Any) -> bool:
+    if key == "stopSequences":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    low, high = _RANGES[key]
+    return (
+        value >= low
+        and (high is None or value <= high)
+        and (key != "maxTokens" or isinstance(value, int))
+    )
+
+
+def _tool_config(
+    dialect: Any, meta: dict[str, Any], called: dict[str, None], fit: _Fit
+) -> dict[str, Any]:
+    config = meta.get("toolConfig") if isinstance(meta.get("toolConfig"), dict) else {}
+    written = {k: v for k, v in config.items() if k == "toolChoice"}
+    tools = list(config.get("tools") or ())
+    gemini = config.get("functionCallingConfig")  # (Gemini's toolConfig, of that name too)
+    if isinstance(gemini, dict) and "toolChoice" not in written:
+        names = gemini.get("allowedFunctionNames")
+        one = isinstance(names, list) and len(names) == 1
+        mode = {"AUTO": "auto", "ANY": "required"}.get(str(gemini.get("mode")).upper())
+        found = _choice({"name": names[0]} if one and mode else mode, fit)
+        if found is not None:
+            written["toolChoice"] = found
+    if config.keys() - {"toolChoice", "tools"} - ({"functionCallingConfig"} if written else set()):
+        dialect.left(SETTING_VALUES)
+    declared: set[str] = set()
+    for item in functions(meta.get("tools")) or ():
+        if not isinstance(item, dict):
+            continue  # (another provider's built-in tool: said by tools_left_out)
+        spec: dict[str, Any] = {"name": fit.name(item.get("name"))}
+        if isinstance(item.get("description"), str) and item["description"]:
+            spec["description"] = item["description"]
+        schema = item.get("parameters") if isinstance(item.get("parameters"), dict) else None
+        spec["inputSchema"] = {"json": schema or {"type": "object", "properties": {}}}
+        if isinstance(item.get("strict"), bool):
+            spec["strict"] = item["strict"]
+        tools.append({"toolSpec": spec})
+        declared.add(spec["name"])
+    missing = [name for name in called if name not in declared]
+    if missing and not any(isinstance(t, dict) and "systemTool" in t for t in tools):
+        dialect.left(MADE_UP_TOOLS)
+        empty = {"json": {"type": "object", "properties": {}}}
+        tools += [{"toolSpec": {"name": name, "inputSchema": empty}} for name in missing]
+    choice = _choice(meta.get("tool_choice"), fit)
+    if choice is not None and "toolChoice" not in written:
+        written["toolChoice"] = choice
+    elif meta.get("tool_choice") is not None and choice is None:
+        dialect.left(SETTING_VALUES)
+    if not tools:
+        return {}
+    return {"tools": tools, **written}
+
+
+def _choice(choice: Any, fit: _Fit) -> dict[str, Any] | None:
+    """OpenAI's (or Anthropic's) tool choice as Bedrock's ``toolChoice``."""
+    if choice == "auto" or (isinstance(choice, dict) and choice.get("type") == "auto"):
+        return {"auto": {}}
+    if choice in ("required", "any") or (isinstance(choice, dict) and choice.get("type") == "any"):
+        return {"any": {}}
+    if isinstance(choice, dict):
+        function = choice.get("function") if isinstance(choice.get("function"), dict) else choice
+        if isinstance(function.get("name"), str):
+            return {"tool": {"name": fit.name(function["name"])}}
+    return None
