@@ -122,7 +122,10 @@ def with_row_images(value: dict[str, Any]) -> dict[str, Any]:
                 if not 0 <= at < len(made) or made[at] is None:
                     return value  # (an image the row does not hold: read as it is)
                 used.add(at)
-                parts.append(made[at])
+                block = made[at]
+                if isinstance(part.get("index"), int):  # (which of the row's images it is)
+                    block = {**block, "extras": {**block.get("extras", {}), "index": at}}
+                parts.append(block)
             messages.append({**message, "content": parts})
         resolved[key] = messages
     if used == set(range(len(images))):
