@@ -159,16 +159,20 @@ class _Turn:
         data = found.data
         if found.text is not None:  # a plain-text document
             data = base64.b64encode(found.text.encode()).decode()
-        fmt = next((f for f, mime in formats.items() if mime == found.mime), None)
-        if fmt is None:
-            self.left.append(OTHER_FORMATS)
-            return None
         if data:
             source: dict[str, Any] = {"bytes": data}
         elif found.url is not None and found.url.startswith(_S3):
             source = {"s3Location": {"uri": found.url}}
         else:
             self.left.append(NOT_BYTES)
+            return None
+        fmt = next((f for f, mime in formats.items() if mime == found.mime), None)
+        if fmt is None and found.mime is None and "s3Location" in source:
+            ending = found.url.rsplit(".", 1)[-1].lower() if found.url else ""
+            fmt = "jpeg" if ending == "jpg" and kind == "image" else ending
+            fmt = fmt if fmt in formats else None
+        if fmt is None:
+            self.left.append(OTHER_FORMATS)
             return None
         body: dict[str, Any] = {"format": fmt, "source": source}
         if kind == "document":
