@@ -51,7 +51,7 @@ MADE_UP_TOOLS = Kept(
     "declared with an empty schema (Bedrock needs toolConfig when turns hold tool blocks)",
 )
 RENAMED = Kept("tool names or call ids Bedrock's pattern refuses", "made to fit [a-zA-Z0-9_-]")
-_BOOKKEEPING = (EXTRAS_KEY, "__openai_role__", *REASONING_FIELDS)
+_BOOKKEEPING = (EXTRAS_KEY, "__openai_role__", "refusal", *REASONING_FIELDS)
 _TEXT = ("text", "input_text", "output_text")
 _S3 = "s3://"
 # a document's name: letters, digits, single spaces, hyphens, parentheses, brackets
@@ -74,7 +74,8 @@ class _Turn:
             self.left.append(OTHER_ROLES)
         if message.name:
             self.left.append(NAMES)
-        extras = [k for k in message.additional_kwargs if k not in _BOOKKEEPING]
+        kept = message.additional_kwargs
+        extras = [k for k, v in kept.items() if k not in _BOOKKEEPING and v is not None]
         if extras:
             self.left.append(EXTRA_FIELDS)
         if isinstance(message, ToolMessage):
@@ -86,6 +87,8 @@ class _Turn:
             self.left.append(USER_REASONING if self.role == "user" else SYSTEM_MEDIA)
         for block in _items(message.content):
             self._block(block)
+        if isinstance(kept.get("refusal"), str):  # (OpenAI's refusal: the answer's text)
+            self._text(kept["refusal"], None)
         if isinstance(message, AIMessage):
             for call in message.tool_calls:
                 use = {"toolUseId": call.get("id") or "", "name": call["name"]}

@@ -45,7 +45,7 @@ REDACTED = "redacted reasoning (Ollama has no field for it)"
 OTHER_BLOCKS = "content blocks Ollama has no form for"
 EXTRA_FIELDS = "message fields other formats keep (their readers' extras)"
 SCHEMA_KEYS = "tool-schema keys Ollama's tool model does not take"
-_BOOKKEEPING = (EXTRAS_KEY, "__openai_role__", *REASONING_FIELDS)
+_BOOKKEEPING = (EXTRAS_KEY, "__openai_role__", "refusal", *REASONING_FIELDS)
 _TEXT = ("text", "input_text", "output_text")
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
 
@@ -67,10 +67,13 @@ class _Message:
         self.images: list[str] = []
         if message.name and role != "tool":
             self.left.append(NAMES)
-        if any(k not in _BOOKKEEPING for k in message.additional_kwargs):
+        kept = message.additional_kwargs
+        if any(k not in _BOOKKEEPING and v is not None for k, v in kept.items()):
             self.left.append(EXTRA_FIELDS)
         for block in [message.content] if isinstance(message.content, str) else message.content:
             self._block(block)
+        if isinstance(kept.get("refusal"), str):  # (OpenAI's refusal: the answer's text)
+            self.texts.append(kept["refusal"])
         record: dict[str, Any] = {"role": role, "content": "".join(self.texts)}
         field = field_reasoning(message)
         if field and role == "assistant" and not has_reasoning_blocks(message):
