@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location
 from ..model import AnyMessage, Conversation
-from .bedrock import event_of, is_request, is_response, read_response, read_turn
+from .bedrock_read import event_of, is_request, is_response, read_response, read_turn
 
 # the fields AWS's frames add to every payload (padding)
 _PADDING = ("p",)

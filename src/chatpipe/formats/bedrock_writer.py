@@ -29,7 +29,7 @@ from ..model.conversation import Conversation
 from . import media
 from .api_request import EMPTIED, SETTING_VALUES, fitted
 from .base import Kept
-from .bedrock import EXTRAS_KEY, MEDIA, REQUEST_KEYS
+from .bedrock_read import EXTRAS_KEY, MEDIA, REQUEST_KEYS
 from .reasoning_fields import FIELDS as REASONING_FIELDS
 from .reasoning_fields import field_reasoning, has_reasoning_blocks
 from .tool_specs import functions

@@ -27,7 +27,7 @@ from ..model.conversation import Conversation
 from . import media
 from .api_request import EMPTIED, SETTING_VALUES, STREAMING
 from .base import Kept
-from .ollama import EXTRAS_KEY, TAKEN
+from .ollama_read import EXTRAS_KEY, TAKEN
 from .reasoning_fields import FIELDS as REASONING_FIELDS
 from .reasoning_fields import field_reasoning, has_reasoning_blocks
 from .tool_specs import functions
