@@ -473,3 +473,26 @@ def test_request_writers_say_what_they_leave_out():
     [spec] = json.loads(out)["toolConfig"]["tools"]
     assert spec["toolSpec"]["name"] == "weather"
     assert "tool calls to tools the conversation does not declare" in err
+
+
+def test_gemini_cli_checkpoints_are_their_history(tmp_path):
+    name = "gemini_cli__documented_checkpoint_history.json"
+    checkpoint = load(name)
+    (conversation,) = conversations(name)
+    said = [p["text"] for c in checkpoint["history"] for p in c["parts"] if "text" in p]
+    assert [t for m in conversation.messages if m.type != "tool" for t in texts(m)] == said
+    call = checkpoint["history"][3]["parts"][1]["functionCall"]
+    ai, tool = conversation.messages[3:5]
+    assert [(c["id"], c["name"], c["args"]) for c in ai.tool_calls] == [
+        (call["id"], call["name"], call["args"])
+    ]
+    assert tool.tool_call_id == call["id"]
+    assert conversation.meta == {"authType": checkpoint["authType"]}
+    # the older form, a bare list of the contents, is the same conversation (it was read
+    # as OpenAI messages with no content)
+    legacy = tmp_path / "checkpoint-before-refactor.json"
+    legacy.write_text(json.dumps(checkpoint["history"]), encoding="utf-8")
+    code, out, err = run("convert", legacy)
+    assert (code, err) == (0, "")
+    expected = run("convert", FIXTURES / name)[1]
+    assert json.loads(out)["messages"] == json.loads(expected)["messages"]
