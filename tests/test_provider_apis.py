@@ -496,3 +496,19 @@ def test_gemini_cli_checkpoints_are_their_history(tmp_path):
     assert (code, err) == (0, "")
     expected = run("convert", FIXTURES / name)[1]
     assert json.loads(out)["messages"] == json.loads(expected)["messages"]
+
+
+def test_a_command_with_no_to_writes_a_provider_record_back_whole():
+    # head, redact... write the input's dialect: its other fields kept (--to writes the
+    # request only, and says what it leaves out)
+    name = "bedrock_converse__vercel_resp_reasoning_signature.json"
+    response = load(name)
+    code, out, err = run("head", "-n", "1", FIXTURES / name)
+    written = json.loads(out)
+    assert (code, err) == (0, "")
+    assert {k: written[k] for k in ("stopReason", "usage", "metrics")} == {
+        k: response[k] for k in ("stopReason", "usage", "metrics")
+    }
+    code, out, err = run("convert", FIXTURES / name, "--to", "bedrock-converse")
+    assert set(json.loads(out)) == {"messages"}
+    assert "conversation fields the API does not take (metrics, stopReason, usage)" in err

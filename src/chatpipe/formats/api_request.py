@@ -37,8 +37,10 @@ class RequestDialect(StreamDialect):
     # out to the run's report as it writes (so in one process)
     takes_settings = True
     settings_taken = ("model", "max_tokens")
-    # the faithful superset instead of the API's request (issue 48's --keep-extras)
-    keep_extras = False
+    # the faithful superset instead of the API's request (issue 48's --keep-extras): what
+    # the registry's own instance writes, the input's dialect written back by a command
+    # with no --to (head, redact...); --to configures a copy that writes the request only
+    keep_extras = True
     settings: ClassVar[dict[str, Any]] = {}
     report: Any = None
     count = 0

@@ -88,7 +88,10 @@ def read_message(value: Any) -> AnyMessage:
         blocks.append({"type": "reasoning", "reasoning": thinking})
     if content:
         blocks.append({"type": "text", "text": content})
-    blocks += [_image(i) for i in value.get("images") or ()]
+    images = value.get("images") or []
+    if not isinstance(images, list):
+        raise ValidationError("an Ollama message's images must be a list of base64 texts")
+    blocks += [_image(i) for i in images]
     fields: dict[str, Any] = {"role": value["role"], "content": blocks or ""}
     if len(blocks) == 1 and blocks[0]["type"] == "text":
         fields["content"] = content

@@ -46,6 +46,9 @@ class MsSwiftDialect(AlpacaDialect):
     def read_conversation(self, value: Any, location: Location) -> Conversation:
         if not is_swift_row(value):
             raise ValidationError('an ms-swift row needs "query" and "response"').located(location)
+        for field in ("response", "rejected_response", "system"):
+            if value.get(field) is not None and not isinstance(value[field], str):
+                raise ValidationError(f'"{field}" must be text').located(location)
         renamed = {_NAMES.get(k, k): v for k, v in value.items()}
         if "chosen" not in renamed and isinstance(renamed.get("rejected"), str):
             renamed["chosen"] = renamed.pop("output")
