@@ -173,16 +173,46 @@ def test_bedrock_stream_events_are_joined_in_either_form():
     assert texts(ai) == [said] and "p" not in ai.response_metadata
 
 
+def test_a_tool_the_service_ran_and_redacted_reasoning_are_the_answers_blocks():
+    name = "bedrock_converse__pydanticai_req_code_interpreter_system_tool.json"
+    request = load(name)
+    (conversation,) = conversations(name)
+    turn = request["messages"][1]["content"]
+    ai = conversation.messages[2]
+    [ran] = blocks(ai, "server_tool_call")
+    [result] = blocks(ai, "server_tool_result")
+    assert (ran["id"], ran["name"], ran["args"]) == (
+        turn[0]["toolUse"]["toolUseId"],
+        turn[0]["toolUse"]["name"],
+        turn[0]["toolUse"]["input"],
+    )
+    assert (result["tool_call_id"], result["output"]) == (
+        turn[1]["toolResult"]["toolUseId"],
+        turn[1]["toolResult"]["content"],
+    )
+    assert [c["id"] for c in ai.tool_calls] == [turn[2]["toolUse"]["toolUseId"]]
+    assert conversation.meta["toolConfig"]["tools"] == request["toolConfig"]["tools"][1:]
+
+    name = "bedrock_converse__pydanticai_resp_redacted_reasoning.json"
+    response = load(name)
+    [ai] = conversations(name)[0].messages
+    hidden = response["output"]["message"]["content"][0]["reasoningContent"]["redactedContent"]
+    assert blocks(ai, "redacted_thinking") == [{"type": "redacted_thinking", "data": hidden}]
+
+
 def test_a_bedrock_request_written_back_is_the_request():
     for name in (
         "bedrock_converse__pydanticai_req_reasoning_tool_use_tool_result.json",
         "bedrock_converse__pydanticai_req_two_pdf_documents.json",
+        "bedrock_converse__pydanticai_req_code_interpreter_system_tool.json",
+        "bedrock_converse__pydanticai_req_tool_results_then_images.json",
     ):
         request = load(name)
         code, out, err = run("convert", FIXTURES / name, "--to", "bedrock-converse")
         assert (code, err) == (0, "")
         written = json.loads(out)
         assert written["messages"] == request["messages"]
+        assert written.get("system") == (request.get("system") or None)
         assert written.get("toolConfig") == request.get("toolConfig")
 
 

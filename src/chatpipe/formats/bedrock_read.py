@@ -234,23 +234,28 @@ def read_block(block: Any) -> dict[str, Any]:
     return {"type": "non_standard", "value": block}
 
 
-def _blocks(content: list[Any]) -> tuple[list[dict[str, Any]], list[Any], list[Any], dict]:
+def _blocks(
+    content: list[Any], assistant: bool = False
+) -> tuple[list[dict[str, Any]], list[Any], list[Any], dict]:
     """(standard blocks, tool calls, tool results, what the message keeps beside them: a
-    cache point after its last block, a tool use's fields beyond a call's) of a turn."""
+    cache point after a tool call) of a turn. In an assistant's turn a tool the service
+    ran (``type: server_tool_use``) and its result are blocks of the answer."""
     blocks: list[dict[str, Any]] = []
     calls: list[Any] = []
     results: list[Any] = []
     extra: dict[str, Any] = {}
     for block in content:
-        if isinstance(block, dict) and isinstance(block.get("toolUse"), dict):
-            use = block["toolUse"]
+        use = block.get("toolUse") if isinstance(block, dict) else None
+        result = block.get("toolResult") if isinstance(block, dict) else None
+        if isinstance(use, dict) and use.get("type") == "server_tool_use":
+            blocks.append(_server_call(use))
+        elif isinstance(use, dict):
             calls.append(_call(use))
-            more = {k: v for k, v in use.items() if k not in ("name", "toolUseId", "input")}
-            if more:  # (a server tool's use: its type)
-                extra.setdefault("toolUse", []).append({"toolUseId": use.get("toolUseId"), **more})
             extra.pop("cachePoint", None)
-        elif isinstance(block, dict) and isinstance(block.get("toolResult"), dict):
-            results.append(block["toolResult"])
+        elif isinstance(result, dict) and assistant:
+            blocks.append(_server_result(result))
+        elif isinstance(result, dict):
+            results.append(result)
         elif isinstance(block, dict) and "cachePoint" in block:
             if blocks and not calls:
                 last = blocks[-1]
@@ -263,6 +268,26 @@ def _blocks(content: list[Any]) -> tuple[list[dict[str, Any]], list[Any], list[A
         else:
             blocks.append(read_block(block))
     return blocks, calls, results, extra
+
+
+def _server_call(use: dict[str, Any]) -> dict[str, Any]:
+    block = {"type": "server_tool_call", "id": use.get("toolUseId"), "name": use.get("name")}
+    block["args"] = use.get("input") if isinstance(use.get("input"), dict) else {}
+    rest = {k: v for k, v in use.items() if k not in ("toolUseId", "name", "input")}
+    if not isinstance(use.get("input"), dict):
+        rest["input"] = use.get("input")
+    return {**block, "extras": rest}
+
+
+def _server_result(result: dict[str, Any]) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        "type": "server_tool_result",
+        "tool_call_id": result.get("toolUseId"),
+        "status": "error" if result.get("status") == "error" else "success",
+        "output": result.get("content"),
+    }
+    rest = {k: v for k, v in result.items() if k not in ("toolUseId", "status", "content")}
+    return {**block, "extras": rest} if rest else block
 
 
 def _call(use: dict[str, Any]) -> dict[str, Any]:
@@ -309,7 +334,7 @@ def read_turn(value: Any) -> list[AnyMessage]:
         content = [{"text": content}]
     if not isinstance(content, list):
         raise ValidationError("a Bedrock message's content must be a list of blocks")
-    blocks, calls, results, kept = _blocks(content)
+    blocks, calls, results, kept = _blocks(content, value["role"] == "assistant")
     extra = {k: v for k, v in value.items() if k not in ("role", "content")}
     extra.update(kept)
     kwargs = {"additional_kwargs": {EXTRAS_KEY: extra}} if extra else {}

@@ -21,6 +21,7 @@ dialect's ``left``.
 from __future__ import annotations
 
 import base64
+import json
 import re
 from typing import Any
 
@@ -118,6 +119,8 @@ class _Turn:
             self._reasoned(block)
         elif kind in ("tool_use", "tool_call", "function_call"):
             pass  # (the message's tool calls, written from them)
+        elif kind in ("server_tool_call", "server_tool_result") and self.role == "assistant":
+            self.blocks.append(_server_block(block))
         else:
             found = media.of(block)
             if found is None:
@@ -203,6 +206,23 @@ class _Turn:
                     self.left.append(OTHER_BLOCKS)
         status = "error" if message.status == "error" else "success"
         return {"toolUseId": message.tool_call_id or "", "content": parts, "status": status}
+
+
+def _server_block(block: dict[str, Any]) -> dict[str, Any]:
+    """A tool the service ran, and its result, as the assistant's turn holds them."""
+    extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
+    if block["type"] == "server_tool_call":
+        use = {"toolUseId": block.get("id") or "", "name": block.get("name") or ""}
+        use["input"] = extras.get("input", block.get("args") or {})
+        return {"toolUse": {**use, "type": "server_tool_use"}}
+    output = block.get("output")
+    if not isinstance(output, list):
+        output = [{"text": output if isinstance(output, str) else json.dumps(output)}]
+    result = {"toolUseId": block.get("tool_call_id") or "", "content": output}
+    result["status"] = "error" if block.get("status") == "error" else "success"
+    if isinstance(extras.get("type"), str):
+        result["type"] = extras["type"]
+    return {"toolResult": result}
 
 
 def _items(content: Any) -> list[Any]:
@@ -362,7 +382,8 @@ def _tool_config(
 ) -> dict[str, Any]:
     config = meta.get("toolConfig") if isinstance(meta.get("toolConfig"), dict) else {}
     written = {k: v for k, v in config.items() if k == "toolChoice"}
-    tools = list(config.get("tools") or ())
+    kept = list(config.get("tools") or ())  # (system tools, a cache point: after the specs)
+    tools: list[Any] = []
     gemini = config.get("functionCallingConfig")  # (Gemini's toolConfig, of that name too)
     if isinstance(gemini, dict) and "toolChoice" not in written:
         names = gemini.get("allowedFunctionNames")
@@ -386,8 +407,11 @@ def _tool_config(
             spec["strict"] = item["strict"]
         tools.append({"toolSpec": spec})
         declared.add(spec["name"])
-    missing = [name for name in called if name not in declared]
-    if missing and not any(isinstance(t, dict) and "systemTool" in t for t in tools):
+    system = {
+        t["systemTool"].get("name") for t in kept if isinstance(t, dict) and "systemTool" in t
+    }
+    missing = [name for name in called if name not in declared and name not in system]
+    if missing:
         dialect.left(MADE_UP_TOOLS)
         empty = {"json": {"type": "object", "properties": {}}}
         tools += [{"toolSpec": {"name": name, "inputSchema": empty}} for name in missing]
@@ -396,6 +420,7 @@ def _tool_config(
         written["toolChoice"] = choice
     elif meta.get("tool_choice") is not None and choice is None:
         dialect.left(SETTING_VALUES)
+    tools += kept
     if not tools:
         return {}
     return {"tools": tools, **written}
