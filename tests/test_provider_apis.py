@@ -542,3 +542,25 @@ def test_a_command_with_no_to_writes_a_provider_record_back_whole():
     code, out, err = run("convert", FIXTURES / name, "--to", "bedrock-converse")
     assert set(json.loads(out)) == {"messages"}
     assert "conversation fields the API does not take (metrics, stopReason, usage)" in err
+
+
+def test_settings_of_other_providers_take_their_place_in_a_bedrock_request():
+    name = "anthropic_messages__pydanticai_req_thinking_text_tool_use_tool_result.json"
+    request = load(name)
+    code, out, err = run("convert", FIXTURES / name, "--to", "bedrock-converse")
+    written = json.loads(out)
+    assert code == 0 and "thinking" not in err
+    assert written["inferenceConfig"] == {"maxTokens": request["max_tokens"]}
+    assert written["additionalModelRequestFields"] == {"thinking": request["thinking"]}
+    assert [t["toolSpec"]["name"] for t in written["toolConfig"]["tools"]] == [
+        t["name"] for t in request["tools"]
+    ]
+    # the signed thinking goes back as Bedrock's reasoning, signature and all
+    thinking = next(b for m in request["messages"] for b in m["content"] if b["type"] == "thinking")
+    reasoning = next(
+        b["reasoningContent"]["reasoningText"]
+        for m in written["messages"]
+        for b in m["content"]
+        if "reasoningContent" in b
+    )
+    assert reasoning == {"text": thinking["thinking"], "signature": thinking["signature"]}

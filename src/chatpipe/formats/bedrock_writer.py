@@ -11,7 +11,8 @@ one role are merged (the API alternates them). Tool names and call ids are made 
 Bedrock's pattern, and the tools the turns call are declared (``toolConfig`` must be there
 when turns hold tool blocks). The conversation's settings that have a Converse form
 (``max_tokens``, ``temperature``, ``top_p``, ``stop`` and Gemini's ``generationConfig``) go
-into ``inferenceConfig``; OpenAI's ``tool_choice`` into ``toolChoice``.
+into ``inferenceConfig``; OpenAI's ``tool_choice`` into ``toolChoice``; Anthropic's
+``thinking`` into ``additionalModelRequestFields``, as Bedrock passes it on to Claude.
 
 What a message cannot hold is said by ``cannot_hold`` (the dialect's ``losses``), made by
 the same mapping the writer uses; what the writer meets as it writes it says through the
@@ -318,6 +319,12 @@ def write(dialect: Any, conversation: Conversation) -> dict[str, Any]:
         dialect.left(RENAMED)
     used = {"modelId", "messages", "system", "inferenceConfig", "toolConfig", "tools"}
     rest = {k: v for k, v in meta.items() if k not in used and k not in _SETTINGS}
+    thinking = rest.get("thinking")
+    if isinstance(thinking, dict) and not isinstance(
+        rest.get("additionalModelRequestFields"), dict
+    ):
+        # Anthropic's thinking setting, as Bedrock passes it on to Claude
+        rest["additionalModelRequestFields"] = {"thinking": rest.pop("thinking")}
     record.update(dialect.fields(rest, REQUEST_KEYS - used))
     return record
 
