@@ -564,3 +564,38 @@ def test_settings_of_other_providers_take_their_place_in_a_bedrock_request():
         if "reasoningContent" in b
     )
     assert reasoning == {"text": thinking["thinking"], "signature": thinking["signature"]}
+
+
+def test_an_ollama_generate_stream_is_its_answer(tmp_path):
+    # /api/generate's chunks, as Ollama's API documentation shows them
+    chunks = [
+        {
+            "model": "llama3.2",
+            "created_at": "2023-08-04T08:52:19.385406455-07:00",
+            "response": "The",
+            "done": False,
+        },
+        {
+            "model": "llama3.2",
+            "created_at": "2023-08-04T08:52:19.385406455-07:00",
+            "response": " sky",
+            "done": False,
+        },
+        {
+            "model": "llama3.2",
+            "created_at": "2023-08-04T19:22:45.499127Z",
+            "response": "",
+            "done": True,
+            "context": [1, 2, 3],
+            "total_duration": 10706818083,
+            "prompt_eval_count": 26,
+            "eval_count": 259,
+        },
+    ]
+    path = tmp_path / "generate.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in chunks), encoding="utf-8")
+    [conversation] = conversations(path)
+    [ai] = conversation.messages
+    assert (ai.type, ai.content) == ("ai", "The sky")
+    assert ai.usage_metadata["output_tokens"] == 259
+    assert conversation.meta["context"] == [1, 2, 3]

@@ -9,8 +9,10 @@ bytes), tool calls ``{function: {name, arguments}}`` with object arguments and n
 ``tool_name``). A response is ``{model, created_at, message, done, done_reason,
 total_duration, ..., prompt_eval_count, eval_count}``; a stream is such chunks, one a
 line, their ``message`` pieces joined until the one ``done`` (whose counters are the
-usage). A file of them, or of requests, is read in order: each request a conversation,
-each stream (or whole response) one, message records one.
+usage). ``/api/generate``'s responses and streams, whose chunks hold ``response`` text
+(and ``thinking``) instead of a message, are read as its answer. A file of them, or of
+requests, is read in order: each request a conversation, each stream (or whole
+response) one, message records one.
 """
 
 from __future__ import annotations
@@ -44,13 +46,26 @@ _COUNTERS = (
 
 
 def is_chunk(value: Any) -> bool:
-    """A response, or a chunk of a streamed one."""
+    """A response, or a chunk of a streamed one (``/api/chat``'s, with its message, or
+    ``/api/generate``'s, with its ``response`` text)."""
     return (
         isinstance(value, dict)
-        and isinstance(value.get("message"), dict)
+        and (isinstance(value.get("message"), dict) or isinstance(value.get("response"), str))
         and isinstance(value.get("done"), bool)
         and "created_at" in value
     )
+
+
+def as_chat(chunk: dict[str, Any]) -> dict[str, Any]:
+    """A ``/api/generate`` chunk as ``/api/chat``'s: its text (and thinking) the answer's;
+    its ``context`` (the tokens to go on from) kept with the response's fields."""
+    if isinstance(chunk.get("message"), dict):
+        return chunk
+    message = {"role": "assistant", "content": chunk["response"]}
+    if isinstance(chunk.get("thinking"), str):
+        message["thinking"] = chunk["thinking"]
+    rest = {k: v for k, v in chunk.items() if k not in ("response", "thinking")}
+    return {**rest, "message": message}
 
 
 def is_request(value: Any) -> bool:
@@ -127,6 +142,7 @@ def _call(call: Any) -> dict[str, Any]:
 
 def read_response(chunk: dict[str, Any], location: Location) -> Conversation:
     """A whole response (or a stream's chunks joined into one)."""
+    chunk = as_chat(chunk)
     try:
         message = read_message(chunk["message"])
     except ChatpipeError as exc:
@@ -168,6 +184,7 @@ class Stream:
         self.last: dict[str, Any] = {}
 
     def add(self, chunk: dict[str, Any]) -> None:
+        chunk = as_chat(chunk)
         piece = chunk["message"]
         held = self.message
         for key, value in piece.items():
