@@ -599,3 +599,39 @@ def test_an_ollama_generate_stream_is_its_answer(tmp_path):
     assert (ai.type, ai.content) == ("ai", "The sky")
     assert ai.usage_metadata["output_tokens"] == 259
     assert conversation.meta["context"] == [1, 2, 3]
+
+
+def test_cohere_v1_requests_responses_and_streams():
+    name = "cohere__documented_v1_request_response_stream.jsonl"
+    request, response = lines(name)
+    first, second = conversations(name)
+    history = request["chat_history"]
+    said = [request["preamble"], *(t["message"] for t in history if "message" in t)]
+    said.append(request["message"])
+    assert [m.content for m in first.messages if m.type != "tool"] == said
+    asked = history[3]["tool_calls"]
+    ai = first.messages[4]
+    assert [(c["name"], c["args"]) for c in ai.tool_calls] == [
+        (c["name"], c["parameters"]) for c in asked
+    ]
+    results = [m for m in first.messages if m.type == "tool"]
+    assert [m.tool_call_id for m in results] == [c["id"] for c in ai.tool_calls]
+    assert [json.loads(m.content) for m in results] == [
+        r["outputs"] for r in history[4]["tool_results"]
+    ]
+    # v1 tools are function tools every writer knows
+    tool = request["tools"][0]
+    declared = first.meta["tools"][0]["function"]
+    assert (
+        declared["parameters"]["properties"]["day"]["description"]
+        == (tool["parameter_definitions"]["day"]["description"])
+    )
+    answer = second.messages[-1]
+    assert answer.content == response["text"] and answer.id == response["generation_id"]
+    assert answer.response_metadata["citations"] == response["citations"]
+
+    name = "cohere__documented_v1_stream_events.jsonl"
+    events = lines(name)
+    [conversation] = conversations(name)
+    pieces = "".join(e["text"] for e in events if e["event_type"] == "text-generation")
+    assert conversation.messages[-1].content == pieces

@@ -1,5 +1,6 @@
 """Cohere's v2 chat API: responses and the events of a streamed one (its requests are
-OpenAI's shape, which the ``openai`` dialect reads, ``thinking`` parts as reasoning).
+OpenAI's shape, which the ``openai`` dialect reads, ``thinking`` parts as reasoning); and
+its v1 API's requests, responses and streams (cohere_v1.py).
 
 A response is ``{id, message: {role, content: [{type: text | thinking}], tool_plan,
 tool_calls, citations}, finish_reason, usage: {billed_units, tokens, cached_tokens}}``:
@@ -14,11 +15,13 @@ each ``message-start``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location
 from ..model import AIMessage
+from . import cohere_v1 as v1
 from .base import CERTAIN, CONVERSATIONS, LIKELY, STREAM, Conversation, Guess, Sample, StreamDialect
 from .openai import message_from_dict
 from .tool_links import link_tool_results
@@ -176,32 +179,51 @@ class _Stream:
 
 class CohereDialect(StreamDialect):
     name = "cohere"
-    description = "Cohere v2 chat responses {message, finish_reason, usage} and their stream events"
+    description = (
+        "Cohere chat responses {message, finish_reason, usage} and stream events (v2), "
+        "v1 requests, responses and streams {chat_history, message | text}"
+    )
     example = "cohere__vercel_resp_reasoning_thinking_part.json"
     holds_artifacts = False
 
     def score(self, sample: Sample) -> Guess | None:
         first = sample.first
-        if is_event(first):
+        if is_event(first) or v1.is_event(first):
             return Guess(CERTAIN, STREAM)
-        if is_response(first):
+        if self.is_conversation(first):
             return Guess(LIKELY, CONVERSATIONS)
         return None
 
     def is_stream_event(self, value: Any) -> bool:
-        return is_event(value)
+        return is_event(value) or v1.is_event(value)
 
     def is_conversation(self, value: Any) -> bool:
-        return is_response(value)
+        return is_response(value) or v1.is_response(value) or v1.is_request(value)
 
     def read_conversation(self, value: Any, location: Location) -> Conversation:
-        if not is_response(value):
-            raise DataError(
-                "not a Cohere chat response", location, hint="no message with a finish_reason"
-            )
-        return read_response(value, location)
+        if is_response(value):
+            return read_response(value, location)
+        if v1.is_response(value):
+            return v1.read_response(value, location)
+        if v1.is_request(value):
+            return v1.read_request(value, location)
+        raise DataError(
+            "not a Cohere chat response or v1 request",
+            location,
+            hint="no message with a finish_reason, no chat_history",
+        )
 
     def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
+        values = iter(values)
+        first = next(values, None)
+        if first is None:
+            return
+        if v1.is_event(first):
+            yield from v1.read_events(itertools.chain([first], values), location)
+            return
+        yield from self._read_v2(itertools.chain([first], values), location)
+
+    def _read_v2(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
         stream: _Stream | None = None
         for value in values:
             if is_response(value):
