@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, ValidationError
-from ..model import AnyMessage
+from ..model import AIMessage, AnyMessage
 from .api_request import RequestDialect
 from .base import (
     CERTAIN,
@@ -28,10 +28,90 @@ from .bedrock_read import (
     is_message,
     is_request,
     is_response,
-    read_request,
-    read_response,
     read_turn,
+    system_message,
 )
+
+
+def usage(value: Any) -> dict[str, Any] | None:
+    """langchain's usage from Converse's: input counts include the cache's reads and writes."""
+    if not isinstance(value, dict):
+        return None
+    counts = [value.get(k) or 0 for k in ("inputTokens", "outputTokens")]
+    read = value.get("cacheReadInputTokens") or 0
+    written = value.get("cacheWriteInputTokens") or 0
+    if not all(isinstance(n, int) for n in (*counts, read, written)):
+        return None
+    given, output = counts
+    total_in = given + read + written
+    found: dict[str, Any] = {
+        "input_tokens": total_in,
+        "output_tokens": output,
+        "total_tokens": total_in + output,
+    }
+    details = {k: v for k, v in (("cache_read", read), ("cache_creation", written)) if v}
+    if details:
+        found["input_token_details"] = details
+    return found
+
+
+def read_response(value: dict[str, Any], location: Location) -> Conversation:
+    """A Converse response: the answer, its stop reason, usage and metrics."""
+    try:
+        (message,) = read_turn(value["output"]["message"])
+    except ChatpipeError as exc:
+        raise exc.located(location.at_message(0)) from None
+    except ValueError:
+        raise DataError("a Bedrock response's message must be the assistant's", location) from None
+    metadata = {k: v for k, v in value.items() if k not in ("output", "usage")}
+    metadata["model_provider"] = "bedrock_converse"
+    message.response_metadata = metadata
+    if isinstance(message, AIMessage):
+        message.usage_metadata = usage(value.get("usage"))
+    meta = {k: v for k, v in value.items() if k != "output"}
+    return Conversation([message], meta, location)
+
+
+def tools_from_config(config: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    """(the tools as OpenAI function tools, the rest of ``toolConfig``)."""
+    tools = []
+    kept = []
+    for tool in config.get("tools") or ():
+        spec = tool.get("toolSpec") if isinstance(tool, dict) else None
+        if not isinstance(spec, dict):
+            kept.append(tool)
+            continue
+        function = {k: v for k, v in spec.items() if k != "inputSchema"}
+        schema = spec.get("inputSchema")
+        if isinstance(schema, dict) and "json" in schema:
+            function["parameters"] = schema["json"]
+        tools.append({"type": "function", "function": function})
+    rest = {k: v for k, v in config.items() if k != "tools"}
+    if kept:  # (a system tool or a cache point among the tools: kept where they stood)
+        rest["tools"] = kept
+    return tools, rest
+
+
+def read_request(value: dict[str, Any], location: Location) -> Conversation:
+    messages: list[AnyMessage] = []
+    system = system_message(value.get("system"))
+    if system is not None:
+        messages.append(system)
+    for index, item in enumerate(value.get("messages") or ()):
+        try:
+            messages.extend(read_turn(item))
+        except ChatpipeError as exc:
+            raise exc.located(location.at_message(index)) from None
+    meta = {k: (None if k == "messages" else v) for k, v in value.items() if k != "system"}
+    config = value.get("toolConfig")
+    if isinstance(config, dict):
+        tools, rest = tools_from_config(config)
+        del meta["toolConfig"]
+        if tools:
+            meta["tools"] = tools
+        if rest:
+            meta["toolConfig"] = rest
+    return Conversation(messages, meta, location, "messages")
 
 
 class BedrockConverseDialect(RequestDialect):
@@ -112,7 +192,7 @@ class BedrockConverseDialect(RequestDialect):
         return cannot_hold
 
     def tools_left_out(self, tools: Any) -> list[str]:
-        from .bedrock_writer import tools_left_out
+        from .bedrock_settings import tools_left_out
 
         return tools_left_out(tools)
 

@@ -1,5 +1,6 @@
-"""Amazon Bedrock's Converse API: requests, responses and ConverseStream events, and the
-message lists agents keep in its form (Strands Agents' sessions).
+"""Amazon Bedrock's Converse API read: its messages and blocks (bedrock.py reads whole
+requests and responses with them, bedrock_stream.py ConverseStream events), and the
+message lists agents keep in its form.
 
 A request is ``{modelId?, messages, system, inferenceConfig, toolConfig, ...}``; its
 messages are ``{role: user | assistant, content: [block, ...]}`` whose blocks are objects
@@ -26,11 +27,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..errors import ChatpipeError, DataError, Location, ValidationError
+from ..errors import ValidationError
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from ..model.tool_calls import invalid_tool_call, tool_call
 from .base import (
-    Conversation,
     _keys_hint,
 )
 from .openai import parse_arguments
@@ -365,87 +365,3 @@ def system_message(system: Any) -> SystemMessage | None:
     if kept:
         message.additional_kwargs[EXTRAS_KEY] = kept
     return message
-
-
-# -- requests and responses --------------------------------------------------------------
-
-
-def usage(value: Any) -> dict[str, Any] | None:
-    """langchain's usage from Converse's: input counts include the cache's reads and writes."""
-    if not isinstance(value, dict):
-        return None
-    counts = [value.get(k) or 0 for k in ("inputTokens", "outputTokens")]
-    read = value.get("cacheReadInputTokens") or 0
-    written = value.get("cacheWriteInputTokens") or 0
-    if not all(isinstance(n, int) for n in (*counts, read, written)):
-        return None
-    given, output = counts
-    total_in = given + read + written
-    found: dict[str, Any] = {
-        "input_tokens": total_in,
-        "output_tokens": output,
-        "total_tokens": total_in + output,
-    }
-    details = {k: v for k, v in (("cache_read", read), ("cache_creation", written)) if v}
-    if details:
-        found["input_token_details"] = details
-    return found
-
-
-def read_response(value: dict[str, Any], location: Location) -> Conversation:
-    """A Converse response: the answer, its stop reason, usage and metrics."""
-    try:
-        (message,) = read_turn(value["output"]["message"])
-    except ChatpipeError as exc:
-        raise exc.located(location.at_message(0)) from None
-    except ValueError:
-        raise DataError("a Bedrock response's message must be the assistant's", location) from None
-    metadata = {k: v for k, v in value.items() if k not in ("output", "usage")}
-    metadata["model_provider"] = "bedrock_converse"
-    message.response_metadata = metadata
-    if isinstance(message, AIMessage):
-        message.usage_metadata = usage(value.get("usage"))
-    meta = {k: v for k, v in value.items() if k != "output"}
-    return Conversation([message], meta, location)
-
-
-def tools_from_config(config: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
-    """(the tools as OpenAI function tools, the rest of ``toolConfig``)."""
-    tools = []
-    kept = []
-    for tool in config.get("tools") or ():
-        spec = tool.get("toolSpec") if isinstance(tool, dict) else None
-        if not isinstance(spec, dict):
-            kept.append(tool)
-            continue
-        function = {k: v for k, v in spec.items() if k != "inputSchema"}
-        schema = spec.get("inputSchema")
-        if isinstance(schema, dict) and "json" in schema:
-            function["parameters"] = schema["json"]
-        tools.append({"type": "function", "function": function})
-    rest = {k: v for k, v in config.items() if k != "tools"}
-    if kept:  # (a system tool or a cache point among the tools: kept where they stood)
-        rest["tools"] = kept
-    return tools, rest
-
-
-def read_request(value: dict[str, Any], location: Location) -> Conversation:
-    messages: list[AnyMessage] = []
-    system = system_message(value.get("system"))
-    if system is not None:
-        messages.append(system)
-    for index, item in enumerate(value.get("messages") or ()):
-        try:
-            messages.extend(read_turn(item))
-        except ChatpipeError as exc:
-            raise exc.located(location.at_message(index)) from None
-    meta = {k: (None if k == "messages" else v) for k, v in value.items() if k != "system"}
-    config = value.get("toolConfig")
-    if isinstance(config, dict):
-        tools, rest = tools_from_config(config)
-        del meta["toolConfig"]
-        if tools:
-            meta["tools"] = tools
-        if rest:
-            meta["toolConfig"] = rest
-    return Conversation(messages, meta, location, "messages")

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location
 from ..model import AnyMessage, Conversation
-from .bedrock_read import event_of, is_request, is_response, read_response, read_turn
+from .bedrock_read import event_of, is_request, is_response, read_turn
 
 # the fields AWS's frames add to every payload (padding)
 _PADDING = ("p",)
@@ -89,7 +89,7 @@ def read_records(
     def spelled() -> Iterator[Conversation]:
         nonlocal streamed, turns
         if streamed is not None:
-            yield read_response(streamed.response(), first or location)
+            yield dialect.read_conversation(streamed.response(), first or location)
             streamed = None
         if turns:
             yield Conversation(list(dialect.finish(turns)), {}, first or location)

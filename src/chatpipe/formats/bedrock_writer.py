@@ -7,12 +7,10 @@ reasoning (``reasoningContent``, with its signature; redacted reasoning as
 ``redactedContent``; a ``reasoning_content`` field of OpenAI-compatible servers too), images,
 documents, videos and audio given as bytes (or S3 locations) of the formats Bedrock names,
 tool calls as ``toolUse`` and tool results as ``toolResult`` blocks of a user turn; turns of
-one role are merged (the API alternates them). Tool names and call ids are made to fit
-Bedrock's pattern, and the tools the turns call are declared (``toolConfig`` must be there
-when turns hold tool blocks). The conversation's settings that have a Converse form
-(``max_tokens``, ``temperature``, ``top_p``, ``stop`` and Gemini's ``generationConfig``) go
-into ``inferenceConfig``; OpenAI's ``tool_choice`` into ``toolChoice``; Anthropic's
-``thinking`` into ``additionalModelRequestFields``, as Bedrock passes it on to Claude.
+one role are merged (the API alternates them); a tool the service ran, and its result,
+stand in the assistant's turn. The settings and tools are bedrock_settings.py's; Anthropic's
+``thinking`` setting goes into ``additionalModelRequestFields``, as Bedrock passes it on to
+Claude.
 
 What a message cannot hold is said by ``cannot_hold`` (the dialect's ``losses``), made by
 the same mapping the writer uses; what the writer meets as it writes it says through the
@@ -29,12 +27,12 @@ from typing import Any
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from ..model.conversation import Conversation
 from . import media
-from .api_request import EMPTIED, SETTING_VALUES, fitted
+from .api_request import EMPTIED
 from .base import Kept
 from .bedrock_read import EXTRAS_KEY, MEDIA, REQUEST_KEYS
+from .bedrock_settings import SETTINGS, Fit, inference, tool_config
 from .reasoning_fields import FIELDS as REASONING_FIELDS
 from .reasoning_fields import field_reasoning, has_reasoning_blocks
-from .tool_specs import functions
 
 # what a message cannot hold, in the words of the run's warning
 NAMES = "message names"
@@ -48,10 +46,6 @@ OTHER_FORMATS = "media of formats Bedrock does not take"
 OTHER_BLOCKS = "content blocks Bedrock has no form for"
 EXTRA_FIELDS = "message fields other formats keep (their readers' extras)"
 # said by the writer as it writes
-MADE_UP_TOOLS = Kept(
-    "tool calls to tools the conversation does not declare",
-    "declared with an empty schema (Bedrock needs toolConfig when turns hold tool blocks)",
-)
 RENAMED = Kept("tool names or call ids Bedrock's pattern refuses", "made to fit [a-zA-Z0-9_-]")
 _BOOKKEEPING = (EXTRAS_KEY, "__openai_role__", "refusal", *REASONING_FIELDS)
 _TEXT = ("text", "input_text", "output_text")
@@ -244,44 +238,10 @@ def cannot_hold(message: AnyMessage) -> list[str]:
 # -- a whole request ---------------------------------------------------------------------
 
 
-def tools_left_out(tools: Any) -> list[str]:
-    items = functions(tools)
-    return [_tool_name(i) for i in items or () if not isinstance(i, dict)]
-
-
-def _tool_name(item: tuple[str, Any]) -> str:
-    tool = item[1]
-    return str(tool.get("name") or tool.get("type") or ", ".join(tool))
-
-
-class _Fit:
-    """Tool names and call ids made to fit Bedrock's pattern, the same way for a call and
-    for its result."""
-
-    def __init__(self) -> None:
-        self.ids: dict[str, str] = {}
-        self.changed = False
-
-    def name(self, name: Any) -> str:
-        made = fitted(name)
-        self.changed |= made != name
-        return made
-
-    def ident(self, ident: Any) -> str:
-        key = str(ident or "")
-        if key not in self.ids:
-            made = fitted(key) if key and "\x00" not in key else f"tooluse_{len(self.ids) + 1}"
-            while made in self.ids.values():
-                made = f"{made[:60]}_{len(self.ids) + 1}"
-            self.changed |= made != key
-            self.ids[key] = made
-        return self.ids[key]
-
-
 def write(dialect: Any, conversation: Conversation) -> dict[str, Any]:
     system: list[dict[str, Any]] = []
     turns: list[dict[str, Any]] = []
-    fit = _Fit()
+    fit = Fit()
     called: dict[str, None] = {}
     for number, message in enumerate(conversation.messages):
         turn = _Turn(message, number)
@@ -309,16 +269,16 @@ def write(dialect: Any, conversation: Conversation) -> dict[str, Any]:
     if system:
         record["system"] = system
     meta = {k: v for k, v in conversation.meta.items() if k != conversation.messages_key}
-    inference = _inference(dialect, meta)
-    if inference:
-        record["inferenceConfig"] = inference
-    tools = _tool_config(dialect, meta, called, fit)
+    inference_config = inference(dialect, meta)
+    if inference_config:
+        record["inferenceConfig"] = inference_config
+    tools = tool_config(dialect, meta, called, fit)
     if tools:
         record["toolConfig"] = tools
     if fit.changed:
         dialect.left(RENAMED)
     used = {"modelId", "messages", "system", "inferenceConfig", "toolConfig", "tools"}
-    rest = {k: v for k, v in meta.items() if k not in used and k not in _SETTINGS}
+    rest = {k: v for k, v in meta.items() if k not in used and k not in SETTINGS}
     thinking = rest.get("thinking")
     if isinstance(thinking, dict) and not isinstance(
         rest.get("additionalModelRequestFields"), dict
@@ -327,120 +287,3 @@ def write(dialect: Any, conversation: Conversation) -> dict[str, Any]:
         rest["additionalModelRequestFields"] = {"thinking": rest.pop("thinking")}
     record.update(dialect.fields(rest, REQUEST_KEYS - used))
     return record
-
-
-# a conversation's settings of other providers, and their place in inferenceConfig
-_SETTINGS = {
-    "max_tokens": "maxTokens",
-    "max_completion_tokens": "maxTokens",
-    "max_output_tokens": "maxTokens",
-    "temperature": "temperature",
-    "top_p": "topP",
-    "stop": "stopSequences",
-    "stop_sequences": "stopSequences",
-    "generationConfig": None,
-    "tool_choice": None,
-}
-_GEMINI = {
-    "maxOutputTokens": "maxTokens",
-    "temperature": "temperature",
-    "topP": "topP",
-    "stopSequences": "stopSequences",
-}
-_RANGES = {"maxTokens": (1, None), "temperature": (0, 1), "topP": (0, 1)}
-
-
-def _inference(dialect: Any, meta: dict[str, Any]) -> dict[str, Any]:
-    given = meta.get("inferenceConfig")
-    found: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
-    asked = [(_SETTINGS[k], v) for k, v in meta.items() if _SETTINGS.get(k) and v is not None]
-    config = meta.get("generationConfig")
-    if isinstance(config, dict):
-        asked += [(_GEMINI[k], v) for k, v in config.items() if k in _GEMINI]
-        if config.keys() - _GEMINI.keys():
-            dialect.left(SETTING_VALUES)
-    if dialect.settings.get("max_tokens"):
-        asked.append(("maxTokens", dialect.settings["max_tokens"]))
-    for key, value in asked:
-        if key == "stopSequences" and isinstance(value, str):
-            value = [value]
-        if _fits(key, value):
-            found[key] = value
-        else:
-            dialect.left(SETTING_VALUES)
-    return found
-
-
-def _fits(key: str, value: Any) -> bool:
-    if key == "stopSequences":
-        return isinstance(value, list) and all(isinstance(v, str) for v in value)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    low, high = _RANGES[key]
-    return (
-        value >= low
-        and (high is None or value <= high)
-        and (key != "maxTokens" or isinstance(value, int))
-    )
-
-
-def _tool_config(
-    dialect: Any, meta: dict[str, Any], called: dict[str, None], fit: _Fit
-) -> dict[str, Any]:
-    config = meta.get("toolConfig") if isinstance(meta.get("toolConfig"), dict) else {}
-    written = {k: v for k, v in config.items() if k == "toolChoice"}
-    kept = list(config.get("tools") or ())  # (system tools, a cache point: after the specs)
-    tools: list[Any] = []
-    gemini = config.get("functionCallingConfig")  # (Gemini's toolConfig, of that name too)
-    if isinstance(gemini, dict) and "toolChoice" not in written:
-        names = gemini.get("allowedFunctionNames")
-        one = isinstance(names, list) and len(names) == 1
-        mode = {"AUTO": "auto", "ANY": "required"}.get(str(gemini.get("mode")).upper())
-        found = _choice({"name": names[0]} if one and mode else mode, fit)
-        if found is not None:
-            written["toolChoice"] = found
-    if config.keys() - {"toolChoice", "tools"} - ({"functionCallingConfig"} if written else set()):
-        dialect.left(SETTING_VALUES)
-    declared: set[str] = set()
-    for item in functions(meta.get("tools")) or ():
-        if not isinstance(item, dict):
-            continue  # (another provider's built-in tool: said by tools_left_out)
-        spec: dict[str, Any] = {"name": fit.name(item.get("name"))}
-        if isinstance(item.get("description"), str) and item["description"]:
-            spec["description"] = item["description"]
-        schema = item.get("parameters") if isinstance(item.get("parameters"), dict) else None
-        spec["inputSchema"] = {"json": schema or {"type": "object", "properties": {}}}
-        if isinstance(item.get("strict"), bool):
-            spec["strict"] = item["strict"]
-        tools.append({"toolSpec": spec})
-        declared.add(spec["name"])
-    system = {
-        t["systemTool"].get("name") for t in kept if isinstance(t, dict) and "systemTool" in t
-    }
-    missing = [name for name in called if name not in declared and name not in system]
-    if missing:
-        dialect.left(MADE_UP_TOOLS)
-        empty = {"json": {"type": "object", "properties": {}}}
-        tools += [{"toolSpec": {"name": name, "inputSchema": empty}} for name in missing]
-    choice = _choice(meta.get("tool_choice"), fit)
-    if choice is not None and "toolChoice" not in written:
-        written["toolChoice"] = choice
-    elif meta.get("tool_choice") is not None and choice is None:
-        dialect.left(SETTING_VALUES)
-    tools += kept
-    if not tools:
-        return {}
-    return {"tools": tools, **written}
-
-
-def _choice(choice: Any, fit: _Fit) -> dict[str, Any] | None:
-    """OpenAI's (or Anthropic's) tool choice as Bedrock's ``toolChoice``."""
-    if choice == "auto" or (isinstance(choice, dict) and choice.get("type") == "auto"):
-        return {"auto": {}}
-    if choice in ("required", "any") or (isinstance(choice, dict) and choice.get("type") == "any"):
-        return {"any": {}}
-    if isinstance(choice, dict):
-        function = choice.get("function") if isinstance(choice.get("function"), dict) else choice
-        if isinstance(function.get("name"), str):
-            return {"tool": {"name": fit.name(function["name"])}}
-    return None
