@@ -81,12 +81,14 @@ def test_cline_history_keeps_its_calls_its_image_and_its_own_fields():
 
 
 def test_a_malformed_image_is_located_and_skipping_skips_its_conversation(tmp_path):
+    # no media_type, and bytes that are no image's: nothing tells what the image is (a
+    # PNG's or JPEG's bytes would: tests/test_provider_apis.py)
     bad = [
         {"role": "user", "content": [{"type": "text", "text": "look"}]},
         {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
         {
             "role": "user",
-            "content": [{"type": "image", "source": {"type": "base64", "data": "iVBORw0KGgo="}}],
+            "content": [{"type": "image", "source": {"type": "base64", "data": "AAAAAAAAAAA="}}],
         },
     ]
     good = [

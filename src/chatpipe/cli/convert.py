@@ -18,7 +18,8 @@ def convert(
     as_json: AsJson = False,
     model: opt(
         "--model",
-        "--to openai-batch, anthropic-batch: the model every request asks for.",
+        "--to openai-batch, anthropic-batch, bedrock-converse (modelId), ollama: the model "
+        "every request asks for.",
         str | None,
         "MODEL",
     ) = None,
@@ -30,7 +31,8 @@ def convert(
     ) = None,
     max_tokens: opt(
         "--max-tokens",
-        "--to anthropic-batch (needed), openai-batch: each request's max_tokens.",
+        "--to anthropic-batch (needed), openai-batch, bedrock-converse, ollama: each "
+        "request's max_tokens.",
         int | None,
         "N",
         min=1,

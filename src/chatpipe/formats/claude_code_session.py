@@ -82,6 +82,7 @@ class _Session:
         self.titles: dict[str, str] = {}
         self.pull_requests: list[dict[str, Any]] = []
         self.progress: dict[str, dict[str, Any]] = {}  # agent id -> tool id and lines
+        self.last: dict[str, str] = {}  # the last tree line of each chain (main: "")
         self.count = 0
 
     def add(self, value: Any, location: Location) -> None:
@@ -113,6 +114,10 @@ class _Session:
         parent = value.get("parentUuid")
         if parent is None and isinstance(value.get("logicalParentUuid"), str):
             parent = value["logicalParentUuid"]  # a compaction: the chain goes on
+        chain = str(value.get("agentId")) if value.get("isSidechain") else ""
+        if "parentUuid" not in value and "logicalParentUuid" not in value:
+            parent = self.last.get(chain)  # (sessions that link no line: in file order)
+        self.last[chain] = value["uuid"]
         if kind in ("user", "assistant"):
             _check_message(value, location)
         keep: dict[str, Any] | None = value

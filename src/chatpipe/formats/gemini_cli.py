@@ -6,7 +6,9 @@ messages}``; the newer JSONL form, a header line with those fields, then message
 the messages so far) and ``{"$rewindTo": id}`` lines that drop that message and the ones
 after it. A message written again under the same id replaces the first (the last write
 wins) where the first stood. And ``logs.json``, the prompts typed, ``{sessionId,
-messageId, type, message, timestamp}``: one conversation per session id.
+messageId, type, message, timestamp}``: one conversation per session id; and the
+checkpoints ``/chat save`` writes (``checkpoint-<tag>.json``): ``{history, authType}``,
+the Gemini contents the session sent, or (older ones) a bare list of them.
 
 ``gemini`` messages are AI messages: ``thoughts`` are reasoning blocks before the text,
 ``tokens`` the usage, ``model`` the model; each of ``toolCalls`` is a tool call followed by
@@ -29,6 +31,7 @@ from .exports import ReadOptions
 from .gemini import _block as part_block
 from .gemini import _content as blocks_content
 from .gemini import _usage as gemini_usage
+from .gemini import messages_from_contents
 
 _MESSAGE_TYPES = frozenset(("user", "gemini", "info", "warning", "error"))
 _NOTES = frozenset(("info", "warning", "error"))
@@ -56,9 +59,31 @@ def _is_log_entry(value: dict[str, Any]) -> bool:
     )
 
 
+def _is_content(value: Any) -> bool:
+    """A Gemini ``Content`` alone: a legacy checkpoint's item (a bare list of them)."""
+    return (
+        isinstance(value, dict)
+        and value.get("role") in ("user", "model")
+        and isinstance(value.get("parts"), list)
+        and set(value) <= {"role", "parts"}
+    )
+
+
+def _is_checkpoint(value: dict[str, Any]) -> bool:
+    """A ``/chat save`` checkpoint: ``{history: [Content], authType}``."""
+    history = value.get("history")
+    return (
+        isinstance(history, list)
+        and all(_is_content(c) for c in history)
+        and set(value) <= {"history", "authType"}
+    )
+
+
 def is_gemini_cli_record(value: Any) -> bool:
     if not isinstance(value, dict):
         return False
+    if _is_content(value) or _is_checkpoint(value):
+        return True
     if "$set" in value or "$rewindTo" in value:
         return len(value) == 1 and (
             isinstance(value.get("$set"), dict) or isinstance(value.get("$rewindTo"), str)
@@ -87,6 +112,7 @@ class GeminiCliDialect(SessionDialect):
         options = options if isinstance(options, ReadOptions) else ReadOptions()
         session: _Session | None = None
         logs: dict[str, _Session] = {}
+        saved: list[tuple[Any, Location]] = []  # a legacy checkpoint's contents
         for record in records:
             try:
                 if isinstance(record, BadRecord):
@@ -97,6 +123,12 @@ class GeminiCliDialect(SessionDialect):
                         "not a Gemini CLI chat record",
                         hint="a session's fields, a message, a $set or $rewindTo line",
                     )
+                if _is_checkpoint(value) or _is_content(value):
+                    if _is_content(value):
+                        saved.append((value, record.location))
+                    else:
+                        yield _checkpoint(value["history"], value, record.location)
+                    continue
                 if _is_log_entry(value) and not _is_message(value):
                     _log_entry(logs, value, record.location)
                     continue
@@ -115,6 +147,18 @@ class GeminiCliDialect(SessionDialect):
             yield from session.conversations(options)
         for log in logs.values():
             yield from log.conversations(options)
+        if saved:
+            yield _checkpoint([c for c, _ in saved], {}, saved[0][1])
+
+
+def _checkpoint(history: list[Any], value: dict[str, Any], at: Location) -> Conversation:
+    """A checkpoint's history: the model's contents as the session sent them."""
+    try:
+        messages = messages_from_contents(history)
+    except ChatpipeError as exc:
+        raise exc.located(at) from None
+    meta = {k: v for k, v in value.items() if k != "history"}
+    return Conversation(messages, meta, at)
 
 
 def _log_entry(logs: dict[str, _Session], value: dict[str, Any], at: Location) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
 from ..model.media import MEDIA_KINDS
+from ..model.reasoning import field_reasoning, has_reasoning_blocks
 from .artifacts import segments
 from .commands import Shown, message_markup
 from .facts import (
@@ -175,6 +176,9 @@ def message_markdown(message: AnyMessage, images: Images = None) -> str:
         parts = [_text(content, ai)]
     else:
         parts = [_block(b, names, ai, images) for b in content if not _call_block(b, calls)]
+    reasoning = field_reasoning(message)  # (DeepSeek's reasoning_content...: quoted first)
+    if reasoning and not has_reasoning_blocks(message):
+        parts.insert(0, _quote(reasoning))
     for name, detail, _ in attached:
         parts.append(f"*[attached: {name}{f' ({detail})' if detail else ''}]*")
     if isinstance(message, AIMessage):
