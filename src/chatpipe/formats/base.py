@@ -90,8 +90,9 @@ class Dialect:
     # the dialect whose loss checks its records' messages take (a batch's requests)
     checked_as: str | None = None
     # its writer takes settings of its own (``configured``: a batch's --model) and numbers
-    # what it writes in order, so it writes in one process
+    # what it writes in order, so it writes in one process; which settings it takes
     takes_settings = False
+    settings_taken: tuple[str, ...] = ()
 
     # -- its row in docs/formats.md ---------------------------------------------------
     # a fixture of it (its file name in fixtures/), the example its row shows

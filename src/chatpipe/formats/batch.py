@@ -59,6 +59,10 @@ class BatchDialect(Dialect):
         """REQUESTS or RESULTS: which file a record of this dialect belongs to."""
         raise NotImplementedError
 
+    @property
+    def settings_taken(self) -> tuple[str, ...]:  # type: ignore[override]
+        return (*self.required, *self.optional, *_COMMON)
+
     def configured(self, **settings: Any) -> BatchDialect:
         """This dialect set to write requests for a model (a copy, numbering from 1)."""
         unknown = [k for k in settings if k not in (*self.required, *self.optional, *_COMMON)]

@@ -41,8 +41,11 @@ class ToDialect(Target):
         self.dialect = None if to is None else writing_dialect(to)
         if settings and (self.dialect is None or not self.dialect.takes_settings):
             flags = ", ".join("--" + k.replace("_", "-") for k in settings)
-            takers = [d.name for d in map(get_dialect, writable()) if d.takes_settings]
-            raise UsageError(f"{flags}: only --to {' and '.join(takers)} take it")
+            takers = [
+                d.name for d in map(get_dialect, writable()) if set(settings) <= {*d.settings_taken}
+            ]
+            named = " and ".join([", ".join(takers[:-1]), takers[-1]] if takers[1:] else takers)
+            raise UsageError(f"{flags}: only --to {named} take{'s' * (len(takers) == 1)} it")
         if self.dialect is not None and (settings or self.dialect.takes_settings):
             # what a writer asks for (a batch's --model...): a dialect of the run's own,
             # which numbers what it writes in order, so in one process
