@@ -32,7 +32,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, ValidationError, kind_of
 from ..model import AIMessage, AnyMessage, Conversation, HumanMessage, SystemMessage, ToolMessage
-from .base import CONVERSATIONS, LIKELY, STREAM, Guess, Sample, SessionDialect
+from .base import CONVERSATIONS, LIKELY, STREAM, Guess, Sample, SessionDialect, holds_messages
 from .openai import parse_arguments
 
 _LLM = frozenset(
@@ -78,12 +78,17 @@ def _is_holder(value: Any) -> bool:
     """A record holding messages: ``{messages}``, a recorded call, or saved state."""
     if not isinstance(value, dict):
         return False
-    messages = value.get("messages")
-    if isinstance(messages, list) and messages and is_autogen_message(messages[0]):
+    own = holds_messages(value, is_autogen_message)
+    if own is not None:  # (another dialect's messages, its conversation's fields beside them)
+        return own
+    # saved state, with what holds its messages (the state's fields alone, kept beside
+    # another dialect's messages as chatpipe writes them, hold none)
+    holders = ("llm_messages", "message_thread", "agent_states", "agent_state")
+    if value.get("type") in _STATES and any(k in value for k in holders):
         return True
-    if value.get("type") in _STATES or isinstance(value.get("message_thread"), list):
-        return True
-    return isinstance(value.get("llm_messages"), list)
+    return isinstance(value.get("message_thread"), list) or isinstance(
+        value.get("llm_messages"), list
+    )
 
 
 class AutoGenDialect(SessionDialect):

@@ -26,6 +26,7 @@ from .evidence import (  # (what a dialect's score answers with, named here for 
     VARIANT,  # noqa: F401
     Guess,
     Sample,
+    holds_messages,  # noqa: F401
 )
 
 if TYPE_CHECKING:

@@ -45,6 +45,18 @@ class Sample:
         return found
 
 
+def holds_messages(value: Any, own: Any) -> bool | None:
+    """Whether a record's ``messages`` list holds messages ``own`` says are a dialect's;
+    None when the record holds no such list. chatpipe writes a conversation's other fields
+    beside its messages, so a record whose messages are another dialect's is that
+    dialect's conversation, whatever other keys it carries (a Responses object's, an
+    Ollama request's, a batch line's): the messages are the evidence."""
+    messages = value.get("messages") if isinstance(value, dict) else None
+    if not isinstance(messages, list) or not messages:
+        return None
+    return all(isinstance(m, dict) and own(m) for m in messages[:20])
+
+
 class Guess(NamedTuple):
     """A dialect's answer to a sample: how sure it is, and the shape it reads it as."""
 

@@ -21,6 +21,7 @@ from .base import (
     Guess,
     Sample,
     _keys_hint,
+    holds_messages,
 )
 from .ollama_read import (
     EXTRAS_KEY,
@@ -82,6 +83,8 @@ class OllamaDialect(RequestDialect):
         if not isinstance(first, dict):
             return None
         shape = CONVERSATIONS if is_request(first) else MESSAGES
+        if holds_messages(first, lambda m: isinstance(m.get("role"), str)) is False:
+            return None  # (another dialect's messages, its conversation's fields beside them)
         messages = _messages(sample)
         own_keys = shape == CONVERSATIONS and any(k in first for k in REQUEST_KEYS)
         if own_keys or any(_own_images(m) for m in messages):

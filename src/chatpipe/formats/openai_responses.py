@@ -93,12 +93,12 @@ _REQUEST_KEYS = frozenset(
 
 
 def is_responses_response(value: Any) -> bool:
-    return isinstance(value, dict) and (
+    """A response: its ``output`` items (a record that kept a response's other fields
+    beside another dialect's messages, as chatpipe writes them, holds no output)."""
+    output = value.get("output") if isinstance(value, dict) else None
+    return isinstance(output, list) and (
         value.get("object") == "response"
-        or (
-            isinstance(value.get("output"), list)
-            and all(isinstance(i, dict) and "type" in i for i in value["output"])
-        )
+        or all(isinstance(i, dict) and "type" in i for i in output)
     )
 
 
@@ -184,6 +184,8 @@ class ResponsesDialect(Dialect):
 
     def score(self, sample: Sample) -> Guess | None:
         first = sample.first
+        if isinstance(first, dict) and isinstance(first.get("messages"), list):
+            return None  # (a conversation of another dialect that kept a response's fields)
         if is_responses_response(first) or is_item_list(first):
             return Guess(LIKELY, CONVERSATIONS)
         if is_responses_request(first):
