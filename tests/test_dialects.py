@@ -346,7 +346,10 @@ def _written_and_read_back() -> dict[str, list[tuple[str, set[str]]]]:
                 continue
             conversations = list(read([str(FIXTURES / name)], errors=ErrorLog("skip")))
             for to in targets:
-                out.write_bytes(b"\n".join(write(conversations, to)) + b"\n")
+                try:
+                    out.write_bytes(b"\n".join(write(conversations, to)) + b"\n")
+                except ChatpipeError:  # (what it cannot hold, refused: nothing to read back)
+                    continue
                 reading = Reading()
                 try:
                     for _ in read([str(out)], reading=reading):
