@@ -353,7 +353,10 @@ def test_responses_batches_are_read_and_written():
             ["--to", "anthropic-batch", "--model", "m", "--max-tokens", "9", "--endpoint", "chat"],
             "--to anthropic-batch takes no --endpoint",
         ),
-        (["--to", "openai", "--model", "m"], "--model: only --to bedrock-converse, ollama, openai-batch and"),
+        (
+            ["--to", "openai", "--model", "m"],
+            "--model: only --to bedrock-converse, ollama, openai-batch and",
+        ),
     ],
 )
 def test_batch_options_are_checked_before_any_work(args, said):

@@ -19,6 +19,7 @@ from ..model import AnyMessage, Conversation
 from .evidence import (  # (what a dialect's score answers with, named here for its modules)
     CERTAIN,
     CONVERSATIONS,
+    EMPTY,
     GENERIC,  # noqa: F401
     LIKELY,
     MESSAGES,
@@ -115,7 +116,8 @@ class Dialect:
         if self.is_message(value):
             return Guess(self.evidence, MESSAGES)
         if self.is_conversation(value):
-            return Guess(self.evidence, CONVERSATIONS)
+            listed = value.get(self.list_key) if isinstance(value, dict) else None
+            return Guess(EMPTY if listed == [] else self.evidence, CONVERSATIONS)
         return None
 
     def is_message(self, value: Any) -> bool:

@@ -19,6 +19,7 @@ CERTAIN = 1.0  # a marker only this format has (a stream event's type, an export
 LIKELY = 0.8  # keys or shapes of its own, which other formats rarely have
 VARIANT = 0.65  # a shared shape with keys of its own in it (Mellea's fields in OpenAI messages)
 GENERIC = 0.5  # a shape several formats share ({role, content} messages)
+EMPTY = 0.3  # a conversation record with no messages: every dialect's shape, and none's
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from ..formats.detect import (
     detect,
     is_message_list,
     refusal,
+    telling,
 )
 from ..formats.exports import ReadOptions
 from ..formats.registry import readable, reading_dialect
@@ -364,7 +365,9 @@ def open_records(
         at = (place.line, place.col)
         first = next((r for r in good if (r.location.line, r.location.col) == at), good[0])
         return dialect, shape, first, Records(window, records)
-    first = next((r for r in good if forced or _known(r.value)), good[0])
+    first = next((r for r in good if forced or telling(r.value)), None) or next(
+        (r for r in good if _known(r.value)), good[0]
+    )
     more = [r.value for r in good if r is not first]
     framed = source.container == "sse" or source.document is not None
     try:
