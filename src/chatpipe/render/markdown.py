@@ -37,6 +37,13 @@ _ALT = re.compile(r"[\[\]\n]")  # what would end an image's alt text
 _MEDIA = ("audio", "video", "file", "text-plain", "input_audio", "document")
 
 
+def one_line(text: Any) -> str:
+    """A title, a name or an id as one line of a heading or a list item: its line breaks
+    (and every other run of white space) one space, so that the data cannot add headings,
+    rules or items of its own to the document."""
+    return " ".join(str(text).split())
+
+
 def _fence(text: str, language: str = "") -> str:
     ticks = "```"
     while ticks in text:
@@ -61,7 +68,8 @@ def _text(text: str, ai: bool) -> str:
             parts.append(_quote(f"*Reasoning:* {segment.text}"))
         else:
             ident = segment.attributes.get("identifier")
-            head = f"**{segment.title}**" + (f" (artifact `{ident}`)" if ident else "")
+            head = f"**{one_line(segment.title)}**"
+            head += f" (artifact `{one_line(ident)}`)" if ident else ""
             parts.append(f"{head}\n\n{_fence(segment.text, segment.language)}")
     return "\n\n".join(p for p in parts if p)
 
@@ -134,11 +142,11 @@ def message_markdown(message: AnyMessage, images: Images = None) -> str:
     """One turn as Markdown; ``images(pointer)``: where an image its conversation's zip
     holds is linked (a data URL, a file beside a note), or None."""
     label = LABELS.get(message.type) or getattr(message, "role", message.type)
-    heading = f"### {label}"
+    heading = f"### {one_line(label)}"
     if message.name:
-        heading += f" ({message.name})"
+        heading += f" ({one_line(message.name)})"
     if isinstance(message, ToolMessage):
-        heading += f" — result of `{message.tool_call_id}`"
+        heading += f" — result of `{one_line(message.tool_call_id)}`"
     attached = list(attachments(message))
     names = {ident: name for name, _, ident in attached if ident}
     ai = isinstance(message, AIMessage)
@@ -202,10 +210,10 @@ def conversation_markdown_parts(
     if images is None and conversation.files is not None:
         images = conversation.files.data_url
     title, conversation = titled(conversation, index)
-    yield f"# {title}"
+    yield f"# {one_line(title)}"
     details = conversation_facts(conversation) if facts else {}
     if details:
-        yield "\n\n" + "\n".join(f"- {key}: {value}" for key, value in details.items())
+        yield "\n\n" + "\n".join(f"- {key}: {one_line(value)}" for key, value in details.items())
     for message in conversation.messages:
         yield "\n\n" + message_markdown(message, images)
     yield "\n"
