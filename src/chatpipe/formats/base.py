@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, ValidationError, kind_of
 from ..model import AnyMessage, Conversation
+from .shapes import check_message
 
 
 class Dialect:
@@ -204,7 +205,7 @@ def _shape_error(dialect: Dialect, exc: Exception, location: Location) -> DataEr
 def turn_of(dialect: Dialect, value: Any, location: Location) -> list[AnyMessage]:
     """The messages one message record gives (``Dialect.read_turn``), as ``message_of``."""
     try:
-        return dialect.read_turn(value)
+        return [check_message(message) for message in dialect.read_turn(value)]
     except ChatpipeError as exc:
         raise exc.located(location) from None
     except _SHAPE_ERRORS as exc:
@@ -214,7 +215,7 @@ def turn_of(dialect: Dialect, value: Any, location: Location) -> list[AnyMessage
 def message_of(dialect: Dialect, value: Any, location: Location) -> AnyMessage:
     """One message record read by a dialect; every failure a DataError at its place."""
     try:
-        return dialect.read_message(value)
+        return check_message(dialect.read_message(value))
     except ChatpipeError as exc:
         raise exc.located(location) from None
     except _SHAPE_ERRORS as exc:

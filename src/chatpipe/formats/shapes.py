@@ -1,0 +1,129 @@
+"""What every reader's messages and conversation fields are, checked once, at reading.
+
+The model takes what langchain-core takes (a block is any object), but the code past the
+readers (the writers, counters, templates, redact and dedupe) assumes more of what a file
+gives: a block's ``type`` is a string, a text block's ``text`` is text, a tool list holds
+objects whose ``type`` is a string. A value of another kind there is bad input, said at
+its record (``FILE:LINE``, and the message), never a crash further on (issue #51). Every
+way of reading goes through here: a message record (``base.message_of``/``turn_of``), a
+conversation record and a stream's conversations (pipeline/reading.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from ..errors import ChatpipeError, Location, ValidationError, kind_of
+from ..model import AnyMessage, BaseMessage, Conversation
+
+_BLOCK_HINT = (
+    'a block names its kind with a string ("text", "image", ...) and holds its text as one'
+)
+# blocks whose named field holds a string when present
+_TEXT_FIELDS = {"text": "text", "reasoning": "reasoning", "thinking": "thinking"}
+
+
+def block_problem(block: dict[str, Any]) -> str | None:
+    """What is wrong with a content block's shape, in words; None when nothing is."""
+    kind = block.get("type")
+    if kind is None:
+        return None
+    if type(kind) is not str:
+        return f"a content block's type must be a string, got {kind_of(kind)}"
+    field = _TEXT_FIELDS.get(kind)
+    if field is not None and field in block and type(block[field]) is not str:
+        return f"a {kind} block's {field!r} must be a string, got {kind_of(block[field])}"
+    return None
+
+
+def message_problem(message: Any) -> str | None:
+    """What is wrong with a read message's shape; None when nothing is (or for a fast
+    path's plain dict, whose reader made it of checked values)."""
+    if not isinstance(message, BaseMessage):
+        return None
+    content = message.content
+    if type(content) is str:
+        return None
+    for index, block in enumerate(content):
+        if type(block) is dict:
+            problem = block_problem(block)
+            if problem is not None:
+                return f"content[{index}]: {problem}"
+    return None
+
+
+def check_message(message: AnyMessage) -> AnyMessage:
+    """The message, or a ValidationError (placed by the caller) saying what is wrong."""
+    problem = message_problem(message)
+    if problem is not None:
+        raise ValidationError(problem, hint=_BLOCK_HINT)
+    return message
+
+
+def meta_problem(meta: dict[str, Any]) -> str | None:
+    """What is wrong with a conversation's fields where the code reads them: a ``tools``
+    list holds objects, each of a string ``type`` where it names one."""
+    tools = meta.get("tools")
+    if type(tools) is not list:
+        return None
+    for index, tool in enumerate(tools):
+        if not isinstance(tool, dict):
+            return f"tools[{index}] must be an object, got {kind_of(tool)}"
+        kind = tool.get("type")
+        if kind is not None and type(kind) is not str:
+            return f"tools[{index}]'s type must be a string, got {kind_of(kind)}"
+    return None
+
+
+def checked(
+    conversation: Conversation, handle: Callable[[ChatpipeError], None] | None = None
+) -> Conversation:
+    """A read conversation whose fields and messages are of the shapes assumed past
+    reading; a ValidationError at its place (the message's line where the reader knows
+    it) when one is not. A list of messages is checked now; messages read as they come
+    (a session log) are checked as they pass, a bad one given to ``handle`` (which raises,
+    or counts it and the message is left out) as a bad line of a log is."""
+    where = conversation.location
+    problem = meta_problem(conversation.meta)
+    if problem is not None:
+        raise ValidationError(problem, where, 'a tool is an object naming its kind ("function")')
+    messages = conversation.messages
+    if isinstance(messages, list):
+        for index, message in enumerate(messages):
+            _check_at(message, index, conversation)
+        return conversation
+    checked_conversation = conversation.with_messages(_passing(messages, conversation, handle))
+    checked_conversation.places = conversation.places
+    return checked_conversation
+
+
+def _check_at(message: AnyMessage, index: int, conversation: Conversation) -> None:
+    try:
+        check_message(message)
+    except ChatpipeError as exc:
+        raise exc.located(_place(conversation, index)) from None
+
+
+def _passing(
+    messages: Iterable[AnyMessage],
+    conversation: Conversation,
+    handle: Callable[[ChatpipeError], None] | None,
+) -> Iterator[AnyMessage]:
+    for index, message in enumerate(messages, conversation.start):
+        try:
+            _check_at(message, index - conversation.start, conversation)
+        except ChatpipeError as exc:
+            if handle is None:
+                raise
+            handle(exc)
+            continue
+        yield message
+
+
+def _place(conversation: Conversation, index: int) -> Location | None:
+    places = conversation.places
+    if places is not None and index < len(places):
+        return places[index]
+    where = conversation.location
+    return where.at_message(index + conversation.start) if where is not None else None
