@@ -100,7 +100,10 @@ def _results(
                     errors.handle(record.error)
                 elif dialect.role(record.value) == RESULTS:
                     key = record.value.get("custom_id")
-                    index.setdefault(key, (orjson.dumps(record.value), record.location))
+                    if key in index:  # one request, one answer: a second is said, not joined
+                        errors.handle(_second(key, index[key][1], record.location))
+                        continue
+                    index[key] = (orjson.dumps(record.value), record.location)
                 else:
                     errors.handle(
                         DataError(
@@ -113,3 +116,12 @@ def _results(
             if source.stream is not None:
                 source.stream.close()
     return index
+
+
+def _second(key: Any, first: Location, location: Location) -> DataError:
+    return DataError(
+        f"a second result for custom_id {key!r} (the first is at {first})",
+        location,
+        hint="a batch's output holds one result a request: give each output file once, "
+        "or --on-error skip to join the first",
+    )
