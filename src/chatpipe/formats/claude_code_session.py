@@ -80,6 +80,10 @@ class _Session:
         self.pull_requests: list[dict[str, Any]] = []
         self.progress: dict[str, dict[str, Any]] = {}  # agent id -> tool id and lines
         self.count = 0
+        # what each tree line's uuid first came with: a later line of that uuid with other
+        # content is not read (the tree holds one line an id), and is said
+        self.first: dict[str, Any] = {}
+        self.repeated = 0
 
     def add(self, value: Any, location: Location) -> None:
         if not isinstance(value, dict) or not is_claude_code_line(value):
@@ -120,6 +124,10 @@ class _Session:
                 self.agents_seen = True
                 if self.keep_progress:
                     self._agent_progress(value, data, location)
+        said = (kind, value.get("message"))
+        first = self.first.setdefault(value["uuid"], said)
+        if first is not said and first != said:
+            self.repeated += 1
         is_message = kind in ("user", "assistant") and not value.get("isApiErrorMessage")
         node = Node(
             value["uuid"],

@@ -10,6 +10,8 @@ missing, as conversation listings hold) is an empty conversation with its metada
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import DataError, Location, kind_of
@@ -31,6 +33,18 @@ class ReadOptions:
         self.branch = branch
         self.include_hidden = include_hidden
         self.include_subagents = include_subagents
+        # what a reader says under -v of what it read (a line of a kind it does not know)
+        self.note: Callable[[str], None] = _unheard
+
+    def hearing(self, note: Callable[[str], None]) -> ReadOptions:
+        """These options, a reader's notes told to ``note``."""
+        heard = copy.copy(self)
+        heard.note = note
+        return heard
+
+
+def _unheard(text: str) -> None:
+    """Where a reader's notes go when no run listens."""
 
 
 def branch_paths(

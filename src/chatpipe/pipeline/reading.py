@@ -81,8 +81,8 @@ def read(
     """Conversations from every source in turn."""
     forced = reading_dialect(dialect)
     errors = errors or ErrorLog()
-    options = options or ReadOptions()
     reading = reading if reading is not None else Reading()
+    options = (options or ReadOptions()).hearing(reading.notes.append)  # (said under -v)
     specs = list(specs)
     # a batch's input and output files, given together (or in one zip), are joined
     # (batch_join.py): looked for only once a batch file is met
