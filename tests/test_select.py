@@ -204,3 +204,14 @@ def test_times_as_sources_and_users_write_them():
     assert parse(1714521600000) == 1714521600.0  # milliseconds
     assert parse("1714521600") == 1714521600.0
     assert [parse(v) for v in ("", "May 1", None, True, float("nan"), [1])] == [None] * 6
+
+
+@pytest.mark.parametrize(
+    "flag", ["--max-tokens", "--min-tokens", "--max-messages", "--min-messages"]
+)
+def test_a_negative_count_is_a_usage_error(flag):
+    """select --max-tokens -5 was accepted and matched nothing, exit 0 (#51)."""
+    result = runner.invoke(app, ["select", flag, "-5", TOY.as_posix()])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert f"Invalid value for '{flag}': -5 is not in the range x>=0" in result.stderr
+    assert runner.invoke(app, ["select", flag, "0", TOY.as_posix()]).exit_code == 0

@@ -19,7 +19,8 @@ def _many(flag: str, metavar: str, what: str):
 
 
 def _one(flag: str, metavar: str, what: str, kind: type = str):
-    return opt(flag, what, kind | None, metavar)
+    # (a count or a number of tokens is not negative: -5 matched nothing, silently)
+    return opt(flag, what, kind | None, metavar, **({"min": 0} if kind is int else {}))
 
 
 @command("output", "records", "engine", "counting")
