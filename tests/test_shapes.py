@@ -165,3 +165,15 @@ def test_the_shapes_a_reader_may_give():
     assert meta_problem({"tools": [{"type": "function"}, {"name": "f"}]}) is None
     assert meta_problem({"tools": "not a list: as it came"}) is None
     assert meta_problem({"tools": [5]}) == "tools[0] must be an object, got a number"
+
+
+def test_a_session_line_whose_content_holds_a_list_is_said_at_its_line(tmp_path):
+    """A Claude Code user line whose content held a list among its blocks: the message's
+    own check said it with no place (found by the structure fuzzer, #51)."""
+    source = FIXTURES / "claude_code__derived_rewind_compaction_subagent.jsonl"
+    lines = source.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["message"]["content"] = [[]]
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
+    one_error(cli("convert", path), f"{path}:1:1: ", '"message.content" holds a list')

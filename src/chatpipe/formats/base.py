@@ -181,8 +181,8 @@ def shape_errors(dialect: Dialect, location: Location) -> Iterator[None]:
     """A record of an unexpected shape is bad input: a located DataError, not a crash."""
     try:
         yield
-    except ChatpipeError:
-        raise
+    except ChatpipeError as exc:  # (placed by the reader where it knew the place)
+        raise exc.located(location) from None
     except _SHAPE_ERRORS as exc:
         raise _shape_error(dialect, exc, location) from None
 

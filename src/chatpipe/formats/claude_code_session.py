@@ -173,6 +173,15 @@ def _check_message(value: dict[str, Any], location: Location) -> None:
             f'"message.content" must be a string or a list of blocks, got {kind_of(content)}',
             location,
         )
+    odd = (
+        None
+        if isinstance(content, str)
+        else next((b for b in content if not isinstance(b, (str, dict))), None)
+    )
+    if odd is not None:
+        raise DataError(
+            f'"message.content" holds {kind_of(odd)}, where blocks are objects', location
+        )
 
 
 def _only_results(line: dict[str, Any]) -> bool:
