@@ -84,14 +84,18 @@ def checked(
     it) when one is not. A list of messages is checked now; messages read as they come
     (a session log) are checked as they pass, a bad one given to ``handle`` (which raises,
     or counts it and the message is left out) as a bad line of a log is."""
-    where = conversation.location
-    problem = meta_problem(conversation.meta)
-    if problem is not None:
-        raise ValidationError(problem, where, 'a tool is an object naming its kind ("function")')
+    if "tools" in conversation.meta:
+        problem = meta_problem(conversation.meta)
+        if problem is not None:
+            raise ValidationError(
+                problem, conversation.location, 'a tool is an object naming its kind ("function")'
+            )
     messages = conversation.messages
     if isinstance(messages, list):
         for index, message in enumerate(messages):
-            _check_at(message, index, conversation)
+            # (most content is text: a look at its kind is all it costs)
+            if type(getattr(message, "content", "")) is not str:
+                _check_at(message, index, conversation)
         return conversation
     checked_conversation = conversation.with_messages(_passing(messages, conversation, handle))
     checked_conversation.places = conversation.places
