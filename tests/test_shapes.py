@@ -126,10 +126,10 @@ def test_a_text_block_whose_text_is_not_text_is_said_at_its_line(tmp_path):
         '{"role": "user", "content": [{"type": "text", "text": true}]}\n'
     )
     # was: "internal error: TypeError: sequence item 0: expected str instance, bool found"
-    one_error(cli("openai", log), f"{log}:2:1: ", "a text block's 'text' must be a string")
+    one_error(cli("openai", log), f"{log}:2:1: ", "the text block's 'text' must be a string")
     # was: "a text block without text cannot be counted", with no place
     log.write_text('{"role": "user", "content": [{"type": "text", "text": null}]}\n')
-    one_error(cli("count", log), f"{log}:1:1: ", "a text block's 'text' must be a string")
+    one_error(cli("count", log), f"{log}:1:1: ", "the text block's 'text' must be a string")
 
 
 def test_a_session_line_of_a_bad_shape_is_said_at_its_line_or_skipped(tmp_path):
@@ -177,3 +177,41 @@ def test_a_session_line_whose_content_holds_a_list_is_said_at_its_line(tmp_path)
     path = tmp_path / "session.jsonl"
     path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
     one_error(cli("convert", path), f"{path}:1:1: ", '"message.content" holds a list')
+
+
+def swapped_line(tmp_path, fixture: str, line: int, path: tuple, value):
+    """A fixture with the value at ``path`` of its line ``line`` (from 0) swapped."""
+    lines = [json.loads(text) for text in (FIXTURES / fixture).read_text().splitlines()]
+    inner = lines[line]
+    for key in path[:-1]:
+        inner = inner[key]
+    inner[path[-1]] = value
+    swapped = tmp_path / fixture
+    swapped.write_text("".join(json.dumps(one) + "\n" for one in lines), encoding="utf-8")
+    return swapped
+
+
+def test_a_streamed_message_whose_id_is_not_a_string_is_said(tmp_path):
+    # was: "internal error: TypeError: unhashable type: 'list'" in the viewer
+    path = swapped_line(
+        tmp_path,
+        "openai_stream__pydanticai_parallel_tool_calls_index0_index1.jsonl",
+        1,
+        ("id",),
+        [{}],
+    )
+    one_error(cli("convert", "--to", "html", path), f"{path}:1:1: message 1: ", "a message's id")
+
+
+def test_a_media_block_whose_image_is_a_boolean_is_said(tmp_path):
+    # was: "internal error: TypeError: argument of type 'bool' is not iterable"
+    path = swapped_line(
+        tmp_path,
+        "hf_messages__documented_processor_media_parts.jsonl",
+        0,
+        ("messages", 0, "content", 0, "image"),
+        True,
+    )
+    words = "content[0]: the image block's 'image' must be a string or an object, got a boolean"
+    for command in (("redact",), ("convert", "--to", "openai")):
+        one_error(cli(*command, path), f"{path}:1:1: message 1: ", words)

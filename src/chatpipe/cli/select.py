@@ -19,8 +19,7 @@ def _many(flag: str, metavar: str, what: str):
 
 
 def _one(flag: str, metavar: str, what: str, kind: type = str):
-    # (a count or a number of tokens is not negative: -5 matched nothing, silently)
-    return opt(flag, what, kind | None, metavar, **({"min": 0} if kind is int else {}))
+    return opt(flag, what, kind | None, metavar)
 
 
 @command("output", "records", "engine", "counting")

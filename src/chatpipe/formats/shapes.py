@@ -20,8 +20,28 @@ from ..model import AnyMessage, BaseMessage, Conversation
 _BLOCK_HINT = (
     'a block names its kind with a string ("text", "image", ...) and holds its text as one'
 )
-# blocks whose named field holds a string when present
-_TEXT_FIELDS = {"text": "text", "reasoning": "reasoning", "thinking": "thinking"}
+_ID_HINT = "a message's id is a string; fix the record, or --on-error skip leaves it out"
+_STR, _DICT = (str,), (dict,)
+# the fields of a block of each kind that the writers read, and the kinds each may hold
+_TEXT = {"text": _STR}
+_MEDIA = {
+    "url": _STR,
+    "base64": _STR,
+    "file_id": _STR,
+    "mime_type": _STR,
+    "source_type": _STR,
+    "source": _DICT,  # (Anthropic's)
+    "image": (str, dict),  # (a Hugging Face processor's path or URL, Bedrock's object)
+    "image_url": (str, dict),
+}
+_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "text": _TEXT,
+    "reasoning": {"reasoning": _STR},
+    "thinking": {"thinking": _STR},
+    **{kind: _MEDIA for kind in ("image", "audio", "video", "file", "image_url", "document")},
+}
+_KINDS = {str: "a string", dict: "an object"}
+_ABSENT = object()
 
 
 def block_problem(block: dict[str, Any]) -> str | None:
@@ -31,9 +51,11 @@ def block_problem(block: dict[str, Any]) -> str | None:
         return None
     if type(kind) is not str:
         return f"a content block's type must be a string, got {kind_of(kind)}"
-    field = _TEXT_FIELDS.get(kind)
-    if field is not None and field in block and type(block[field]) is not str:
-        return f"a {kind} block's {field!r} must be a string, got {kind_of(block[field])}"
+    for field, kinds in _FIELDS.get(kind, {}).items():
+        value = block.get(field, _ABSENT)  # (absent is well: null is no text, no URL)
+        if value is not _ABSENT and type(value) not in kinds:
+            want = " or ".join(_KINDS[k] for k in kinds)
+            return f"the {kind} block's {field!r} must be {want}, got {kind_of(value)}"
     return None
 
 
@@ -42,6 +64,8 @@ def message_problem(message: Any) -> str | None:
     path's plain dict, whose reader made it of checked values)."""
     if not isinstance(message, BaseMessage):
         return None
+    if message.id is not None and type(message.id) is not str:
+        return f"a message's id must be a string, got {kind_of(message.id)}"
     content = message.content
     if type(content) is str:
         return None
@@ -57,7 +81,8 @@ def check_message(message: AnyMessage) -> AnyMessage:
     """The message, or a ValidationError (placed by the caller) saying what is wrong."""
     problem = message_problem(message)
     if problem is not None:
-        raise ValidationError(problem, hint=_BLOCK_HINT)
+        hint = _BLOCK_HINT if problem.startswith("content[") else _ID_HINT
+        raise ValidationError(problem, hint=hint)
     return message
 
 
@@ -93,8 +118,10 @@ def checked(
     messages = conversation.messages
     if isinstance(messages, list):
         for index, message in enumerate(messages):
-            # (most content is text: a look at its kind is all it costs)
-            if type(getattr(message, "content", "")) is not str:
+            # (most content is text, most ids too: a look at their kinds is all it costs)
+            if type(getattr(message, "content", "")) is not str or type(
+                getattr(message, "id", None)
+            ) not in (str, type(None)):
                 _check_at(message, index, conversation)
         return conversation
     checked_conversation = conversation.with_messages(_passing(messages, conversation, handle))
