@@ -165,6 +165,19 @@ def test_the_shapes_a_reader_may_give():
     assert meta_problem({"tools": [{"type": "function"}, {"name": "f"}]}) is None
     assert meta_problem({"tools": "not a list: as it came"}) is None
     assert meta_problem({"tools": [5]}) == "tools[0] must be an object, got a number"
+    assert meta_problem({"tools": '[{"type": "function"}]'}) is None  # (LlamaFactory's)
+    assert meta_problem({"tools": {"functionDeclarations": []}}) is None  # (Gemini's)
+    assert meta_problem({"tools": 0}) == "tools must be a list of tools, got a number"
+
+
+def test_a_tools_field_that_is_a_number_is_said_at_its_row(tmp_path):
+    # was: "internal error: TypeError: 'int' object is not iterable" (--to anthropic-batch;
+    # found by a longer run of the structure fuzzer)
+    row = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": 0}
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(row))
+    result = cli("convert", "--to", "anthropic-batch", "--model", "m", "--max-tokens", 9, path)
+    one_error(result, f"{path}:1:1: ", "tools must be a list of tools, got a number")
 
 
 def test_a_session_line_whose_content_holds_a_list_is_said_at_its_line(tmp_path):

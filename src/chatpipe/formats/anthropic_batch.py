@@ -159,7 +159,8 @@ class AnthropicBatchDialect(BatchDialect):
             params["system"] = system
         params["messages"] = turns
         for key, value in self.body_fields(conversation.meta, PARAMS, number).items():
-            params[key] = [_tool(t) for t in value] if key == "tools" else value
+            tools = key == "tools" and isinstance(value, list)  # (Gemini's one object: kept)
+            params[key] = [_tool(t) for t in value] if tools else value
         return {"custom_id": custom_id, "params": params}
 
 

@@ -2,8 +2,9 @@
 
 The model takes what langchain-core takes (a block is any object), but the code past the
 readers (the writers, counters, templates, redact and dedupe) assumes more of what a file
-gives: a block's ``type`` is a string, a text block's ``text`` is text, a tool list holds
-objects whose ``type`` is a string. A value of another kind there is bad input, said at
+gives: a block's ``type`` is a string, a text block's ``text`` is text, a media block's
+URL or data is a string (its ``source`` an object), a message's id is a string, a tool list
+holds objects whose ``type`` is a string. A value of another kind there is bad input, said at
 its record (``FILE:LINE``, and the message), never a crash further on (issue #51). Every
 way of reading goes through here: a message record (``base.message_of``/``turn_of``), a
 conversation record and a stream's conversations (pipeline/reading.py).
@@ -90,8 +91,11 @@ def meta_problem(meta: dict[str, Any]) -> str | None:
     """What is wrong with a conversation's fields where the code reads them: a ``tools``
     list holds objects, each of a string ``type`` where it names one."""
     tools = meta.get("tools")
-    if type(tools) is not list:
+    # none, Gemini's one tool object, a list as a JSON string (LlamaFactory's rows)
+    if tools is None or isinstance(tools, (dict, str)):
         return None
+    if type(tools) is not list:
+        return f"tools must be a list of tools, got {kind_of(tools)}"
     for index, tool in enumerate(tools):
         if not isinstance(tool, dict):
             return f"tools[{index}] must be an object, got {kind_of(tool)}"
