@@ -105,7 +105,9 @@ def test_a_block_whose_type_is_not_a_string_is_said_at_its_message(block_of_no_k
     )
 
 
-def test_tokenize_says_a_block_of_no_kind_at_its_message(block_of_no_kind, tmp_path):
+@pytest.fixture
+def model(tmp_path):
+    """A model folder: a small tokenizer.json and the Qwen template."""
     pytest.importorskip("tokenizers")
     model = tmp_path / "model"
     model.mkdir()
@@ -114,6 +116,10 @@ def test_tokenize_says_a_block_of_no_kind_at_its_message(block_of_no_kind, tmp_p
     template = (FIXTURES / "chat_templates" / "Qwen-Qwen2.5-7B-Instruct.jinja").read_text()
     config = {"chat_template": template, "eos_token": "[SEP]"}
     (model / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    return model
+
+
+def test_tokenize_says_a_block_of_no_kind_at_its_message(block_of_no_kind, model):
     path, kind = block_of_no_kind
     result = cli("tokenize", "--tokenizer", model, path)
     one_error(result, f"{path}:11:2: ", f"a content block's type must be a string, got {kind}")
@@ -228,3 +234,15 @@ def test_a_media_block_whose_image_is_a_boolean_is_said(tmp_path):
     words = "content[0]: the image block's 'image' must be a string or an object, got a boolean"
     for command in (("redact",), ("convert", "--to", "openai")):
         one_error(cli(*command, path), f"{path}:1:1: message 1: ", words)
+
+
+def test_tokenize_keeps_a_rows_integer_past_64_bits(model, tmp_path):
+    """A row's own field held an integer past 64 bits: orjson could not write the row,
+    an internal TypeError (found by the structure fuzzer); written as every line is."""
+    big = 10**30
+    row = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps({**row, "seed": big}) + "\n")
+    result = cli("tokenize", "--tokenizer", model, path)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["seed"] == big
