@@ -453,3 +453,16 @@ def test_a_request_of_another_endpoint_is_refused_not_read_as_a_turn(tmp_path):
     assert err.startswith(
         f"chatpipe: error: {path}:1:1: this batch line is not a chat request (url /v1/embeddings)"
     )
+
+
+def test_a_result_holding_an_integer_past_64_bits_is_joined_exactly(tmp_path):
+    """The output file's results are kept as JSON until their requests come: orjson could
+    not write one holding an integer past 64 bits (an internal TypeError; found by the
+    structure fuzzer, #51), and would have read it back a float."""
+    result = json.loads(CHAT_OUT.read_text().splitlines()[0])
+    result["response"]["body"]["usage"]["seed"] = 10**30
+    output = tmp_path / "out.jsonl"
+    output.write_text(json.dumps(result) + "\n")
+    code, out, err = cli("convert", str(CHAT_IN), str(output))
+    assert code == 0, err
+    assert records(out)[0]["response"]["body"]["usage"]["seed"] == 10**30
