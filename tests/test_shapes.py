@@ -174,6 +174,46 @@ def test_the_shapes_a_reader_may_give():
     assert meta_problem({"tools": '[{"type": "function"}]'}) is None  # (LlamaFactory's)
     assert meta_problem({"tools": {"functionDeclarations": []}}) is None  # (Gemini's)
     assert meta_problem({"tools": 0}) == "tools must be a list of tools, got a number"
+    # found by the explorer's longer runs: a Gemini tool's declarations, an image_url's url
+    assert meta_problem({"tools": [{"functionDeclarations": 7}]}) == (
+        "tools[0]'s functionDeclarations must be a list, got a number"
+    )
+    assert block_problem({"type": "image_url", "image_url": {"type": {}}}) == (
+        "the image_url block's image_url object must hold a 'url' string"
+    )
+
+
+@pytest.mark.parametrize(
+    ("fixture", "where", "value", "to", "words"),
+    [
+        (
+            "gemini__pydanticai_req_stream_function_response_history.json",
+            ("tools", 0, "functionDeclarations"),
+            10**30,
+            "anthropic",
+            "tools[0]'s functionDeclarations must be a list, got a number",
+        ),
+        (
+            "langchain_dict__generated_messages_to_dict_openai_tool_image.json",
+            (3, "data", "content", 1, "image_url"),
+            {"type": {}},
+            "gemini",
+            "image_url object must hold a 'url' string",
+        ),
+    ],
+)
+def test_nested_shapes_a_writer_reads_are_said(tmp_path, fixture, where, value, to, words):
+    # were: "internal error: TypeError: 'int' object is not iterable" (tool_specs) and
+    # "internal error: KeyError: 'url'" (the Gemini writer)
+    document = json.loads((FIXTURES / fixture).read_text(encoding="utf-8"))
+    inner = document
+    for key in where[:-1]:
+        inner = inner[key]
+    inner[where[-1]] = value
+    path = tmp_path / fixture
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = cli("convert", "--to", to, path)
+    one_error(result, f"{path}:1:", words)
 
 
 def test_a_tools_field_that_is_a_number_is_said_at_its_row(tmp_path):

@@ -57,6 +57,9 @@ def block_problem(block: dict[str, Any]) -> str | None:
         if value is not _ABSENT and type(value) not in kinds:
             want = " or ".join(_KINDS[k] for k in kinds)
             return f"the {kind} block's {field!r} must be {want}, got {kind_of(value)}"
+    inner = block.get("image_url")
+    if type(inner) is dict and type(inner.get("url")) is not str:  # (OpenAI's {url, detail})
+        return f"the {kind} block's image_url object must hold a 'url' string"
     return None
 
 
@@ -91,17 +94,30 @@ def meta_problem(meta: dict[str, Any]) -> str | None:
     """What is wrong with a conversation's fields where the code reads them: a ``tools``
     list holds objects, each of a string ``type`` where it names one."""
     tools = meta.get("tools")
-    # none, Gemini's one tool object, a list as a JSON string (LlamaFactory's rows)
-    if tools is None or isinstance(tools, (dict, str)):
+    # none, or a list as a JSON string (LlamaFactory's rows)
+    if tools is None or isinstance(tools, str):
         return None
+    if isinstance(tools, dict):  # Gemini's one tool object
+        return _tool_problem(tools, "tools")
     if type(tools) is not list:
         return f"tools must be a list of tools, got {kind_of(tools)}"
     for index, tool in enumerate(tools):
         if not isinstance(tool, dict):
             return f"tools[{index}] must be an object, got {kind_of(tool)}"
-        kind = tool.get("type")
-        if kind is not None and type(kind) is not str:
-            return f"tools[{index}]'s type must be a string, got {kind_of(kind)}"
+        problem = _tool_problem(tool, f"tools[{index}]")
+        if problem is not None:
+            return problem
+    return None
+
+
+def _tool_problem(tool: dict[str, Any], where: str) -> str | None:
+    kind = tool.get("type")
+    if kind is not None and type(kind) is not str:
+        return f"{where}'s type must be a string, got {kind_of(kind)}"
+    for key in ("functionDeclarations", "function_declarations"):  # (Gemini's)
+        declared = tool.get(key)
+        if declared is not None and type(declared) is not list:
+            return f"{where}'s {key} must be a list, got {kind_of(declared)}"
     return None
 
 
