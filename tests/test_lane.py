@@ -176,7 +176,7 @@ COMMANDS = [
     ["trim", "--max-tokens", "40"],
     ["trim", "--max-tokens", "25", "--allow-partial"],
     ["trim", "--max-tokens", "30", "--start-on", "human", "--keep-tool-pairs"],
-    ["trim", "--max-tokens", "0"],
+    ["trim", "--max-tokens", "1"],  # (the smallest budget: 0 and less are refused)
     ["trim", "--max-tokens", "30", "--include-system", "--end-on", "ai"],
     ["trim", "--max-tokens", "40", "--strategy", "first"],
     ["stats"],

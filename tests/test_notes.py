@@ -126,6 +126,40 @@ def test_a_title_that_yaml_would_misread_is_quoted(tmp_path):
     assert fields["id"] == "7"
 
 
+HOSTILE_TITLE = 'a\n# Injected heading\n\n---\nb\x7fc\x85d\u2028e\x9b[2J\ufeff\\ "q"'
+
+
+def test_a_title_of_control_characters_and_line_breaks_stays_a_title(tmp_path):
+    """A title holding line breaks added its own headings and rules to a note, and the
+    hand-written front matter broke on DEL and C1 characters (yaml.safe_load raised on
+    "a\x7fb"): written by YAML's own writer, it reads back as it was (#51)."""
+    log = tmp_path / "odd.json"
+    record = {"title": HOSTILE_TITLE, "id": "i\nd", "create_time": 1704067200}
+    record["messages"] = [{"role": "user", "content": "hi", "name": "x\n# y"}]
+    log.write_text(json.dumps(record))
+    out = tmp_path / "n"
+    code, _, err = run("convert", "--to", "markdown", "--output-dir", out, log)
+    assert code == 0, err
+    [note] = out.iterdir()
+    fields, body = front(note.read_text(encoding="utf-8"))
+    assert fields["title"] == HOSTILE_TITLE and fields["id"] == "i\nd"
+    heading = " ".join(HOSTILE_TITLE.split())
+    assert body.splitlines()[0] == f"# {heading}"
+    assert [line for line in body.splitlines() if line.startswith("#")] == [
+        f"# {heading}",
+        "### User (x # y)",
+    ]
+    assert "---" not in body.splitlines()
+    # and the transcript of the same, on stdout: one title, its facts a line each
+    code, text, err = run("convert", "--to", "markdown", log)
+    assert code == 0, err
+    assert [line for line in text.splitlines() if line.startswith("#")] == [
+        f"# {heading}",
+        "### User (x # y)",
+    ]
+    assert "- id: i d" in text.splitlines()
+
+
 def test_one_transcript_names_attachments_and_missing_images_and_dates_iso():
     code, out, _ = run(
         "convert",

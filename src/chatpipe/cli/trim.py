@@ -13,7 +13,7 @@ from .runtime import execute
 @command("output", "records", "engine", "counting")
 def trim(
     o: ReadingOptions,
-    max_tokens: opt("--max-tokens", "The token budget.", int, "N", show_default=False) = ...,
+    max_tokens: opt("--max-tokens", "The token budget.", int, "N", show_default=False, min=1) = ...,
     strategy: opt(
         "--strategy",
         "Keep the newest or the oldest.",

@@ -26,7 +26,9 @@ def validate(
         metavar="all|openai-finetune|structure",
         autocompletion=choices(*RULES),
     ) = "all",
-    max_tokens: opt("--max-tokens", "Flag conversations over N tokens.", int | None, "N") = None,
+    max_tokens: opt(
+        "--max-tokens", "Flag conversations over N tokens.", int | None, "N", min=1
+    ) = None,
     as_json: AsJson = False,
 ) -> None:
     """Check chat logs and fine-tuning files; exit 1 if any problem is found, 0 if clean.

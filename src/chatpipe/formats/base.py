@@ -29,6 +29,7 @@ from .evidence import (  # (what a dialect's score answers with, named here for 
     Sample,
     holds_messages,  # noqa: F401
 )
+from .shapes import check_message
 
 if TYPE_CHECKING:
     from .rules import RecordRules
@@ -364,8 +365,8 @@ def shape_errors(dialect: Dialect, location: Location) -> Iterator[None]:
     """A record of an unexpected shape is bad input: a located DataError, not a crash."""
     try:
         yield
-    except ChatpipeError:
-        raise
+    except ChatpipeError as exc:  # (placed by the reader where it knew the place)
+        raise exc.located(location) from None
     except _SHAPE_ERRORS as exc:
         raise _shape_error(dialect, exc, location) from None
 
@@ -388,7 +389,7 @@ def _shape_error(dialect: Dialect, exc: Exception, location: Location) -> DataEr
 def turn_of(dialect: Dialect, value: Any, location: Location) -> list[AnyMessage]:
     """The messages one message record gives (``Dialect.read_turn``), as ``message_of``."""
     try:
-        return dialect.read_turn(value)
+        return [check_message(message) for message in dialect.read_turn(value)]
     except ChatpipeError as exc:
         raise exc.located(location) from None
     except _SHAPE_ERRORS as exc:
@@ -398,7 +399,7 @@ def turn_of(dialect: Dialect, value: Any, location: Location) -> list[AnyMessage
 def message_of(dialect: Dialect, value: Any, location: Location) -> AnyMessage:
     """One message record read by a dialect; every failure a DataError at its place."""
     try:
-        return dialect.read_message(value)
+        return check_message(dialect.read_message(value))
     except ChatpipeError as exc:
         raise exc.located(location) from None
     except _SHAPE_ERRORS as exc:

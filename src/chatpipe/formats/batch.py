@@ -55,6 +55,8 @@ class BatchDialect(Dialect):
             return Guess(VARIANT, guess.shape)
         return guess
 
+    report: Any = None  # where fields the requests cannot hold are said (``report_to``)
+
     def role(self, value: Any) -> str | None:
         """REQUESTS or RESULTS: which file a record of this dialect belongs to."""
         raise NotImplementedError
@@ -69,6 +71,10 @@ class BatchDialect(Dialect):
         if unknown:
             flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
             raise UsageError(f"--to {self.name} takes no {flags}")
+        for key, value in settings.items():  # (an empty --model names no model)
+            if isinstance(value, str) and not value.strip():
+                flag = "--" + key.replace("_", "-")
+                raise UsageError(f"{flag} is empty", hint=f"give {flag} {key.upper()}")
         missing = [k for k in self.required if settings.get(k) is None]
         if missing:
             flags = " ".join(f"--{k.replace('_', '-')} {k.upper()}" for k in missing)
@@ -89,11 +95,13 @@ class BatchDialect(Dialect):
             self.report.cases.setdefault(kind, []).append((number - 1, None))
 
     def write_conversation(self, conversation: Conversation) -> dict[str, Any]:
-        if not self.settings:  # the registry's own instance: not set up for a model
-            self.configured()
+        if not self.settings:  # the input's own dialect, written back (head, redact...)
+            return self.as_read(conversation)
         self.count += 1
         custom_id = self._custom_id(conversation.meta, self.count)
-        return self.request(custom_id, self._ending(conversation, self.count), self.count)
+        return self.request(
+            custom_id, self._ending(conversation, self.count), self.count, self.settings
+        )
 
     def _ending(self, conversation: Conversation, number: int) -> Conversation:
         """The conversation a request asks with: up to its last user turn with
@@ -107,7 +115,39 @@ class BatchDialect(Dialect):
             self._lost(NO_USER if self.settings.get("until_last_user") else ANSWERED, number)
         return conversation.with_messages(messages)
 
-    def request(self, custom_id: str, conversation: Conversation, number: int) -> dict[str, Any]:
+    def as_read(self, conversation: Conversation) -> dict[str, Any]:
+        """A conversation read from a batch file written back as its line was: a result
+        as a result, a request as a request for its own model (and settings), under its
+        own custom_id. A conversation that holds no request's model is said."""
+        meta = conversation.meta
+        if self.is_result(meta):
+            return self.write_result(conversation)
+        settings = self.own_settings(meta)
+        missing = [k for k in self.required if settings.get(k) is None]
+        if missing or not isinstance(meta.get("custom_id"), str):
+            flags = " ".join(f"--{k.replace('_', '-')} {k.upper()}" for k in self.required)
+            raise DataError(
+                f"this conversation is not a {self.name} request (it has no "
+                + (f"{missing[0]!r})" if missing else "custom_id)"),
+                conversation.location,
+                hint=f"write a batch of it with --to {self.name} {flags}",
+            )
+        return self.request(meta["custom_id"], conversation, 0, settings)
+
+    def is_result(self, meta: dict[str, Any]) -> bool:
+        """Whether a conversation's fields are a result line's (not a request's)."""
+        raise NotImplementedError
+
+    def own_settings(self, meta: dict[str, Any]) -> dict[str, Any]:
+        """The settings a request read from a batch file was made with (its model...)."""
+        return {k: meta.get(k) for k in self.required}
+
+    def write_result(self, conversation: Conversation) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def request(
+        self, custom_id: str, conversation: Conversation, number: int, settings: dict[str, Any]
+    ) -> dict[str, Any]:
         raise NotImplementedError
 
     def _custom_id(self, meta: dict[str, Any], number: int) -> str:

@@ -45,6 +45,8 @@ from .exports import ReadOptions
 __all__ = ["ClaudeCodeDialect", "is_claude_code_line"]
 
 SUBAGENTS = "subagents' conversations left out (--include-subagents writes them)"
+# a line whose uuid an earlier line has, with another message: the tree holds the first
+REPEATED = "lines that repeat an earlier line's uuid with another message (the first is read)"
 
 
 class ClaudeCodeDialect(SessionDialect):
@@ -73,6 +75,9 @@ class ClaudeCodeDialect(SessionDialect):
         if not options.include_subagents and (side or session.agents_seen):
             for conversation in conversations:
                 conversation.left_out = [SUBAGENTS]
+        if session.repeated:
+            for conversation in conversations:
+                conversation.left_out = [*(conversation.left_out or ()), REPEATED]
         yield from conversations
         if options.include_subagents and conversations:
             yield from subagents(conversations, side, session, options, location, handle)

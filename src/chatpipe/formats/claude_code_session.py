@@ -83,6 +83,10 @@ class _Session:
         self.progress: dict[str, dict[str, Any]] = {}  # agent id -> tool id and lines
         self.last: dict[str, str] = {}  # the last tree line of each chain (main: "")
         self.count = 0
+        # what each tree line's uuid first came with: a later line of that uuid with other
+        # content is not read (the tree holds one line an id), and is said
+        self.first: dict[str, Any] = {}
+        self.repeated = 0
 
     def add(self, value: Any, location: Location) -> None:
         if not isinstance(value, dict) or not is_claude_code_line(value):
@@ -127,6 +131,10 @@ class _Session:
                 self.agents_seen = True
                 if self.keep_progress:
                     self._agent_progress(value, data, location)
+        said = (kind, value.get("message"))
+        first = self.first.setdefault(value["uuid"], said)
+        if first is not said and first != said:
+            self.repeated += 1
         is_message = kind in ("user", "assistant") and not value.get("isApiErrorMessage")
         node = Node(
             value["uuid"],
@@ -171,6 +179,15 @@ def _check_message(value: dict[str, Any], location: Location) -> None:
         raise DataError(
             f'"message.content" must be a string or a list of blocks, got {kind_of(content)}',
             location,
+        )
+    odd = (
+        None
+        if isinstance(content, str)
+        else next((b for b in content if not isinstance(b, (str, dict))), None)
+    )
+    if odd is not None:
+        raise DataError(
+            f'"message.content" holds {kind_of(odd)}, where blocks are objects', location
         )
 
 

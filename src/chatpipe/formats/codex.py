@@ -62,10 +62,14 @@ _NOTED_EVENTS = frozenset(("error", "stream_error", "turn_aborted", "warning"))
 
 
 def is_codex_line(value: Any) -> bool:
+    return _is_line(value) and value["type"] in _LINE_TYPES
+
+
+def _is_line(value: Any) -> bool:
+    """A rollout line's shape, of any type: a type Codex added since is kept, as a note."""
     return (
         isinstance(value, dict)
         and isinstance(value.get("type"), str)
-        and value["type"] in _LINE_TYPES
         and isinstance(value.get("payload"), dict)
     )
 
@@ -101,7 +105,8 @@ class CodexDialect(SessionDialect):
         options: Any = None,
         handle: Callable[[ChatpipeError], None] | None = None,
     ) -> Iterator[Conversation]:
-        rollout = _Rollout(iter(records), handle)
+        note = getattr(options, "note", None)
+        rollout = _Rollout(iter(records), handle, note)
         meta = rollout.start()
         conversation = Conversation(rollout.messages(), meta, rollout.first or location)
         conversation.places = rollout.places
@@ -111,9 +116,16 @@ class CodexDialect(SessionDialect):
 class _Rollout:
     """A rollout read line by line: its fields first, then its messages as they come."""
 
-    def __init__(self, records: Iterator[Any], handle: Callable[[ChatpipeError], None] | None):
+    def __init__(
+        self,
+        records: Iterator[Any],
+        handle: Callable[[ChatpipeError], None] | None,
+        say: Callable[[str], None] | None = None,
+    ):
         self.records = records
         self.handle = handle
+        self.say = say  # what -v says (a line of a type this reader does not know)
+        self.unknown: set[str] = set()
         self.meta: dict[str, Any] = {}
         self.places: list[Location] = []
         self.first: Location | None = None
@@ -132,7 +144,7 @@ class _Rollout:
             yield self.ahead.pop(0)
         for record in self.records:
             error = record.error if isinstance(record, BadRecord) else None
-            if error is None and not is_codex_line(record.value):
+            if error is None and not _is_line(record.value):
                 error = DataError(
                     "not a Codex rollout line",
                     record.location,
@@ -186,14 +198,28 @@ class _Rollout:
                 elif kind == "compacted":
                     yield from self.close()
                     yield self.emit(self.compacted(line), at)
-                else:
+                elif kind == "response_item":
                     yield from self.item(payload, line.get("timestamp"), at)
+                else:
+                    self.new_kind(line, at)
             except (ChatpipeError, *_SHAPE_ERRORS) as exc:
                 error = exc if isinstance(exc, ChatpipeError) else _shape_error()
                 if self.handle is None:
                     raise error.located(at) from None
                 self.handle(error.located(at))
         yield from self.close()
+
+    def new_kind(self, line: dict[str, Any], at: Location) -> None:
+        """A line of a type Codex added after this reader: kept whole as a note (the
+        session read on), said once a type under -v."""
+        kind = line["type"]
+        self.note({"type": kind, "timestamp": line.get("timestamp"), "payload": line["payload"]})
+        if kind not in self.unknown and self.say is not None:
+            self.say(
+                f"{at}: Codex lines of type {kind!r}, a type this reader does not know: kept "
+                "as notes"
+            )
+        self.unknown.add(kind)
 
     def note(self, note: dict[str, Any]) -> None:
         note = {"at": self.count + (1 if self.turn else 0), **note}

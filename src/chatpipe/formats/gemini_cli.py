@@ -205,7 +205,12 @@ class _Session:
         if "$rewindTo" in value:
             ids = list(self.messages)
             target = value["$rewindTo"]
-            cut = ids.index(target) if target in ids else 0
+            if target not in self.messages:  # (cut at 0, it emptied the conversation)
+                raise DataError(
+                    f"$rewindTo names no message of the session before it ({target!r})",
+                    hint="the file is cut or damaged; --on-error skip reads on without the line",
+                )
+            cut = ids.index(target)
             dropped = [self.messages.pop(i) for i in ids[cut:]]
             if dropped:
                 self.rewound.append(list(self.messages.values()) + dropped)

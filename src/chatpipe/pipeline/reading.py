@@ -28,6 +28,7 @@ from ..formats.detect import (
 )
 from ..formats.exports import ReadOptions
 from ..formats.registry import readable, reading_dialect
+from ..formats.shapes import checked
 from ..io.readers import read_records
 from ..io.records import BadRecord, Record
 from ..io.sources import Source, input_sources
@@ -91,8 +92,8 @@ def read(
     """Conversations from every source in turn."""
     forced = reading_dialect(dialect)
     errors = errors or ErrorLog()
-    options = options or ReadOptions()
     reading = reading if reading is not None else Reading()
+    options = (options or ReadOptions()).hearing(reading.notes.append)  # (said under -v)
     specs = list(specs)
     # a batch's input and output files, given together (or in one zip), are joined
     # (batch_join.py): looked for only once a batch file is met
@@ -185,6 +186,11 @@ def _read_source(
         with shape_errors(dialect, first.location):
             for conversation in dialect.read_records(rest, first.location, options, errors.handle):
                 spelled = True
+                try:
+                    conversation = checked(conversation, errors.handle)
+                except ChatpipeError as exc:
+                    errors.handle(exc)  # (skipped: the conversation is left out, said)
+                    continue
                 yield conversation
         if not spelled:  # events of another kind (a --from that does not fit): not silence
             raise DataError(
@@ -274,7 +280,12 @@ def _conversation_records(
         if row_reader is not None:
             conversation = row_reader(dialect, record.value, record.location)
             if conversation is not None:
-                yield conversation
+                try:
+                    conversation = checked(conversation)
+                except ChatpipeError as exc:
+                    errors.handle(exc)
+                else:
+                    yield conversation
                 continue
         try:
             yield from conversations_of(dialect, record, options)
@@ -285,7 +296,8 @@ def _conversation_records(
 def conversations_of(dialect: Dialect, record: Record, options: ReadOptions) -> list[Conversation]:
     """The conversations one record holds (several for ``--branch all``)."""
     with shape_errors(dialect, record.location):
-        return list(dialect.read_conversations(record.value, record.location, options))
+        read = list(dialect.read_conversations(record.value, record.location, options))
+    return [checked(conversation) for conversation in read]
 
 
 def log_piece(

@@ -40,6 +40,13 @@ Images = Callable[[Any], "str | None"] | None
 _ALT = re.compile(r"[\[\]\n]")  # what would end an image's alt text
 
 
+def one_line(text: Any) -> str:
+    """A title, a name or an id as one line of a heading or a list item: its line breaks
+    (and every other run of white space) one space, so that the data cannot add headings,
+    rules or items of its own to the document."""
+    return " ".join(str(text).split())
+
+
 def _fence(text: str, language: str = "") -> str:
     ticks = "```"
     while ticks in text:
@@ -64,7 +71,8 @@ def _text(text: str, ai: bool) -> str:
             parts.append(_quote(f"*Reasoning:* {segment.text}"))
         else:
             ident = segment.attributes.get("identifier")
-            head = f"**{segment.title}**" + (f" (artifact `{ident}`)" if ident else "")
+            head = f"**{one_line(segment.title)}**"
+            head += f" (artifact `{one_line(ident)}`)" if ident else ""
             parts.append(f"{head}\n\n{_fence(segment.text, segment.language)}")
     return "\n\n".join(p for p in parts if p)
 
@@ -156,11 +164,11 @@ def message_markdown(message: AnyMessage, images: Images = None) -> str:
     label = (
         message_label(message) or LABELS.get(message.type) or getattr(message, "role", message.type)
     )
-    heading = f"### {label}"
+    heading = f"### {one_line(label)}"
     if message.name:
-        heading += f" ({message.name})"
+        heading += f" ({one_line(message.name)})"
     if isinstance(message, ToolMessage):
-        heading += f" — result of `{message.tool_call_id}`"
+        heading += f" — result of `{one_line(message.tool_call_id)}`"
         if message.status == "error":
             heading += " (failed)"
     attached = list(attachments(message))
@@ -243,10 +251,10 @@ def conversation_markdown_parts(
     if images is None and conversation.files is not None:
         images = conversation.files.data_url
     title, conversation, ahead = titled(conversation, index)
-    yield f"# {title}"
+    yield f"# {one_line(title)}"
     details = conversation_facts(conversation, ahead) if facts else {}
     if details:
-        yield "\n\n" + "\n".join(f"- {key}: {value}" for key, value in details.items())
+        yield "\n\n" + "\n".join(f"- {key}: {one_line(value)}" for key, value in details.items())
     for message in conversation.messages:
         yield "\n\n" + message_markdown(message, images)
     yield "\n"
