@@ -213,8 +213,9 @@ def test_a_budget_of_no_tokens_is_a_usage_error_and_writes_no_file(tmp_path):
     for budget in ("-1", "0"):
         result = cli("trim", "--max-tokens", budget, str(SESSION), "-o", str(out))
         assert (result.exit_code, result.stdout) == (2, "")
-        assert f"Invalid value for '--max-tokens': {budget} is not in the range x>=1" in (
-            result.stderr
+        assert result.stderr == (
+            f"chatpipe: error: invalid value for '--max-tokens': {budget} is not in the range "
+            "x>=1 ('chatpipe trim -h' says what it takes)\n"
         )
         assert not out.exists()
         result = cli("validate", "--max-tokens", budget, str(SESSION))

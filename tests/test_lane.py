@@ -326,7 +326,8 @@ def test_the_lane_writes_what_the_message_path_writes_on_agent_sessions(
 ):
     data = agent_log.read_text(encoding="utf-8")
     expected = _run(monkeypatch, command, data, False, 1 << 16)
-    assert expected[0] == 0 and (expected[1].strip() or "0" in command)
+    smallest = command[:3] == ["trim", "--max-tokens", "200"]  # (may keep no message)
+    assert expected[0] == 0 and (expected[1].strip() or smallest)
     assert _run(monkeypatch, command, data, True, 1 << 16) == expected
 
 

@@ -112,7 +112,8 @@ def test_a_malformed_image_is_located_and_skipping_skips_its_conversation(tmp_pa
         0,
         "",
         f"chatpipe: skipped: {array}:20:2: message 3: {said}; its conversation is left out "
-        f"{hint}\nchatpipe: warning: skipped 1 bad record\n",
+        f"{hint}\nchatpipe: warning: skipped 1 bad record\n"
+        f"chatpipe: warning: no conversations read from {array}\n",  # (its one was skipped)
     )
     # one conversation a line: the bad one is skipped, the next one written
     lines = tmp_path / "histories.jsonl"

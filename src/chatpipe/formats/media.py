@@ -12,8 +12,6 @@ The forms known: standard blocks (``{"type": "image", "base64" | "url" | "file_i
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any, NamedTuple
 
 # the first bytes of each kind of media a chat holds, and its media type
@@ -33,6 +31,9 @@ def sniff(data: Any) -> str | None:
     """The media type of base64 ``data`` told from its first bytes, or None."""
     if not isinstance(data, str) or not data:
         return None
+    import base64  # (loaded when media bytes are met: not at start-up)
+    import binascii
+
     head = data[:32]
     try:
         raw = base64.b64decode(head + "=" * (-len(head) % 4), validate=False)
