@@ -71,6 +71,14 @@ PER_CORPUS = [
     ["validate"],
     ["filter", "--include-types", "human"],
     ["merge"],
+    # the operations that keep state, or choose: one process, and in parts
+    ["dedupe"],
+    ["dedupe", "--jobs", "2"],
+    ["sample", "-n", "50", "--seed", "3"],
+    ["sample", "-n", "50", "--seed", "3", "--jobs", "2"],
+    ["select", "--min-messages", "4", "--jobs", "2"],
+    ["redact", "--jobs", "2"],
+    ["head", "-n", "5", "--jobs", "2"],
 ]
 
 

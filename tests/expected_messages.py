@@ -24,8 +24,8 @@ def conversation_fixtures() -> list[Path]:
         p
         for p in FIXTURES.iterdir()
         if p.is_file()
-        and p.suffix in (".json", ".jsonl", ".yaml", ".yml", ".txt", ".sse")
-        and not p.name.startswith(("malformed", "SOURCES"))
+        and p.suffix in (".json", ".jsonl", ".yaml", ".yml", ".txt", ".sse", ".md")
+        and not p.name.startswith(("malformed", "SOURCES", "DIALECTS"))
     )
 
 

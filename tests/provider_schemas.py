@@ -113,8 +113,7 @@ TARGETS: tuple[Target, ...] = (
         (("anthropic-batch", anthropic_batch),),
     ),
     ("gemini", (), (("gemini", gemini),)),
-    # the writers the wave-four issue adds, checked once chatpipe has them
-    ("bedrock", (), (("bedrock-converse", bedrock_converse),)),
+    # the writers the wave-four issue adds
     ("bedrock-converse", (), (("bedrock-converse", bedrock_converse),)),
     ("ollama", (), (("ollama-chat", ollama_chat),)),
 )

@@ -157,3 +157,51 @@ def test_conversations_benchmark_times_split_into_a_folder_of_its_own(tmp_path):
     )
     assert re.fullmatch(row, done.stdout.splitlines()[-1]), done.stdout
     assert [p.name for p in tmp_path.iterdir()] == ["rows.jsonl"]  # (sides removed)
+
+
+def test_regex_engines_benchmark_runs_and_stops_the_catastrophic_pattern():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "regex_engines.py"), "--messages", "200"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert "200 message texts" in done.stdout
+    assert "(a+)+$ on 35 a's and a b: re bounded stopped after" in done.stdout
+
+
+def test_redact_comparison_runs_and_finds_every_planted_kind():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "redact_compare.py"), "--clean", "100"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    chatpipe_line = next(x for x in done.stdout.splitlines() if x.startswith("chatpipe "))
+    assert chatpipe_line.split()[1:3] == ["22/22", "9/9"]
+
+
+def test_zip_and_big_export_benchmarks_run_small(tmp_path):
+    done = subprocess.run(
+        [
+            *(sys.executable, str(ROOT / "bench" / "zip_members.py")),
+            *("--members", "20", "--repeat", "1", "--no-dask"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "| count serial |" in done.stdout and "| count --jobs 2 |" in done.stdout
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "big_export.py"), "--mb", "0.2", "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "| convert --to openai (this chatpipe) |" in done.stdout
+    assert re.search(
+        r"\| convert --to html \(this chatpipe\) \| [\d.]+ s \| [\d.]+ s, \d+ ms CPU per MB",
+        done.stdout,
+    )

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import chatpipe as cp
 from chatpipe.render.buffer import get_buffer_string
-from conftest import outcome
+from conftest import assert_same_outcome, outcome
 from strategies import render_messages, texts
 from test_model_parity import build
 
@@ -57,15 +57,16 @@ def test_spec_examples():
 
 
 def test_unsupported_format_and_message_type():
-    for bad in (
-        lambda: get_buffer_string([], format="json"),
-        lambda: get_buffer_string([cp.RemoveMessage(id="1")]),
-    ):
-        try:
-            bad()
-        except ValueError:
-            continue
-        raise AssertionError("must raise")
+    """Refused as langchain-core refuses them: the same exception class and words."""
+    ours = outcome(get_buffer_string, [], format="json")
+    assert ours[0] == "error" and ours[1].kind is ValueError
+    assert_same_outcome(ours, outcome(lc.get_buffer_string, [], format="json"))
+    # (each names the message as its own class's repr shows it)
+    ours = outcome(get_buffer_string, [cp.RemoveMessage(id="1")])
+    theirs = outcome(lc.get_buffer_string, [lc.RemoveMessage(id="1")])
+    assert ours[0] == theirs[0] == "error" and ours[1].kind is theirs[1].kind is ValueError
+    said = "Got unsupported message type: "
+    assert ours[1].message.startswith(said) and theirs[1].message.startswith(said)
 
 
 def test_non_string_text_block_renders_instead_of_crashing():

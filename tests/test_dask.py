@@ -431,6 +431,97 @@ def test_read_conversations_keeps_locations_across_parts(shards):
     assert places[150] == f"{shards[1]}:1:1" and places[-1] == f"{shards[1]}:150:1"
 
 
+def test_a_bag_partition_is_read_when_computed_and_no_other_part_is(shards, monkeypatch):
+    """Places made the file's without reading the parts before (their line ends
+    counted): computing one partition reads that part's records and no other's, and
+    building the bag reads none."""
+    from chatpipe.pipeline import parts
+
+    read_parts = []
+    records = parts.part_records
+
+    def counted(part):
+        read_parts.append(part.start)
+        return records(part)
+
+    monkeypatch.setattr(parts, "part_records", counted)
+    bag = cd.read_conversations(str(shards[2]), blocksize=4096)
+    assert bag.npartitions > 8 and read_parts == []
+    every = cd.read_conversations(str(shards[2]), blocksize=None).compute(scheduler="sync")
+    assert len(every) == 150 and len(read_parts) == 1  # (the file whole: one part)
+    read_parts.clear()
+    pieces = bag.to_delayed()
+    last = pieces[-1].compute(scheduler="sync")
+    assert len(read_parts) == 1  # that part alone
+    assert [str(c.location) for c in last] == [str(c.location) for c in every[-len(last) :]]
+    assert str(last[-1].location) == f"{shards[2]}:150:1"
+    middle = pieces[len(pieces) // 2].compute(scheduler="sync")
+    assert len(read_parts) == 2
+    at = [str(c.location) for c in every].index(str(middle[0].location))
+    assert [c.meta["id"] for c in middle] == [c.meta["id"] for c in every[at : at + len(middle)]]
+
+
+def test_a_bad_record_in_a_later_part_fails_the_bag_at_its_place_in_the_file(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(rows(3, 150, bad_at=120))
+    bag = cd.read_conversations(str(bad), blocksize=2048)
+    assert bag.npartitions > 8
+    with pytest.raises(ChatpipeError) as failed:
+        bag.compute(scheduler="sync")
+    said = cli("convert", bad)[2]
+    assert said == f"chatpipe: error: {failed.value}\n"
+    assert said.startswith(f"chatpipe: error: {bad}:121:57: invalid JSON")
+    kept = cd.read_conversations(str(bad), blocksize=2048, on_error="skip").compute()
+    assert [str(c.location) for c in kept[119:121]] == [f"{bad}:120:1", f"{bad}:122:1"]
+    assert len(kept) == 149
+
+
+def test_the_librarys_run_job_takes_the_commands_route(cluster, tmp_path):
+    """run_job runs through pipeline.execute: dedupe and sample -n over two passes give
+    one process's output on an input cut into many parts; head runs in one process; an
+    operation that keeps state without saying how it merges is refused."""
+    import itertools
+
+    from chatpipe.ops.dedupe import Deduper
+    from chatpipe.ops.sample import SampleN
+    from chatpipe.pipeline.executors import execute
+    from chatpipe.pipeline.job import Inputs, Job, on_stream
+    from chatpipe.pipeline.parts import Output
+    from chatpipe.pipeline.plan import plan
+    from chatpipe.pipeline.targets import ToDialect
+    from test_dedupe import corpus
+
+    lines, repeats = corpus(5)
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    inputs = Inputs((str(path),))
+    assert len(plan(Job(inputs), 4096).parts) > 8
+
+    def ran(operation, connected=None, heard=None) -> bytes:
+        job, out = Job(inputs, operation, ToDialect("openai")), Output()
+        if connected is None:
+            execute(job, out)
+        else:
+            cd.run_job(job, out, connected, blocksize=4096, note=heard)
+        return out.close()
+
+    with distributed.Client(cluster) as connected:
+        one, many = Deduper(report=True), Deduper(report=True)
+        kept = ran(one)
+        assert ran(many, connected) == kept and kept.count(b"\n") == len(lines) - 60
+        assert many.dropped == one.dropped and one.dropped.conversations == len(repeats)
+        for seed in ("1", "spring"):
+            chosen = ran(SampleN(40, seed))
+            assert ran(SampleN(40, seed), connected) == chosen and chosen.count(b"\n") == 40
+        heard: list[str] = []
+        head = on_stream(lambda conversations: itertools.islice(conversations, 3))
+        assert ran(head, connected, heard.append) == ran(head)
+        assert heard == ["--engine dask: this command reads its inputs in one process"]
+        seen = set()
+        with pytest.raises(ChatpipeError, match="closes over seen, a set"):
+            ran(lambda c: seen.add(id(c)) or c, connected)
+
+
 def test_the_bag_maps_and_reductions_equal_the_commands(shards):
     specs = [str(p) for p in shards]
     bag = cd.read_conversations(specs, blocksize=8192)

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT
-from doc_blocks import NOT_RUN, Block, all_blocks, environment, pages, workspace
+from doc_blocks import NOT_RUN, Block, all_blocks, blocks, environment, pages, place
 
 # blocks the tests cannot run, each with a "Not run by the tests:" note before it in its
 # page: first line of the block -> why (the note says the same in words)
@@ -101,8 +101,35 @@ def _readme() -> str:
     return (ROOT / "README.md").read_text(encoding="utf-8")
 
 
+FRONT_DOOR = ["Set-up: two commands", "Commands", "What it reads and writes", "Examples"]
+LAST = ["The library", "Documentation"]
+
+
 def test_the_readme_is_a_front_door():
-    assert len(_readme().split("\n")) < 300
+    """What #41 asked of it: what chatpipe is (a paragraph and a picture of the viewer),
+    the two set-up commands, the commands, what it reads and writes, examples, the library
+    in about ten lines and the links, in that order, in under 300 lines."""
+    text = _readme()
+    lines = text.split("\n")
+    assert len(lines) < 300
+    headings = re.findall(r"^## (.+)$", text, flags=re.M)
+    assert headings[: len(FRONT_DOOR)] == FRONT_DOOR and headings[-len(LAST) :] == LAST
+    intro = text.split("\n## ")[0].split("\n\n")
+    assert intro[0] == "# chatpipe" and len(intro) == 3, intro  # a paragraph, a picture
+    picture = re.fullmatch(r"!\[[^\]]*viewer[^\]]*\]\((docs/img/[\w-]+\.png)\)", intro[2].strip())
+    assert picture and (ROOT / picture.group(1)).is_file(), intro[2]
+
+    def section(name: str) -> list[Block]:
+        start = lines.index(f"## {name}") + 1
+        end = next((k for k in range(start, len(lines)) if lines[k].startswith("## ")), len(lines))
+        return [b for b in blocks(ROOT / "README.md") if start < b.line <= end]
+
+    setup = section(FRONT_DOOR[0])
+    assert [(b.language, b.text.strip().count("\n")) for b in setup] == [("sh", 0), ("sh", 0)]
+    assert setup[0].text.startswith("python -m pip install . && chatpipe ")
+    assert 5 <= sum(b.language == "console" for b in section("Examples")) <= 8
+    (library,) = section("The library")
+    assert library.language == "python" and library.text.strip().count("\n") < 15
 
 
 def test_the_readme_lists_every_command_the_help_lists():
@@ -257,7 +284,7 @@ LEAVES = {"python bench/corpus.py 200000": _dask_outputs, "chatpipe convert --to
 
 @pytest.mark.parametrize("block", WALKS, ids=[block.where for block in WALKS])
 def test_the_walk_through_runs_as_written(block, tmp_path):
-    folder = workspace(tmp_path)
+    folder = place(block, tmp_path)
     _run(block, folder)
     check = _listed(block, LEAVES)
     if check:
@@ -274,5 +301,5 @@ PYTHON = [b for b in all_blocks("python") if not b.note and not _listed(b, RUN_E
 
 @pytest.mark.parametrize("block", PYTHON, ids=[block.where for block in PYTHON])
 def test_the_python_example_runs(block, tmp_path, monkeypatch):
-    monkeypatch.chdir(workspace(tmp_path))
+    monkeypatch.chdir(place(block, tmp_path))
     exec(compile(block.text, block.where, "exec"), {})  # its asserts are its checks

@@ -109,3 +109,65 @@ def test_the_library_function():
     assert [h.index for h in text_only.hits] == [0]
     (empty,) = grep([conversation], "x*", where="tools")
     assert [h.spans for h in empty.hits] == [[(0, 0)], [(0, 0)]]
+
+
+def test_control_characters_are_written_out_and_a_line_stays_one(tmp_path):
+    # an OSC 0 title setting, a clear-screen, a C1 CSI: written out as `show` writes them;
+    # a title holding a line feed keeps grep's line one line (#51)
+    row = {
+        "id": "c\x1b]0;pwned\x07\u009b2J",
+        "title": "Evil\ntitle\x1b[2J",
+        "messages": [
+            {"role": "user", "content": "find me \x1b]0;owned\x07 and \u009b31m red"},
+            {"role": "assistant", "content": "next\x1b[2J"},
+        ],
+    }
+    path = tmp_path / "esc.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    title = "Evil title\\x1b[2J"
+    lines = cli("--color", "always", "-C", "1", "find", str(path)).stdout.splitlines()
+    assert lines == [
+        f"{path}:1: {title} › #1 user: \x1b[01;31mfind\x1b[m me \\x1b]0;owned\\x07 and \\x9b31m red",
+        f"{path}:1- {title} › #2 assistant: next\\x1b[2J",
+    ]
+    assert cli("-c", "find", str(path)).stdout == f"{path}:1: {title}: 1\n"
+    hit = json.loads(cli("--json", "find", str(path)).stdout)  # JSON: as they are
+    assert (hit["title"], hit["conversation"]) == (row["title"], row["id"])
+    ids = runner.invoke(app, ["select", "--ids", str(path)])
+    assert ids.stdout == "c\\x1b]0;pwned\\x07\\x9b2J\n"
+    row["id"] = "two\nlines"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    assert runner.invoke(app, ["select", "--ids", str(path)]).stdout == "two\\nlines\n"
+
+
+def test_a_catastrophic_pattern_is_stopped_with_one_line_naming_it(tmp_path):
+    # (a+)+$ backtracks exponentially on 35 a's and a b: Python's engine never finishes;
+    # each search is bounded, and the run ends with the pattern, the message and the way out
+    # (#51). A subprocess with a timeout: on the old code the test fails, it does not hang.
+    import subprocess
+    import sys
+
+    row = {"title": "a" * 35 + "b", "messages": [{"role": "user", "content": "a" * 35 + "b"}]}
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    for args, flag, where in (
+        (["grep", "(a+)+$"], "PATTERN", f"{path}:1:1: message 1"),
+        (["select", "--grep", "(a+)+$"], "--grep", f"{path}:1:1"),
+        (["select", "--title", "(a+)+$"], "--title", f"{path}:1:1"),
+        (["select", "--jobs", "2", "--grep", "(a+)+$", str(path)], "--grep", f"{path}:1:1"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "chatpipe", *args, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
+        assert (done.returncode, done.stdout) == (2, ""), done.stderr
+        assert done.stderr == (
+            f"chatpipe: error: {where}: {flag} '(a+)+$' ran for more than 1 s on one text and "
+            "was stopped: Python's regular expressions backtrack, and a repetition inside a "
+            "repetition (such as (a+)+ or (a|aa)*) can take exponential time (write it so that "
+            "each character can match one way only: a+$ for (a+)+$)\n"
+        )
+    # Python's syntax stays whole: a backreference, a look-behind
+    assert cli("-c", r"(a)\1{34}(?<=a)b", str(path)).stdout == f"{path}:1: {'a' * 35}b: 1\n"

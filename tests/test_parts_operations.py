@@ -5,6 +5,7 @@ parts are small here (a few kilobytes), on forked workers and in this process.""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -51,13 +52,39 @@ def test_dedupe_in_parts_keeps_what_one_process_keeps(rows, monkeypatch, by):
         assert one.dropped.pairs[0] == (f"copy{min(repeats) - 200}", f"o{repeats[min(repeats)]}")
 
 
+def _smallest_keys(ids: list[str], n: int, seed: str) -> list[str]:
+    """The ids ``sample -n`` must keep, worked out here from what docs/conversations.md
+    and ops/sample.py say: each conversation's key is a 64-bit BLAKE2b of the purpose, the
+    seed and its id; the n smallest keys are kept, equal keys by position, in input order."""
+
+    def key(conversation_id: str) -> int:
+        data = f"sample\x00{seed}\x00id\x00{conversation_id}".encode()
+        return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
+
+    chosen = sorted(range(len(ids)), key=lambda k: (key(ids[k]), k))[:n]
+    return [ids[k] for k in sorted(chosen)]
+
+
 @pytest.mark.parametrize("n", [0, 1, 7, 150, 500])
-def test_sample_n_in_parts_chooses_what_one_process_chooses(rows, monkeypatch, n):
+def test_sample_n_in_parts_chooses_what_one_process_chooses(rows, monkeypatch, n, tmp_path):
     path, lines, _ = rows
+    # the rows with an id (all but the two near misses at the end), so that the test can
+    # work out each key itself; still many parts
+    named = [line for line in lines if '"id": ' in line]
+    assert len(named) == len(lines) - 2
+    path = tmp_path / "named.jsonl"
+    path.write_text("\n".join(named) + "\n", encoding="utf-8")
+    ids = [json.loads(line)["id"] for line in named]
     for seed in ("1", "spring"):
-        chosen = _run(path, SampleN(n, seed), 1, monkeypatch)
-        assert len(chosen.splitlines()) == min(n, len(lines))
-        assert _run(path, SampleN(n, seed), 2, monkeypatch) == chosen
+        expected = _smallest_keys(ids, n, seed)
+        assert len(expected) == min(n, len(ids))
+        for jobs in (1, 2):
+            chosen = _run(path, SampleN(n, seed), jobs, monkeypatch)
+            assert [json.loads(line)["id"] for line in chosen.splitlines()] == expected, jobs
+    # what a sample is not: the first n, or the same n under another seed
+    if 0 < n < len(ids):
+        assert _smallest_keys(ids, n, "1") != ids[:n]
+        assert _smallest_keys(ids, n, "1") != _smallest_keys(ids, n, "spring")
 
 
 def test_redact_counts_in_parts_add_up_to_one_process(tmp_path, monkeypatch):

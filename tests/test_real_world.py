@@ -249,7 +249,14 @@ def test_chatgpt_thoughts_keep_their_text_as_reasoning():
     assert older["content"] == [
         {"type": "reasoning", "reasoning": "Older exports put the thought text in parts."}
     ]
-    assert recap["content"][0]["value"]["content"] == "Thought for 4 seconds"
+    # the recap is reasoning that says it is one (#49)
+    assert recap["content"] == [
+        {
+            "type": "reasoning",
+            "reasoning": "Thought for 4 seconds",
+            "extras": {"content_type": "reasoning_recap"},
+        }
+    ]
     assert answer["content"] == "9.9 is larger than 9.11."
 
 

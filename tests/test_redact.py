@@ -240,3 +240,144 @@ def test_bad_options():
         result = runner.invoke(app, ["redact", *args, str(FIXTURES / "agent_session.jsonl")])
         assert result.exit_code == 2
         assert result.stderr.startswith(f"chatpipe: error: {said}")
+
+
+# -- what is text and what is binary data (#51) -----------------------------------------
+
+TOKEN = PLANTED["GITHUB_TOKEN"]
+
+
+def _redacted(tmp_path, name: str, text: str) -> tuple[str, str]:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    result = runner.invoke(app, ["redact", str(path)])
+    assert result.exit_code == 0, result.stderr
+    return result.stdout, result.stderr
+
+
+def test_a_message_that_starts_with_data_colon_is_text(tmp_path):
+    # a pasted server-sent event line is text; only a data:<mime>;base64, URL is binary
+    line = {"role": "user", "content": f'data: {{"key": "{TOKEN}", "mail": "bob@example.com"}}'}
+    out, said = _redacted(tmp_path, "sse.jsonl", json.dumps(line) + "\n")
+    assert TOKEN not in out and "bob@example.com" not in out
+    assert json.loads(out)["content"] == 'data: {"key": "[GITHUB_TOKEN]", "mail": "[EMAIL]"}'
+    assert said == "chatpipe: redact: replaced 2 values: GITHUB_TOKEN 1, EMAIL 1\n"
+    redactor = Redactor()
+    assert redactor.string("data:text/plain,bob@example.com") == "data:text/plain,[EMAIL]"
+    image = (
+        "data:image/png;base64," + "AK" + "IA" + "Z7Q2XK4M6P8R0T3V"
+    )  # base64 that looks like a key
+    assert redactor.string(image) == image
+    assert redactor.string(image + " mail bob@example.com") == image + " mail [EMAIL]"
+
+
+def test_data_fields_are_scanned_unless_they_are_a_media_payload(tmp_path):
+    payload = "AK" + "IA" + "Z7Q2XK4M6P8R0T3V" + "iVBORw0KGgo="  # base64 that looks like a key
+    request = {
+        "model": "claude",
+        "max_tokens": 5,
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "document",
+                        "source": {
+                            "type": "text",
+                            "media_type": "text/plain",
+                            "data": f"mail bob@example.com key {TOKEN}",
+                        },
+                    },
+                    {
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": "image/png", "data": payload},
+                    },
+                ],
+            }
+        ],
+    }
+    out, said = _redacted(tmp_path, "anthropic.json", json.dumps(request))
+    blocks = json.loads(out)["messages"][0]["content"]
+    assert blocks[0]["source"]["data"] == "mail [EMAIL] key [GITHUB_TOKEN]"
+    assert blocks[1]["source"]["data"] == payload
+    assert said == "chatpipe: redact: replaced 2 values: GITHUB_TOKEN 1, EMAIL 1\n"
+    # an AI SDK data-* part (kept as a non_standard block) holds text too
+    ui = {
+        "messages": [
+            {
+                "id": "m1",
+                "role": "user",
+                "parts": [
+                    {"type": "text", "text": "hi"},
+                    {"type": "data-contact", "data": {"mail": "bob@example.com"}},
+                    {"type": "file", "mediaType": "image/png", "data": payload},
+                ],
+            }
+        ]
+    }
+    out, said = _redacted(tmp_path, "ui.json", json.dumps(ui))
+    assert "bob@example.com" not in out and payload in out
+    assert said == "chatpipe: redact: replaced 1 value: EMAIL 1\n"
+    # the same rule in the library: unknown data, pydantic-ai's binary, input_audio
+    redactor = Redactor()
+    message = HumanMessage(
+        [
+            {"type": "non_standard", "value": {"kind": "note", "data": "bob@example.com"}},
+            {"type": "non_standard", "value": {"kind": "binary", "data": payload}},
+            {"type": "input_audio", "input_audio": {"data": payload, "format": "wav"}},
+            {"type": "image", "base64": payload, "mime_type": "image/png"},
+        ]
+    )
+    content = redactor.message(message).content
+    assert content[0]["value"]["data"] == "[EMAIL]"
+    assert [content[1]["value"]["data"], content[2]["input_audio"]["data"]] == [payload] * 2
+    assert content[3]["base64"] == payload
+    # a "format" beside "data" in a tool's arguments is no audio block: scanned
+    args = {"format": "text", "data": TOKEN, "to": "ops"}
+    assert redactor.value(args, frozenset(), keys=True)["data"] == "[GITHUB_TOKEN]"
+
+
+def test_keys_of_tool_arguments_and_an_invalid_calls_error_are_scanned(tmp_path):
+    error = 'Function f arguments:\n\n{"mail": "carol@example.com", oops\n\nare not valid JSON.'
+    lines = [
+        {
+            "type": "ai",
+            "content": "",
+            "tool_calls": [
+                {
+                    "name": "grant",
+                    "args": {"users": {"alice@example.com": "admin", "bob@example.com": "x"}},
+                    "id": "c1",
+                    "type": "tool_call",
+                }
+            ],
+            "invalid_tool_calls": [
+                {
+                    "type": "invalid_tool_call",
+                    "id": "c2",
+                    "name": "f",
+                    "args": '{"mail": "carol@example.com", oops',
+                    "error": error,
+                }
+            ],
+        }
+    ]
+    path = tmp_path / "calls.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    result = runner.invoke(app, ["redact", str(path)])
+    assert result.exit_code == 0, result.stderr
+    (message,) = [json.loads(x) for x in result.stdout.splitlines()]
+    # two keys that become one placeholder stay two keys
+    assert message["tool_calls"][0]["args"] == {"users": {"[EMAIL]": "admin", "[EMAIL] 2": "x"}}
+    invalid = message["invalid_tool_calls"][0]
+    assert invalid["args"] == '{"mail": "[EMAIL]", oops'
+    assert invalid["error"] == error.replace("carol@example.com", "[EMAIL]")
+    assert result.stderr == "chatpipe: redact: replaced 4 values: EMAIL 4\n"
+    dry = runner.invoke(app, ["redact", "--dry-run", str(path)])
+    places = [line.split(": ")[1] for line in dry.stdout.splitlines()]
+    assert places == [
+        "messages[0].tool_calls[0].args.users (a key)",
+        "messages[0].tool_calls[0].args.users (a key)",
+        "messages[0].invalid_tool_calls[0].args",
+        "messages[0].invalid_tool_calls[0].error",
+    ]

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 
+import langchain_core.messages as lc
 import orjson
 import pytest
+from langchain_core.messages.utils import count_tokens_approximately as lc_count
 from typer.testing import CliRunner
 
+import chatpipe as cp
 from chatpipe.cli import app
 from chatpipe.errors import UsageError
 from chatpipe.model import AIMessage, Conversation, HumanMessage, SystemMessage
@@ -57,7 +60,6 @@ def ids(*args: str) -> list[str]:
         (["--role", "tool"], [WEBSITE, WIKIS]),
         (["--role", "system"], []),
         (["--max-tokens", "1000"], [OFFERTE, WIKIS]),
-        (["--min-tokens", "1649", "--max-tokens", "1649"], [LOGO]),
         (["--max-tokens", "3", "--token-counter", "messages"], [OFFERTE]),
         (["--grep", "OFFERTE"], []),
         (["--grep", "OFFERTE", "-i"], [OFFERTE]),
@@ -67,6 +69,25 @@ def ids(*args: str) -> list[str]:
 )
 def test_each_criterion_on_an_export(args, expected):
     assert ids(*args, EXPORT) == expected
+
+
+def test_token_bounds_select_by_langchains_count():
+    """--min-tokens and --max-tokens take each conversation's count as langchain-core's
+    count_tokens_approximately gives it (the oracle here), both bounds included."""
+    from chatpipe.pipeline import read
+
+    every = ids(EXPORT)
+    counted = [
+        lc_count(lc.messages_from_dict(cp.messages_to_dict(list(c.messages))))
+        for c in read([EXPORT])
+    ]
+    assert len(counted) == len(every) and len(set(counted)) == len(counted)
+    for tokens in counted:
+        exact = ids("--min-tokens", str(tokens), "--max-tokens", str(tokens), EXPORT)
+        assert exact == [i for i, n in zip(every, counted, strict=True) if n == tokens]
+        assert len(exact) == 1
+        above = ids("--min-tokens", str(tokens + 1), EXPORT)
+        assert above == [i for i, n in zip(every, counted, strict=True) if n > tokens]
 
 
 def test_an_export_a_dataset_and_a_log_together():
@@ -206,3 +227,36 @@ def test_times_as_sources_and_users_write_them():
     assert parse(1714521600000) == 1714521600.0  # milliseconds
     assert parse("1714521600") == 1714521600.0
     assert [parse(v) for v in ("", "May 1", None, True, float("nan"), [1])] == [None] * 6
+
+
+def test_a_users_pattern_travels_and_runs_unbounded_where_no_signal_reaches():
+    # (sent to Dask's workers pickled; in a thread other than the main one the alarm
+    # cannot reach a search, which runs as Python's own)
+    import pickle
+    import threading
+
+    from chatpipe.io import alarm
+    from chatpipe.ops.user_regex import compile_regex
+
+    pattern = pickle.loads(pickle.dumps(compile_regex("ré(f)u\\1nd", "--grep", True)))
+    assert (pattern.flag, pattern.search("RÉFUFND").group()) == ("--grep", "RÉFUFND")
+    seen = []
+
+    def elsewhere():
+        seen.append((alarm.watch(lambda: None), pattern.spans("réfufnd, réfufnd")))
+
+    thread = threading.Thread(target=elsewhere)
+    thread.start()
+    thread.join()
+    assert seen == [(False, [(0, 7), (9, 16)])]
+
+
+@pytest.mark.parametrize(
+    "flag", ["--max-tokens", "--min-tokens", "--max-messages", "--min-messages"]
+)
+def test_a_negative_count_is_a_usage_error(flag):
+    """select --max-tokens -5 was accepted and matched nothing, exit 0 (#51)."""
+    result = runner.invoke(app, ["select", flag, "-5", TOY.as_posix()])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"chatpipe: error: {flag} must be 0 or more, got -5\n"
+    assert runner.invoke(app, ["select", flag, "0", TOY.as_posix()]).exit_code == 0

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import langchain_core.messages as lc
+from langchain_core.messages.utils import count_tokens_approximately as lc_count
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
@@ -18,7 +20,22 @@ def cli(*args, env=None):
     return runner.invoke(app, list(args), env=env)
 
 
+def _log_figures(path) -> tuple[int, int]:
+    """The characters of a message log's texts, counted here, and langchain-core's
+    approximate count of its messages (the default counter's oracle)."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    characters = 0
+    for row in rows:
+        content = row.get("content")
+        if isinstance(content, str):
+            characters += len(content)
+        elif isinstance(content, list):
+            characters += sum(len(p["text"]) for p in content if p.get("type") == "text")
+    return characters, lc_count(lc.convert_to_messages(rows))
+
+
 def test_json_figures_of_the_tool_call_log():
+    characters, tokens = _log_figures(FIXTURES / "openai_tool_calls.jsonl")
     result = cli("stats", str(FIXTURES / "openai_tool_calls.jsonl"))
     conversation, overall = (json.loads(line) for line in result.stdout.splitlines())
     assert conversation == {
@@ -31,8 +48,8 @@ def test_json_figures_of_the_tool_call_log():
         "audio": 0,
         "video": 0,
         "files": 0,
-        "characters": 201,
-        "tokens": 226,
+        "characters": characters,
+        "tokens": tokens,
         "by_type": {"system": 1, "human": 2, "ai": 3, "tool": 2},
     }
     assert overall["overall"]["length"] == {"min": 8, "median": 8, "max": 8}
@@ -226,3 +243,44 @@ def test_json_rows_name_their_file_and_title():
         (log, None),
     ]
     assert list(rows[0])[:4] == ["conversation", "id", "file", "title"]
+
+
+def test_a_table_of_several_files_says_which_file_and_conversation_a_row_is(tmp_path):
+    """With several inputs the table's rows were numbers only (#51): a file column (each
+    file's name) and a conversation column (its title), never markup or escapes."""
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text(
+        json.dumps(
+            {"title": "[red]x[/red] \x1b]0;t\x07", "messages": [{"role": "user", "content": "hi"}]}
+        )
+        + "\n"
+    )
+    export = FIXTURES / "chatgpt_export__pkuppens_2023_conversations_subset.json"
+    tool_log = FIXTURES / "openai_tool_calls.jsonl"
+    result = cli(
+        "stats",
+        "--table",
+        str(tool_log),
+        str(export),
+        str(odd),
+        env={"COLUMNS": "200", "NO_COLOR": "1"},
+    )
+    assert result.exit_code == 0
+    rows = [
+        [c.strip() for c in line.split("│")[1:-1]]
+        for line in result.stdout.splitlines()
+        if line.startswith("│")
+    ]
+    header = next(line for line in result.stdout.splitlines() if line.startswith("┃"))
+    assert [c.strip() for c in header.split("┃")[1:4]] == ["#", "file", "conversation"]
+    cut = export.name[:39] + "…"  # (a name column is 40 wide at most)
+    assert [r[:3] for r in rows[:3]] == [
+        ["1", "openai_tool_calls.jsonl", ""],
+        ["2", cut, "Offerte software project"],
+        ["3", cut, "Logo design for Pieterkuppens.net."],
+    ]
+    assert rows[5][1:3] == ["odd.jsonl", "[red]x[/red] \\x1b]0;t\\x07"]
+    assert rows[-1][:3] == ["all", "", ""]
+    # one file: no file column; no title anywhere: no conversation column
+    one = cli("stats", "--table", str(tool_log), env={"COLUMNS": "200", "NO_COLOR": "1"}).stdout
+    assert [c.strip() for c in one.splitlines()[2].split("┃")[1:3]] == ["#", "messages"]

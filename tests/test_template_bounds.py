@@ -369,3 +369,32 @@ def test_each_checked_operation_is_refused_before_it_runs(source, built):
         template.render_dicts([{"role": "user", "content": "hi"}])
     more = "" if "more than" in built else ", more than 32 MiB"
     assert str(caught.value) == f"the chat template built {built}{more} (see --template-max-output)"
+
+
+@pytest.mark.parametrize("fill", ["urlize", "wordwrap", "striptags"])
+def test_the_time_limit_holds_inside_one_long_filter_call(tmp_path, fill):
+    """One call of a slow filter on a text of megabytes (urlize ran 5 s under
+    --template-timeout 1, striptags is quadratic): the clock is looked at inside the
+    call too, and the render ends with the limit's line (#51). A subprocess with a
+    timeout: on the old code this test fails, it does not hang."""
+    import json
+    import subprocess
+    import sys
+
+    text = "see https://example.com/x and <b>mail</b> a@b.co " * 120_000  # 6 MB
+    log = tmp_path / "big.jsonl"
+    log.write_text(json.dumps({"role": "user", "content": text}) + "\n", encoding="utf-8")
+    template = tmp_path / "t.jinja"
+    template.write_text("{{ messages[0].content | " + fill + " }}")
+    command = ["template", "--chat-template", str(template), "--template-timeout", "0.5"]
+    done = subprocess.run(
+        [sys.executable, "-m", "chatpipe", *command, str(log)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout) == (1, ""), done.stderr
+    assert done.stderr == (
+        f"chatpipe: error: {log}:1:1: the chat template ran for more than 0.5 s"
+        " (see --template-timeout)\n"
+    )

@@ -6,6 +6,7 @@ run says what it left."""
 from __future__ import annotations
 
 import contextlib
+import html
 import json
 import re
 from pathlib import Path
@@ -160,6 +161,10 @@ TEXT_KEYS |= {"stringValue", "delta", "partial_json", "arguments", "result", "er
 
 def load(path):
     text = path.read_text(encoding="utf-8")
+    if path.suffix == ".md":  # (a chat log for people: its lines are its text, its
+        # sessions' opening lines and the prefixes that say who wrote a line aside)
+        lines = [re.sub(r"^(#### ?|> ?)", "", line) for line in text.splitlines()]
+        return [{"text": line} for line in lines if not re.match(r"# [Aa]ider chat started", line)]
     if path.suffix in (".yaml", ".yml"):
         return yaml.safe_load(text)
     if path.suffix == ".sse" or text.lstrip().startswith("data:"):
@@ -185,7 +190,10 @@ def texts(value, key=None):
 
 def words_of(text: str) -> set[str]:
     """The words of a text; of JSON text, those of its values (its keys name fields that
-    the canonical format may name otherwise: ``arguments`` is ``args`` there)."""
+    the canonical format may name otherwise: ``arguments`` is ``args`` there); of text
+    with HTML entities (Open WebUI's ``<details>`` markup), those of the text they stand
+    for."""
+    text = html.unescape(text)
     try:
         parsed = json.loads(text)
     except ValueError:

@@ -130,7 +130,7 @@ _EXPORTS = {
     "tool_call_chunk": ".model.tool_calls",
 }
 
-__version__ = "0.1.0.dev0"
+__version__ = "0.1.0"
 
 __all__ = [
     "KNOWN_BLOCK_TYPES",

@@ -2,12 +2,12 @@
 
 Two doors, one mechanism (pipeline/parts.py): inputs cut into parts (line-aligned byte
 ranges of conversation-per-line JSONL, row groups of Parquet, whole files otherwise), each
-part read, operated on and written by chatpipe's own code on a worker, and the results put
-back in input order.
+part read, operated on and written by chatpipe's own code on a worker (``run_part``).
 
-- ``run_job`` runs a command's Job: what ``--engine dask`` does.
-- ``read_conversations`` gives a ``dask.bag.Bag`` of Conversations, for your own
-  pipelines; ``trim``, ``filter_messages``, ``merge``, ``convert``, ``count``,
+- ``run_job`` runs a command's Job on a cluster the caller holds, through
+  ``pipeline.execute`` as ``--engine dask`` does: the results put back in input order.
+- ``read_conversations`` gives a ``dask.bag.Bag`` of Conversations, a partition a part,
+  for your own pipelines; ``trim``, ``filter_messages``, ``merge``, ``convert``, ``count``,
   ``stats``, ``validate`` are plain functions of a conversation to map over it;
   ``to_files`` writes one shard per partition; ``total_tokens``, ``overall_stats`` and
   ``problems`` reduce per partition and combine the partial results.
@@ -16,6 +16,7 @@ back in input order.
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -30,10 +31,11 @@ except ImportError:  # pragma: no cover - the message is the point
         f"chatpipe.dask needs Dask (dask, distributed): {install_hint('dask')}"
     ) from None
 
-from .errors import ChatpipeError, Location, UsageError
+from .errors import Location, UsageError
 from .io.ranges import expand
 from .model import Conversation
-from .pipeline.dask_mapper import DaskMapper, client
+from .ops.operation import PerPart
+from .pipeline.dask_mapper import client
 from .pipeline.job import Inputs, Job, Run
 from .pipeline.plan import DEFAULT_BLOCKSIZE, LINES, Part, plan
 
@@ -66,25 +68,20 @@ def run_job(
     parquet: bool = False,
     blocksize: int | None = DEFAULT_BLOCKSIZE,
     progress: Callable[[int, int], None] | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> Run:
-    """A command's job on the cluster behind ``connected`` (a distributed.Client): the
-    output into ``sink`` in input order, or one shard per part into ``output_dir``."""
-    from .pipeline.assemble import run_in_parts
-    from .pipeline.executors import settled
-    from .pipeline.plan import refuse_once
+    """A command's job on the cluster behind ``connected`` (a distributed.Client), the
+    way ``--engine dask`` runs it (``pipeline.execute``: one route for both): the output
+    into ``sink`` in input order, or one shard per part into ``output_dir``. An operation
+    with two passes (dedupe, sample -n) runs both over the parts; one that takes the whole
+    input in order (head) runs in this process; one that may keep state and does not say
+    how the parts' states merge is refused (docs/library.md). ``blocksize``: about how
+    many bytes of input a part holds (None: 64 MiB); ``note`` hears the warnings."""
+    from .pipeline.executors import Engine, execute
 
-    found = plan(job, blocksize)
-    refuse_once(found, "the dask engine's workers read files")
-    run = Run(job if output_dir is not None else settled(job, found))
-    return run_in_parts(
-        run,
-        found,
-        DaskMapper(connected),
-        sink,
-        output_dir=output_dir,
-        parquet=parquet,
-        shard_per_part=True,
-        progress=progress,
+    engine = Engine(dask=True, scheduler=connected, blocksize=blocksize)
+    return execute(
+        job, sink, engine, output_dir=output_dir, parquet=parquet, note=note, progress=progress
     )
 
 
@@ -127,25 +124,31 @@ def read_conversations(
     conversation's ``location`` is its file and line (row, for Parquet). ``on_error``:
     ``fail`` raises the first bad record's error; ``skip`` leaves bad records out (list
     them with ``problems``). ``storage_options`` go to fsspec for the URLs' filesystem
-    (``anon=True``, ``key=...``, ``endpoint_url=...``), here and on every worker."""
+    (``anon=True``, ``key=...``, ``endpoint_url=...``), here and on every worker.
+
+    A partition is read by the commands' own worker body (``pipeline.parts.run_part``)
+    when the bag is computed, and only then; its places are made its file's from the
+    line ends of the ranges before it, counted without reading a record."""
     from .formats.exports import ReadOptions
     from .pipeline.plan import refuse_once
+    from .pipeline.target import Target
 
     specs = [urlpath] if isinstance(urlpath, str) else list(urlpath)
     storage = _storage(specs, storage_options)
     inputs = Inputs(tuple(expand(specs)), dialect, on_error, None, ReadOptions(branch))
-    job = Job(inputs)
+    job = Job(inputs, _Gathered(), Target())
     found = plan(job, blocksize)
     refuse_once(found, "a Dask bag's partitions are read on its workers")
-    # each part read once; its places, counted from its start, made the file's once the
-    # lines of the parts before it are known
-    read = [dask.delayed(_read_part)(job, part, storage) for part in found.parts]
-    before = dask.delayed(_lines_before)(found.parts, [dask.delayed(len)(r[0]) for r in read])
-    pieces = [
-        dask.delayed(_placed)(piece, part, before, k)
-        for k, (piece, part) in enumerate(zip(read, found.parts, strict=True))
-    ]
-    return db.from_delayed(pieces)
+    partitions = []
+    lines_before: dict[str, Any] = {}  # a file's lines before its next range (delayed)
+    for part in found.parts:
+        before: Any = part.first_row  # (a row group's rows before it; a whole file's: 0)
+        if part.kind == LINES:
+            before = lines_before.get(part.spec, 0)
+            counted = dask.delayed(_line_ends, pure=True)(part, storage)
+            lines_before[part.spec] = dask.delayed(operator.add, pure=True)(before, counted)
+        partitions.append(dask.delayed(_partition)(job, part, storage, before))
+    return db.from_delayed(partitions)
 
 
 def _storage(urls: list[str], options: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -161,68 +164,61 @@ def _storage(urls: list[str], options: dict[str, Any]) -> dict[str, dict[str, An
     return by_protocol
 
 
-def _lines_before(parts: list[Part], counts: list[int]) -> list[int]:
-    before, seen = [], {}
-    for part, count in zip(parts, counts, strict=True):
-        before.append(seen.get(part.spec, 0) if part.kind == LINES else part.first_row)
-        seen[part.spec] = seen.get(part.spec, 0) + count
-    return before
+class _Gathered(PerPart[list[Conversation]]):
+    """A bag partition's operation: the part's conversations kept (their messages in a
+    list, a log's read while its file is open), handed back as the part's state."""
+
+    def __init__(self) -> None:
+        self.conversations: list[Conversation] = []
+
+    def __call__(self, conversation: Conversation) -> None:
+        self.conversations.append(_ready(conversation))
+        return None
+
+    def for_part(self, part: int) -> _Gathered:
+        return _Gathered()
+
+    def part_state(self) -> list[Conversation]:
+        return self.conversations
+
+    def absorb(self, state: list[Conversation], placed: Any) -> None:
+        self.conversations.extend(state)
 
 
-_Read = tuple[list[None], list[Conversation], "ChatpipeError | None"]
-
-
-def _read_part(job: Job, part: Part, storage: dict[str, dict[str, Any]]) -> _Read:
-    """A part's conversations, placed from the part's start: (a list as long as the lines
-    it read, its conversations, the error that stops it, when the job fails on one)."""
-    from .formats.registry import get_dialect
-    from .io.records import BadRecord
+def _line_ends(part: Part, storage: dict[str, dict[str, Any]]) -> int:
+    """The lines of a range of a conversation-per-line file (each ends with a line end,
+    the range ending at a line start): its line ends, counted, no record read."""
+    from .io.ranges import read_lines
     from .io.sources import use_storage_options
-    from .pipeline.parts import part_records
-    from .pipeline.plan import FILE
-    from .pipeline.reading import ErrorLog, conversations_of
 
     use_storage_options(storage)
-    if part.kind == FILE:
-        # (a message log's messages are read lazily: read here, while the file is open)
-        inputs = job.inputs
-        one = Run(Job(Inputs((part.spec,), inputs.dialect, inputs.on_error, None, inputs.options)))
-        return [], [_ready(c) for c in one.conversations()], None
-    skip = ErrorLog(job.inputs.on_error).skip
-    dialect = get_dialect(part.dialect)
-    out: list[Conversation] = []
-    lines = 0
-    for number, record in part_records(part):
-        lines = number
-        if record is None:
-            continue
-        try:
-            if isinstance(record, BadRecord):
-                raise record.error
-            out.extend(conversations_of(dialect, record, job.inputs.options))
-        except ChatpipeError as exc:
-            if not skip:
-                return [None] * lines, out, exc.located(record.location)
-    return [None] * lines, out, None
+    return sum(piece.count(b"\n") for piece in read_lines(part.spec, part.start, part.end))
 
 
-def _placed(read: _Read, part: Part, before: list[int], index: int) -> list[Conversation]:
-    """A part's conversations with the file's places; its error raised with its own."""
-    _, conversations, error = read
-    offset = before[index]
-    if offset:
-        for conversation in conversations:
-            conversation.location = _moved(conversation.location, offset)
-    if error is not None:
-        error.location = _moved(error.location, offset)
-        raise error
+def _partition(
+    job: Job, part: Part, storage: dict[str, dict[str, Any]], before: int
+) -> list[Conversation]:
+    """A part's conversations, read by the one worker body, placed in their file (its
+    ``before`` lines, or rows, before the part); with ``on_error="fail"``, its first
+    error raised at its place in the file."""
+    from .errors import DataError
+    from .io.sources import Source, use_storage_options
+    from .pipeline.assemble import placed
+    from .pipeline.part_result import ERROR
+    from .pipeline.parts import run_part
+
+    use_storage_options(storage)
+    result = run_part(part, job)
+    where = placed(before)
+    if job.inputs.on_error == "fail":
+        for event in result.events:
+            if event.what == ERROR:
+                place = Location(Source(part.spec).name, event.line, event.col, event.index)
+                raise DataError(event.message, where(place), event.hint)
+    conversations: list[Conversation] = result.state
+    for conversation in conversations:
+        conversation.location = where(conversation.location)
     return conversations
-
-
-def _moved(place: Location | None, offset: int) -> Location | None:
-    if place is None or place.line is None:
-        return place
-    return Location(place.file, place.line + offset, place.col, place.message_index)
 
 
 def _ready(conversation: Conversation) -> Conversation:

@@ -87,7 +87,9 @@ _JSON_KINDS = {
 def kind_of(value: Any) -> str:
     """A value's kind in the words of JSON ("a string", "null", "an object"), for messages
     to people who wrote JSON, not Python."""
-    return _JSON_KINDS.get(type(value)) or f"a {type(value).__name__} object"
+    # (a record that is no JSON value says what it is: io/markdown.py's text)
+    described = getattr(type(value), "described_as", None)
+    return _JSON_KINDS.get(type(value)) or described or f"a {type(value).__name__} object"
 
 
 def kind_name(cls: type) -> str:

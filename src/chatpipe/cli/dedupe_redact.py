@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 
+from ..io.outputs import Output
 from ..ops.dedupe import Deduper
 from ..ops.redact import Redactor
 from ..ops.redact_patterns import KINDS
@@ -15,14 +16,25 @@ from ..pipeline.targets import Lines
 from .command import ReadingOptions, command
 from .diagnostics import warn
 from .options import AsJson, Report, To, choices, opt
-from .runtime import execute
+from .runtime import check, execute
 
 
-def _write_report(path: str, inputs: list[str], report: dict[str, Any]) -> None:
+def _run(o: ReadingOptions, job: Job, report: str | None, done: Any) -> None:
+    """The job run, then its summary said and, with ``report``, ``done.report_data()``
+    written there. Every output is checked and the report's file made before the run (a
+    path that cannot be written is said before ``-o`` is in place, not after), and it is
+    moved into place once the run has ended well."""
+    check(o, job, [Output("--report", report)] if report is not None else [])
+    if report is None:
+        execute(o, job)
+        warn(done.summary())
+        return
     from ..io.sink import output_sink
 
-    with output_sink(path, inputs, "jsonl") as sink:
-        sink.raw(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
+    with output_sink(report, list(job.inputs.files), "jsonl") as sink:
+        execute(o, job)
+        warn(done.summary())
+        sink.raw(orjson.dumps(done.report_data(), option=orjson.OPT_INDENT_2) + b"\n")
 
 
 @command("output", "records", "engine")
@@ -49,15 +61,15 @@ def dedupe(
     Examples:
 
     \b
-      chatpipe dedupe train.jsonl -o train.dedup.jsonl
-      chatpipe dedupe --by prompt --report dupes.json export.json --to openai
+      chatpipe dedupe \\
+          fixtures/sharegpt__fastchat_dummy_conversation_first20.json \\
+          -o train.dedup.jsonl
+      chatpipe dedupe --by prompt --report dupes.json \\
+          fixtures/sharegpt__fastchat_dummy_conversation_first20.json \\
+          --to openai
     """
     keep = Deduper(by, report=report is not None)
-    inputs = o.inputs()
-    execute(o, Job(inputs, keep, o.to_dialect(to)))
-    warn(keep.summary())
-    if report is not None:
-        _write_report(report, list(inputs.files), keep.report_data())
+    _run(o, Job(o.inputs(), keep, o.to_dialect(to)), report, keep)
 
 
 @command("output", "records", "engine")
@@ -90,16 +102,15 @@ def redact(
     to: To = None,
 ) -> None:
     # (the help, with the kinds listed, is set below)
-    redactor = Redactor(skip=skip or (), mask=mask, key=mask_key)
-    inputs = o.inputs()
+    redactor = Redactor(skip=skip or (), mask=mask, key=mask_key, dry_run=dry_run)
     if dry_run:
         lines = Lines(redactor.hit_lines(as_json), many=True, one_process=True)
-        execute(o, Job(inputs, None, lines))
+        inputs = o.inputs()
+        inputs.options.places = True  # (a message log's hits at their lines)
+        job = Job(inputs, None, lines)
     else:
-        execute(o, Job(inputs, redactor, o.to_dialect(to)))
-    warn(redactor.summary(dry_run))
-    if report is not None:
-        _write_report(report, list(inputs.files), redactor.report_data(dry_run))
+        job = Job(o.inputs(), redactor, o.to_dialect(to))
+    _run(o, job, report, redactor)
 
 
 redact.__doc__ = f"""Replace secrets and personal data with [KIND] placeholders.
@@ -121,7 +132,11 @@ Kinds: {", ".join(KINDS)}.
 Examples:
 
 \b
-  chatpipe redact session.jsonl -o session.clean.jsonl
-  chatpipe redact --dry-run conversations.json
-  chatpipe redact --mask hash --skip IP_ADDRESS --report redacted.json logs.jsonl
+  chatpipe redact \\
+      fixtures/sharegpt__llamafactory_glaive_toolcall_first12.json \\
+      -o clean.json
+  chatpipe redact --dry-run \\
+      fixtures/sharegpt__llamafactory_glaive_toolcall_first12.json
+  chatpipe redact --mask hash --skip IP_ADDRESS --report redacted.json \\
+      fixtures/sharegpt__llamafactory_glaive_toolcall_first12.json
 """

@@ -1,7 +1,10 @@
-"""docs/commands.md, made from the command line's own help so that it cannot drift from it.
+"""docs/commands.md, made from the command line's own help so that it cannot drift from it,
+and docs/formats.md's table of dialects, made from the registry.
 
-``python -m chatpipe.cli.docs docs/commands.md`` writes it (with no path: to stdout);
-``tests/test_docs.py`` fails when the committed file differs from what this makes.
+``python -m chatpipe.cli.docs docs/commands.md`` writes the first (with no path: to stdout),
+``python -m chatpipe.cli.docs --dialects docs/formats.md`` the table in the second;
+``tests/test_docs.py`` and ``tests/test_dialects.py`` fail when they differ from what this
+makes.
 """
 
 from __future__ import annotations
@@ -130,8 +133,29 @@ def render() -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+# the table's place in docs/formats.md
+DIALECTS_BEGIN = (
+    "<!-- dialects: made by python -m chatpipe.cli.docs --dialects docs/formats.md -->\n"
+)
+DIALECTS_END = "<!-- end of dialects -->"
+
+
+def with_dialects(page: str) -> str:
+    """The formats page with the registry's table of dialects in its place."""
+    from ..formats.registry import docs_table
+
+    start = page.index(DIALECTS_BEGIN) + len(DIALECTS_BEGIN)
+    return page[:start] + docs_table() + page[page.index(DIALECTS_END) :]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--dialects"]:
+        with open(args[1], encoding="utf-8") as page:
+            text = with_dialects(page.read())
+        with open(args[1], "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+        return 0
     text = render()
     if args:
         with open(args[0], "w", encoding="utf-8", newline="\n") as out:

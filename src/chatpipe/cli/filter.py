@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..errors import UsageError
 from ..ops.facts import user_types
 from ..ops.filter import iter_filter, iter_merge
+from ..ops.operation import stateless
 from ..pipeline.job import Job, on_messages
 from .command import ReadingOptions, command, unescape
 from .options import To, opt
@@ -41,7 +42,8 @@ def filter_(
     Examples:
 
     \b
-      chatpipe filter --include-types human --include-types ai session.jsonl
+      chatpipe filter --include-types human --include-types ai \\
+          fixtures/agent_session.jsonl
       chatpipe filter --exclude-all-tool-calls fixtures/openai_tool_calls.jsonl
     """
     user_types(include_types, "--include-types")
@@ -63,7 +65,8 @@ def filter_(
             exclude_tool_calls=calls,
         )
 
-    execute(o, Job(o.inputs(), on_messages(kept, per_message=True), target))
+    # (a function of the options given, which keeps nothing: on the command's word)
+    execute(o, Job(o.inputs(), on_messages(stateless(kept), per_message=True), target))
 
 
 @command("output", "records", "engine")
@@ -83,7 +86,8 @@ def merge(
 
     \b
       chatpipe merge fixtures/openai_tool_calls.jsonl
-      chatpipe merge --chunk-separator ' ' session.jsonl | chatpipe buffer
+      chatpipe merge --chunk-separator ' ' fixtures/agent_session.jsonl \\
+          | chatpipe buffer
     """
     target = o.to_dialect(to)
     separator = unescape(chunk_separator)

@@ -5,10 +5,11 @@ and reported; stdout only ever carries data."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import UsageError
+from ..io.outputs import Folder, Output, check_outputs
 from ..io.sink import output_sink
 from ..model import Conversation
 from ..pipeline import executors
@@ -32,6 +33,24 @@ def rich_console(**options: Any) -> Any:
     return _Console(**options)
 
 
+def check(reading: ReadingOptions, job: Job, also: Sequence[Output] = ()) -> None:
+    """Every output of the run (``-o`` or stdout, the files the target puts in a folder,
+    and ``also``: a report) checked before it starts: none on another's path or an
+    input's, each one writable (io/outputs.py)."""
+    outputs = [] if reading.output_dir is not None else [Output("-o", reading.output)]
+    folder = getattr(job.target, "folder", None)
+    folders = [folder] if isinstance(folder, Folder) else []
+    if reading.output_dir is not None and getattr(job.target, "output_dir", None) is None:
+        from ..io.sink import parquet_wanted
+        from ..pipeline.plan import Part, shard_name
+
+        # the shard named after each input (one cut into parts numbers its shards)
+        extension = ".parquet" if parquet_wanted(None, reading.to_format) else ".jsonl"
+        names = [shard_name(Part(spec, ""), extension) for spec in job.inputs.files]
+        folders.append(Folder("--output-dir", reading.output_dir, names))
+    check_outputs([*outputs, *also], folders, job.inputs.files)
+
+
 def execute(reading: ReadingOptions, job: Job) -> Run:
     """Run a job to stdout or ``-o``, or into ``--output-dir`` shards, on the engine the
     options name (the pipeline chooses how), then report on stderr."""
@@ -51,6 +70,7 @@ def execute(reading: ReadingOptions, job: Job) -> Run:
     shards = reading.output_dir if getattr(job.target, "output_dir", None) is None else None
     if reading.output_dir is not None and reading.output is not None:
         raise UsageError("-o writes one file and --output-dir a folder; pick one")
+    check(reading, job)
     parquet = parquet_wanted(None if shards else reading.output, reading.to_format)
     if parquet and not getattr(job.target, "rows", True):
         from ..io.parquet import not_rows

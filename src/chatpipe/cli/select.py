@@ -3,15 +3,30 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterator
 
 from ..errors import UsageError
+from ..model import Conversation
 from ..ops import facts
 from ..ops.select import Criteria, Selector
 from ..pipeline.job import Job
 from ..pipeline.targets import Lines
+from ..render.markup import terminal_safe
 from .command import ReadingOptions, command
 from .options import To, opt
 from .runtime import execute
+
+
+def _id_line(number: Iterator[int]) -> Callable[[Conversation], bytes]:
+    """--ids' line for a conversation: its id on one line, its control characters (a
+    line feed, an escape that would set the terminal's title) written out as ``show``
+    writes them."""
+
+    def line(conversation: Conversation) -> bytes:
+        text = terminal_safe(facts.label(conversation, next(number)), one_line=True)
+        return text.encode("utf-8", "surrogateescape")
+
+    return line
 
 
 def _many(flag: str, metavar: str, what: str):
@@ -61,9 +76,13 @@ def select(
     Examples:
 
     \b
-      chatpipe select --has tool-calls --max-tokens 4000 train.jsonl -o small_agentic.jsonl
-      chatpipe select --after 2024-05-01 --before 2024-05-08 --model 'gpt-4' conversations.json
-      chatpipe select --grep 'refund' --grep-role user --ids fixtures/agent_session.jsonl
+      chatpipe select --has tool-calls --max-tokens 4000 \\
+          fixtures/chatgpt_export__pkuppens_2023_conversations_subset.json \\
+          -o small_agentic.jsonl
+      chatpipe select --after 2023-05-20 --before 2023-06-01 --model 'gpt-4' \\
+          fixtures/chatgpt_export__pkuppens_2023_conversations_subset.json
+      chatpipe select --grep 'fail on CI' --grep-role user --ids \\
+          fixtures/agent_session.jsonl
     """
     tokens = min_tokens is not None or max_tokens is not None
     if o.chat_template is not None and not tokens:
@@ -74,8 +93,7 @@ def select(
     keep = Selector(Criteria(**criteria))
     if only_ids:
         number = itertools.count()
-        label = lambda c: facts.label(c, next(number)).encode("utf-8", "surrogateescape")  # noqa: E731
-        target = Lines(label, one_process=True)  # (numbered in the run's order)
+        target = Lines(_id_line(number), one_process=True)  # (numbered in the run's order)
     else:
         target = o.to_dialect(to)
     execute(o, Job(o.inputs(), keep, target))

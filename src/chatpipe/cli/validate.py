@@ -30,7 +30,9 @@ def validate(
         metavar="all|openai-finetune|structure",
         autocompletion=choices(*RULES),
     ) = "all",
-    max_tokens: opt("--max-tokens", "Flag conversations over N tokens.", int | None, "N") = None,
+    max_tokens: opt(
+        "--max-tokens", "Flag conversations over N tokens.", int | None, "N", min=1
+    ) = None,
     as_: opt(
         "--as",
         "Check each record as a request of this API, instead: "
@@ -66,9 +68,11 @@ def validate(
     Examples:
 
     \b
-      chatpipe validate train.jsonl
-      chatpipe validate --rules structure --max-tokens 16000 --json logs/*.jsonl > problems.jsonl
-      chatpipe validate --as anthropic requests.jsonl
+      chatpipe validate fixtures/validate/finetune_problems.jsonl
+      chatpipe validate --rules structure --max-tokens 16000 --json \\
+          fixtures/validate/*.jsonl > problems.jsonl
+      chatpipe validate --as anthropic \\
+          fixtures/anthropic_messages__pydanticai_req_thinking_text_tool_use_tool_result.json
     """
     if rules not in RULES:
         raise UsageError(f"--rules must be one of {', '.join(RULES)}, got {rules!r}")

@@ -75,6 +75,7 @@ class AnthropicBatchDialect(BatchDialect):
     checked_as = "anthropic"
     api = "Anthropic Message Batches"
     checks = ("anthropic-batch",)
+    line_keys = frozenset(("custom_id", "params", "result", "requests"))
 
     def is_conversation(self, value: Any) -> bool:
         return is_request(value) or is_result(value) or is_requests_body(value)
@@ -129,14 +130,34 @@ class AnthropicBatchDialect(BatchDialect):
         meta["batch_error"] = failure or "succeeded, with no message"
         return Conversation([], meta, location)
 
-    def request(self, custom_id: str, conversation: Conversation, number: int) -> dict[str, Any]:
+    def is_result(self, meta: dict[str, Any]) -> bool:
+        return "result" in meta and "model" not in meta
+
+    def write_result(self, conversation: Conversation) -> dict[str, Any]:
+        """A result line as it was read, its message's content written back."""
+        line = {k: v for k, v in conversation.meta.items() if k != "batch_error"}
+        result, messages = line.get("result"), list(conversation.messages)
+        message = result.get("message") if isinstance(result, dict) else None
+        if not messages or not isinstance(message, dict):
+            return line  # (errored, canceled, expired: no message)
+        from .anthropic_writer import write_turns  # (loaded to write)
+
+        turns = write_turns(messages, self.writing)[1]
+        content = [b for turn in turns for b in _blocks(turn["content"])]
+        written = {**message, "content": content}
+        line["result"] = {**result, "message": _in_order(written, message)}
+        return line
+
+    def request(
+        self, custom_id: str, conversation: Conversation, number: int, settings: dict[str, Any]
+    ) -> dict[str, Any]:
         from .anthropic_writer import request_fields, write_turns  # (loaded to write)
 
         writing, meta = self.writing, conversation.meta
         system, turns = write_turns(conversation.messages, writing)
         params: dict[str, Any] = {
-            "model": self.setting("model", meta),
-            "max_tokens": self.setting("max_tokens", meta),
+            "model": settings["model"],
+            "max_tokens": settings["max_tokens"],
         }
         if system is not None:
             params["system"] = system
@@ -149,3 +170,16 @@ class AnthropicBatchDialect(BatchDialect):
             # other providers' tool lists (JSON text, Gemini's declarations) as Anthropic's
             params[key] = for_target(parsed(value), "anthropic")[0] if key == "tools" else value
         return {"custom_id": custom_id, "params": params}
+
+
+def _blocks(content: Any) -> list[Any]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+def _in_order(written: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]:
+    """``written``'s fields in the order the message read had them (content where it
+    stood: after role)."""
+    order = [k for k in read if k != "content"]
+    at = order.index("role") + 1 if "role" in order else len(order)
+    order[at:at] = ["content"]
+    return {k: written[k] for k in order if k in written}

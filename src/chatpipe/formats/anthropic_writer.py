@@ -57,6 +57,9 @@ REQUEST_FIELDS: dict[str, type | tuple[type, ...]] = {
     "stream": bool,
 }
 _SERVICE_TIERS = ("auto", "standard_only")
+# the keys of the fields that are objects of the API's own (another framework's field of
+# the same name, AutoGen's ``container`` or an Agents SDK's ``metadata``, is not)
+_OBJECT_KEYS = {"metadata": frozenset(("user_id",)), "container": frozenset(("id", "skills"))}
 # other providers' names of its settings
 _SAME = {
     "max_completion_tokens": "max_tokens",
@@ -134,6 +137,7 @@ def request_fields(meta: dict[str, Any], writing: Writing) -> dict[str, Any]:
         if (v is None and meta.get(k) is not None and k != "tools")
         or (v is not None and not isinstance(v, REQUEST_FIELDS[k]))
         or (k == "service_tier" and v not in _SERVICE_TIERS)
+        or (isinstance(v, dict) and k in _OBJECT_KEYS and not v.keys() <= _OBJECT_KEYS[k])
     ]
     if wrong:
         writing.left(SETTING_VALUES, None, names(wrong))

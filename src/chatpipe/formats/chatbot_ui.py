@@ -29,9 +29,13 @@ def is_export(value: Any) -> bool:
     )
 
 
+# what its reader leaves out, said once (on the export's first conversation)
+PROMPTS = "the export's saved prompts, templates that are not chats"
+
+
 class ChatbotUiDialect(Dialect):
     name = "chatbot-ui"
-    description = "chatbot-ui exports {version, history, folders, prompts}: a chat per history entry"
+    description = "chatbot-ui exports {history, folders, prompts}: a chat per history entry"
     example = "chatbot_ui__librechat-tests_v4_export.json"
     extras_key = "chatbot_ui"  # (a message's keys besides role and content)
     evidence = CERTAIN  # a history beside folders is chatbot-ui's alone
@@ -45,12 +49,16 @@ class ChatbotUiDialect(Dialect):
         if not is_export(value):
             raise ValidationError("not a chatbot-ui export", location, hint="no history list")
         folders = {f.get("id"): f.get("name") for f in value["folders"] if isinstance(f, dict)}
+        prompts = value.get("prompts")
         for number, entry in enumerate(value["history"], 1):
             if not isinstance(entry, dict) or not isinstance(entry.get("messages"), list):
                 raise ValidationError(
                     f"conversation {number} of the history has no messages list", location
                 )
-            yield self._conversation(entry, folders, location)
+            conversation = self._conversation(entry, folders, location)
+            if number == 1 and prompts:
+                conversation.left_out = [PROMPTS]
+            yield conversation
 
     def _conversation(
         self, entry: dict[str, Any], folders: dict[Any, Any], location: Location

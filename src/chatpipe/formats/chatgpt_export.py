@@ -21,6 +21,8 @@ def _chatgpt_text(content: dict[str, Any]) -> tuple[str | list[Any], bool]:
     """(content, is_known) for one ChatGPT content object."""
     kind = content.get("content_type", "text")
     if kind in ("text", "multimodal_text"):
+        if not content.get("parts") and isinstance(content.get("text"), str):
+            return content["text"], True  # (a text with no parts: its ``text``)
         parts: list[Any] = []
         for part in content.get("parts") or []:
             if isinstance(part, str):
@@ -35,13 +37,46 @@ def _chatgpt_text(content: dict[str, Any]) -> tuple[str | list[Any], bool]:
         if all(isinstance(p, str) for p in parts):
             return "".join(parts), True
         return [{"type": "text", "text": p} if isinstance(p, str) else p for p in parts], True
-    if kind in ("code", "execution_output", "system_error"):
-        return content.get("text", ""), True
-    if kind == "tether_quote":
-        return content.get("text", ""), True
-    if kind == "tether_browsing_display":
-        return content.get("result", "") or content.get("summary", "") or "", True
+    if kind in _TOOL_TEXTS:
+        return _plain(content), True
     return "", False
+
+
+# content types whose text is in ``text``, in ``parts`` (older exports), or in ``result``
+_TOOL_TEXTS = (
+    "code",
+    "execution_output",
+    "system_error",
+    "tether_quote",
+    "tether_browsing_display",
+)
+
+
+def _plain(content: dict[str, Any]) -> str:
+    """The text of a content that is not a message's own text: its ``text``, else the
+    text of its ``parts``, else its ``result`` (a browsing display), else its summary."""
+    text = content.get("text")
+    if isinstance(text, str):
+        return text
+    parts = content.get("parts")
+    if isinstance(parts, list) and parts:
+        return "".join(
+            p if isinstance(p, str) else str(p.get("text") or "")
+            for p in parts
+            if isinstance(p, (str, dict))
+        )
+    for key in ("result", "summary"):
+        if isinstance(content.get(key), str) and content[key]:
+            return content[key]
+    return ""
+
+
+def _recap_block(content: dict[str, Any]) -> dict[str, Any]:
+    """A ``reasoning_recap`` ("Thought for 29s") as a reasoning block that says so."""
+    text = content.get("content")
+    text = text if isinstance(text, str) else _plain(content)
+    extras = {k: v for k, v in content.items() if k not in ("content", "parts", "text")}
+    return {"type": "reasoning", "reasoning": text, "extras": extras}
 
 
 def _thoughts_block(content: dict[str, Any]) -> dict[str, Any]:
@@ -84,6 +119,7 @@ def _chatgpt_messages(nodes: list[dict[str, Any]], include_hidden: bool) -> list
             "model_editable_context",
         )
         text, known = _chatgpt_text(content)
+        known = known or kind == "reasoning_recap"
         if role == "system" and not text and known:
             hidden = True
         if hidden and not include_hidden:
@@ -92,7 +128,8 @@ def _chatgpt_messages(nodes: list[dict[str, Any]], include_hidden: bool) -> list
             text = [{"type": "non_standard", "value": content}]
         keep = {k: v for k, v in message.items() if k not in ("id", "author", "content")}
         keep["content_type"] = kind
-        rest = {k: v for k, v in content.items() if k not in ("content_type", "parts", "text")}
+        taken = ("content_type", "parts", "text", "content" if kind == "reasoning_recap" else "")
+        rest = {k: v for k, v in content.items() if k not in taken}
         if rest and known:
             keep["content"] = rest  # code language, quote urls, and the like
         if author.get("name"):
@@ -105,6 +142,8 @@ def _chatgpt_messages(nodes: list[dict[str, Any]], include_hidden: bool) -> list
         recipient = message.get("recipient") or "all"
         if kind == "thoughts":
             out.append(AIMessage([_thoughts_block(content)], **fields))
+        elif kind == "reasoning_recap" and not hidden:
+            out.append(AIMessage([_recap_block(content)], **fields))
         elif hidden:
             out.append(SystemMessage(text, **fields))
         elif role == "user":
@@ -130,7 +169,10 @@ def _chatgpt_messages(nodes: list[dict[str, Any]], include_hidden: bool) -> list
         elif role == "tool":
             name = author.get("name") or ""
             call_id = calls_by_recipient.get(name, "")
-            out.append(ToolMessage(text, tool_call_id=call_id, name=name or None, **fields))
+            status = "error" if kind == "system_error" else "success"
+            out.append(
+                ToolMessage(text, tool_call_id=call_id, name=name or None, status=status, **fields)
+            )
         else:
             out.append(SystemMessage(text, **fields))
     return out

@@ -51,6 +51,9 @@ _KINDS: dict[str, type | tuple[type, ...]] = {
     "generationConfig": dict,
     "model": str,
 }
+# the keys of the fields that are objects of the API's own (Bedrock's ``toolConfig`` of
+# tools and a tool choice is not Gemini's of calling modes)
+_OBJECT_KEYS = {"toolConfig": frozenset(("functionCallingConfig", "retrievalConfig"))}
 # another provider's settings, and where generationConfig holds them
 _GENERATION = {
     "temperature": "temperature",
@@ -137,7 +140,12 @@ def request_fields(meta: dict[str, Any], writing: Writing) -> dict[str, Any]:
         kept["tools"] = api_tools(kept["tools"], "gemini", writing)
     if generation:
         kept["generationConfig"] = {camel(k): v for k, v in generation.items()}
-    wrong = [k for k, v in kept.items() if v is not None and not isinstance(v, _KINDS[k])]
+    wrong = [
+        k
+        for k, v in kept.items()
+        if (v is not None and not isinstance(v, _KINDS[k]))
+        or (isinstance(v, dict) and k in _OBJECT_KEYS and not v.keys() <= _OBJECT_KEYS[k])
+    ]
     if wrong:
         writing.left(SETTING_VALUES, None, names(wrong))
     return {k: v for k, v in kept.items() if k not in wrong and v is not None}

@@ -11,7 +11,8 @@ from ..model import Conversation
 from .api import without_streaming
 from .batch import LINE_FIELDS, REQUESTS, RESULTS, BatchDialect, not_chat
 from .openai import OpenAIDialect, is_openai_response
-from .openai_responses import ResponsesDialect, conversation_from_response, is_responses_response
+from .openai_responses import ResponsesDialect, is_responses_response
+from .openai_responses_items import conversation_from_response
 from .openai_responses_writer import REQUEST_FIELDS as RESPONSES_FIELDS
 from .openai_responses_writer import write_request
 
@@ -95,6 +96,7 @@ class OpenAIBatchDialect(BatchDialect):
     optional = ("endpoint", "max_tokens")
     api = "OpenAI Batch API input (Chat Completions or Responses requests)"
     checks = ("openai-batch",)
+    line_keys = frozenset(("custom_id", "method", "url", "body", "id", "response", "error"))
 
     def is_conversation(self, value: Any) -> bool:
         return is_request_line(value) or is_result_line(value)
@@ -114,7 +116,8 @@ class OpenAIBatchDialect(BatchDialect):
         if endpoint not in ENDPOINTS:
             raise UsageError(f"--endpoint must be chat or responses, got {endpoint!r}")
         made = super().configured(**settings)
-        made.settings = {**settings, "endpoint": endpoint}
+        if made.settings:  # (none: requests written back as read, each for its own model)
+            made.settings = {**made.settings, "endpoint": endpoint}
         made.checked_as = "openai-responses" if endpoint == "responses" else "openai"
         return made
 
@@ -122,18 +125,18 @@ class OpenAIBatchDialect(BatchDialect):
 
     def read_request(self, value: dict[str, Any], location: Location) -> Conversation:
         body, url = value["body"], value["url"]
-        if url.endswith("/responses") or "input" in body:
+        if url.endswith("/responses"):
             read = ResponsesDialect().read_conversation(body, location)
+        elif not url.endswith("/chat/completions"):  # embeddings, moderations...: no chat
+            raise not_chat(f"url {url}", location)
         elif isinstance(body.get("messages"), list):
             read = OpenAIDialect().read_conversation(body, location)
-        elif url.endswith("/chat/completions"):
+        else:
             raise DataError(
                 'the request\'s body has no "messages" list',
                 location,
                 hint=f"a {url} request holds its conversation in body.messages",
             )
-        else:
-            raise not_chat(f"url {url}", location)
         envelope = {k: v for k, v in value.items() if k != "body"}
         meta = {**envelope, **{k: v for k, v in read.meta.items() if k != "messages"}}
         return Conversation(read.messages, meta, location)
@@ -161,13 +164,37 @@ class OpenAIBatchDialect(BatchDialect):
             meta["batch_error"] = failure
         return Conversation(messages, meta, location)
 
-    def request(self, custom_id: str, conversation: Conversation, number: int) -> dict[str, Any]:
+    def is_result(self, meta: dict[str, Any]) -> bool:
+        return "url" not in meta and ("response" in meta or "error" in meta)
+
+    def own_settings(self, meta: dict[str, Any]) -> dict[str, Any]:
+        url = meta.get("url")
+        responses = isinstance(url, str) and url.endswith("/responses")
+        return {"model": meta.get("model"), "endpoint": "responses" if responses else "chat"}
+
+    def write_result(self, conversation: Conversation) -> dict[str, Any]:
+        """A result line as it was read, its answer written back from the messages."""
+        line = {k: v for k, v in conversation.meta.items() if k != "batch_error"}
+        response, messages = line.get("response"), list(conversation.messages)
+        if not messages or not isinstance(response, dict):
+            return line  # (a failure: its line holds no answer)
+        body = dict(response.get("body") or {})
+        if body.get("object") == "response":
+            body["output"] = write_request(messages, None, self.writing)["input"]
+        else:
+            body = _with_choice(body, messages)
+        line["response"] = {**response, "body": body}
+        return line
+
+    def request(
+        self, custom_id: str, conversation: Conversation, number: int, settings: dict[str, Any]
+    ) -> dict[str, Any]:
         from .openai_request import ChatRequestWriter  # (loaded to write)
         from .openai_request_fields import chat_fields
 
-        settings, writing = self.settings, self.writing
+        writing = self.writing
         responses = settings["endpoint"] == "responses"
-        model = self.setting("model", conversation.meta)
+        model = settings["model"]
         if writing.strict:  # (the fields a request takes are the writer's to choose, and say)
             fields = without_streaming(conversation.meta, writing)
             fields = {k: v for k, v in fields.items() if k not in LINE_FIELDS}
@@ -194,3 +221,21 @@ class OpenAIBatchDialect(BatchDialect):
                 body["max_tokens"] = settings["max_tokens"]
         url = ENDPOINTS[settings["endpoint"]]
         return {"custom_id": custom_id, "method": "POST", "url": url, "body": body}
+
+
+def _with_choice(body: dict[str, Any], messages: list[Any]) -> dict[str, Any]:
+    """A chat completion's body with its first choice made again from its message (what
+    the reader took out of it: its fields in the message's response_metadata)."""
+    [written, *_] = OpenAIDialect().configured(keep_extras=True).write_messages(messages[-1:])
+    said = messages[-1].response_metadata
+    choice = {"index": said.get("index", 0), "message": written}
+    choice.update({k: v for k, v in said.items() if k not in ("index", "model_name")})
+    choices = [choice, *(body.get("choices") or [])]
+    out: dict[str, Any] = {}
+    for key, value in body.items():
+        if key != "choices":
+            out[key] = value
+        if key == "model":  # where a completion has its choices
+            out["choices"] = choices
+    out.setdefault("choices", choices)
+    return out

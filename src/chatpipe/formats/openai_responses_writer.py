@@ -1,7 +1,7 @@
 """Messages as OpenAI Responses API ``input`` items, with ``instructions`` from the system
 turn: what ``--to openai-responses`` writes, and the body of a ``/v1/responses`` batch line.
 
-The reader (openai_responses.py) gathers one assistant turn's items (reasoning, messages,
+The reader (openai_responses_items.py) gathers one assistant turn's items (reasoning, messages,
 function calls) into one AI message and keeps each item's own fields (ids, status) in
 ``additional_kwargs["items"]``; this writer gives those items back, so that a request
 chatpipe reads is written as the same request. By default (``Writing.strict``) it writes
@@ -376,7 +376,7 @@ class _Items:
             writing.left(kind, self.index)
             if writing.strict:
                 return []
-        if "summary" not in extras:
+        if not isinstance(extras.get("summary"), list):  # (none, or another app's null)
             extras["summary"] = [{"type": "summary_text", "text": text}] if text else []
         keep = ("id", "summary", "content", "encrypted_content", "status")
         item: dict[str, Any] = {"type": "reasoning"}

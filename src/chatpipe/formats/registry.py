@@ -21,21 +21,38 @@ _WHERE = {
     "anthropic": ("anthropic", "AnthropicDialect", "rw"),
     "gemini": ("gemini", "GeminiDialect", "rw"),
     "openai-responses": ("openai_responses", "ResponsesDialect", "rw"),
+    "bedrock-converse": ("bedrock", "BedrockConverseDialect", "rw"),
+    "ollama": ("ollama", "OllamaDialect", "rw"),
+    "cohere": ("cohere", "CohereDialect", "r-"),
     "sharegpt": ("sharegpt", "ShareGPTDialect", "rw"),
     "alpaca": ("alpaca", "AlpacaDialect", "rw"),
+    "ms-swift": ("swift", "MsSwiftDialect", "rw"),
     "mellea": ("mellea", "MelleaDialect", "r-"),
     "llamafactory": ("llamafactory", "LlamaFactoryDialect", "r-"),
     "ai-sdk-ui": ("ai_sdk_ui", "AiSdkUiDialect", "r-"),
     "chatgpt-export": ("chatgpt_export", "ChatGPTExportDialect", "r-"),
     "claude-export": ("claude_export", "ClaudeExportDialect", "r-"),
     "chatbot-ui": ("chatbot_ui", "ChatbotUiDialect", "r-"),
+    "open-webui": ("open_webui", "OpenWebUIDialect", "rw"),
+    "librechat": ("librechat", "LibreChatDialect", "r-"),
+    "grok": ("grok", "GrokDialect", "r-"),
+    "ai-studio": ("ai_studio", "AiStudioDialect", "r-"),
+    "sillytavern": ("sillytavern", "SillyTavernDialect", "r-"),
+    "aider": ("aider", "AiderDialect", "r-"),
     "openai-stream": ("openai_stream", "OpenAIStreamDialect", "r-"),
     "anthropic-stream": ("anthropic_stream", "AnthropicStreamDialect", "r-"),
     "gemini-stream": ("gemini_stream", "GeminiStreamDialect", "r-"),
-    "openai-responses-stream": ("openai_responses", "ResponsesStreamDialect", "r-"),
+    "openai-responses-stream": ("openai_responses_stream", "ResponsesStreamDialect", "r-"),
     "claude-code": ("claude_code", "ClaudeCodeDialect", "r-"),
     "codex": ("codex", "CodexDialect", "r-"),
     "gemini-cli": ("gemini_cli", "GeminiCliDialect", "r-"),
+    "cursor": ("cursor", "CursorDialect", "r-"),
+    "qwen-code": ("qwen_code", "QwenCodeDialect", "r-"),
+    "copilot-cli": ("copilot_cli", "CopilotCliDialect", "r-"),
+    "autogen": ("autogen", "AutoGenDialect", "r-"),
+    "smolagents": ("smolagents", "SmolagentsDialect", "r-"),
+    "smolagents-bus": ("smolagents", "SmolagentsBusDialect", "r-"),
+    "openai-agents": ("openai_agents", "OpenAIAgentsDialect", "r-"),
     "pydantic-ai": ("pydantic_ai", "PydanticAIDialect", "rw"),
     "openai-batch": ("openai_batch", "OpenAIBatchDialect", "rw"),
     "anthropic-batch": ("anthropic_batch", "AnthropicBatchDialect", "rw"),
@@ -135,8 +152,8 @@ def writing_dialect(name: str) -> Dialect:
 
 def docs_table() -> str:
     """docs/formats.md's table of dialects, made from what each dialect declares (its
-    name, what it is, its example fixture); the page holds it as printed by
-    ``python -m chatpipe.formats.registry``, and tests/test_dialects.py keeps it so."""
+    name, what it is, its example fixture); ``python -m chatpipe.cli.docs --dialects
+    docs/formats.md`` puts it in the page, and tests/test_dialects.py keeps it so."""
     lines = [
         "| dialect | read | written | what it is | example |",
         "|---|---|---|---|---|",
@@ -149,7 +166,3 @@ def docs_table() -> str:
             f"| `{dialect.name}` | {read} | {written} | {dialect.description} | {example} |"
         )
     return "\n".join(lines) + "\n"
-
-
-if __name__ == "__main__":
-    print(docs_table(), end="")

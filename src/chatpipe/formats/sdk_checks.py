@@ -54,7 +54,12 @@ by its own types.
     ``Message.role`` is any string; the roles are those of Ollama's API documentation
     (docs/api.md: system, user, assistant, tool). Ollama's server ignores unknown fields
     and its client drops them without a word, so a problem here is a field lost on the
-    way, not a request refused.
+    way, not a request refused. Its tool model takes a function's ``parameters`` as
+    ``type``, ``$defs``, ``items``, ``required`` and ``properties`` only, each property its
+    ``type``, ``items``, ``description`` and ``enum``: JSON Schema's other keys
+    (``additionalProperties``, ``default``, ``anyOf``...) are such fields, so ``--to
+    ollama`` writes the schemas as this model takes them and says the keys it leaves out
+    (formats/ollama_writer.py); the faithful superset keeps them.
 """
 
 from __future__ import annotations

@@ -17,7 +17,9 @@ class Conversation:
     their order; ``messages_key`` is where the messages stood among them. ``start`` is
     the number of the first message in its log: 0, but for a piece of a log read from
     its middle (a ``--jobs`` worker's range of lines). ``places``: where each message
-    came from (a list of locations), when a reader knows it (session logs), else None.
+    came from (a list of locations), when a reader knows it (session logs, a log read
+    with ``ReadOptions(places=True)``), else None; a conversation ``with_messages`` keeps
+    them, and one whose messages were dropped or added has a count that differs.
     ``left_out``: what its reader left out of it on purpose, each a kind the run says
     once (a session's subagents without ``--include-subagents``), else None.
     ``files``: the files its source holds beside it, by the ids its messages name them
@@ -57,6 +59,7 @@ class Conversation:
         changed = Conversation(messages, self.meta, self.location, self.messages_key, self.start)
         changed.left_out = self.left_out
         changed.files = self.files
+        changed.places = self.places  # (the messages' read: compare their count to use them)
         return changed
 
     def to_record(self, messages: list[Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -22,6 +22,9 @@ from ..errors import UsageError
 from ..model import AnyMessage, Conversation
 from . import facts
 from .digest import BY, digest, digest_message
+from .operation import PerPart, TwoPasses
+
+_Entries = list[tuple[bytes, tuple[int, int], Any]]  # a part's digests, positions, labels
 
 
 def check_by(by: str) -> str:
@@ -77,7 +80,7 @@ class FirstSeen:
         return self.first.get(found)
 
 
-class Digests:
+class Digests(PerPart[_Entries]):
     """Pass one on parts (the operation of a first run over them): each conversation's
     digest and position ``(part, index)``, and its label for a report; it writes nothing.
     ``for_part`` gives a part's own, ``part_state`` what it gathered, ``absorb`` takes a
@@ -98,14 +101,14 @@ class Digests:
         self.entries.append((digest(conversation, messages, self.by), (self.part, index), label))
         return None
 
-    def part_state(self) -> list[tuple[bytes, tuple[int, int], Any]]:
+    def part_state(self) -> _Entries:
         return self.entries
 
-    def absorb(self, entries: list[tuple[bytes, tuple[int, int], Any]], placed: Any) -> None:
+    def absorb(self, entries: _Entries, placed: Any) -> None:
         self.seen.combine((d, p, _said(label, placed)) for d, p, label in entries)
 
 
-class KeepFirst:
+class KeepFirst(PerPart["tuple[Dropped, int]"]):
     """Pass two on parts: the conversation at the first position of its digest kept, the
     others dropped and counted into ``deduper.dropped`` (``absorb``: a part's counts)."""
 
@@ -156,11 +159,12 @@ class Dropped:
     messages: list[tuple[str, list[tuple[int, int]]]] = field(default_factory=list)
 
 
-class Deduper:
+class Deduper(TwoPasses, PerPart["tuple[Dropped, int]"]):
     """The operation that keeps the first of each digest: called on a conversation it
     gives it back, or None for a duplicate (``by="messages"``: the conversation without
     its repeated messages). ``dropped`` says what was left out; ``report`` keeps the
-    pairs for a report (else only counts)."""
+    pairs for a report (else only counts). In parts: two passes (``by="conversation"``,
+    ``"prompt"``), or one, each part's counts absorbed (``by="messages"``)."""
 
     def __init__(self, by: str = "conversation", report: bool = False) -> None:
         self.by = check_by(by)

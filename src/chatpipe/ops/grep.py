@@ -20,7 +20,7 @@ import orjson
 from ..errors import UsageError
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
 from . import facts
-from .select import compile_regex
+from .user_regex import PatternTooSlow, compile_regex
 
 WHERE = ("text", "tools", "all")
 _FIELDS = {
@@ -130,12 +130,16 @@ class Grep:
         """The conversation's hits, or None when it has none."""
         conversation, messages = facts.listed(conversation)
         hits = []
-        finditer = self.pattern.finditer
+        find = self.pattern.spans
         for index, message in enumerate(messages):
             if self.roles and not any(facts.has_role(message, r) for r in self.roles):
                 continue
             for name, text, tool in fields(message, self.fields):
-                matches = [m.span() for m in finditer(text)]
+                try:
+                    matches = find(text)
+                except PatternTooSlow as exc:
+                    where = conversation.location
+                    raise exc.located(where and where.at_message(index)) from None
                 # empty matches (a pattern like ``x*``) say the field matches, once
                 spans = [s for s in matches if s[1] > s[0]] or matches[:1]
                 if spans:
@@ -157,7 +161,11 @@ class GrepLines:
     role: …text…`` (a message shown around the hits with ``-`` after its place, ``--``
     between groups shown with context), or a JSON object; with ``count``, one line per
     conversation. ``mark`` (a terminal's colours) goes around the matches. ``hits``
-    counts the conversations that match; places and groups are the run's, in order."""
+    counts the conversations that match; places and groups are the run's, in order.
+
+    A line stays one line, and prints nothing a terminal acts on: the text's whitespace
+    runs are one space, and control characters of texts, titles, names and file names
+    are written out as ``show`` writes them (``\\x1b``); JSON gives them as they are."""
 
     WIDTH = 100  # characters of text shown around the matches
 
@@ -192,7 +200,8 @@ class GrepLines:
             conversation = facts.conversation_id(found.conversation)
             record = {"file": _where(found), "conversation": conversation, "title": title}
             return orjson.dumps({**record, "count": found.count})
-        text = f"{_where(found)}: {title + ': ' if title else ''}{found.count}"
+        shown = _shown(title) if title else ""
+        text = f"{_shown(_where(found))}: {shown + ': ' if shown else ''}{found.count}"
         return text.encode("utf-8", "surrogateescape")
 
     def _json_line(self, found: Found, hit: Hit) -> bytes:
@@ -213,8 +222,9 @@ class GrepLines:
         return orjson.dumps(record)
 
     def _text_lines(self, found: Found) -> Iterator[bytes]:
-        head = _where(found)
+        head = _shown(_where(found))
         title = facts.title(found.conversation)
+        title = _shown(title) if title else ""
         prefix = f"{title} › " if title else ""
         by_index: dict[int, list[Hit]] = {}
         for hit in found.hits:
@@ -224,15 +234,16 @@ class GrepLines:
             if hits is None:  # context: the message's text, as the search sees it
                 message = found.messages[index]
                 text = next((t for _, t, _ in fields(message, ("text", "result"))), "")
-                line = f"{head}- {prefix}#{index + 1} {facts.role(message)}: {self._snippet(text)}"
+                role = _shown(facts.role(message))
+                line = f"{head}- {prefix}#{index + 1} {role}: {self._snippet(text)}"
                 yield line.encode("utf-8", "surrogateescape")
                 continue
             for hit in hits:
-                who = hit.role
+                who = _shown(hit.role)
                 if hit.field == "arguments":
-                    who += f" {hit.tool}()"
+                    who += f" {_shown(str(hit.tool))}()"
                 elif hit.tool:
-                    who += f" {hit.tool}"
+                    who += f" {_shown(hit.tool)}"
                 elif hit.field == "reasoning":
                     who += " (reasoning)"
                 shown = self._snippet(hit.text, hit.spans)
@@ -246,16 +257,16 @@ class GrepLines:
         width = self.WIDTH
         if not spans:
             flat = _flat(text).strip()
-            return flat if len(flat) <= 2 * width else flat[: 2 * width] + "…"
+            return _shown(flat if len(flat) <= 2 * width else flat[: 2 * width] + "…")
         low, high = max(0, spans[0][0] - width), min(len(text), spans[-1][1] + width)
         pieces = ["…" if low else ""]
         at = low
         for start, end in spans:
-            pieces.append(_flat(text[at:start]))
-            match = _flat(text[start:end])
+            pieces.append(_shown(text[at:start]))
+            match = _shown(text[start:end])
             pieces.append(f"{self.mark[0]}{match}{self.mark[1]}" if self.mark else match)
             at = end
-        pieces.append(_flat(text[at:high]))
+        pieces.append(_shown(text[at:high]))
         pieces.append("…" if high < len(text) else "")
         return "".join(pieces).strip()
 
@@ -272,6 +283,14 @@ _SPACE = re.compile(r"\s+")
 
 def _flat(text: str) -> str:
     return _SPACE.sub(" ", text)
+
+
+def _shown(text: str) -> str:
+    """Text of the data on one line as a terminal may show it: whitespace runs as one
+    space, control characters written out (render/markup.py's ``terminal_safe``)."""
+    from ..render.markup import terminal_safe  # (loaded when a line is printed)
+
+    return terminal_safe(_flat(text), one_line=True)
 
 
 def grep(conversations: Iterable[Conversation], pattern: str, **options: object) -> Iterator[Found]:

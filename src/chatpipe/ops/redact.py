@@ -4,8 +4,12 @@ Every string a conversation carries is scanned (ops/redact_patterns.py): message
 contents and their blocks, tool-call arguments (each string in them, so that they stay
 the same JSON), invalid calls' argument texts, tool results, provider fields (an
 export's copy of a message's text, its attachments' extracted text), and the record's
-own fields (a title, a system prompt, tool descriptions). Ids, types, MIME types and
-inline binary data (``data``, ``data:`` URLs) are left as they are.
+own fields (a title, a system prompt, tool descriptions), and the keys of free-form JSON
+(tool-call arguments and artifacts: ``{"alice@example.com": "admin"}``). Ids, types and
+MIME types are left as they are, and so is inline binary data: the base64 payload of a
+media block (a ``data`` or ``base64`` field beside a MIME type or a ``base64`` source type)
+and of a ``data:<mime>;base64,`` URL. Any other ``data`` (an Anthropic document's
+plain-text source, an AI SDK ``data-*`` part) is text, and scanned.
 
 A value becomes ``[KIND]``, or with ``mask="hash"`` ``[KIND:1a2b3c4d]``: a keyed hash of
 the value, the same for every mention of it in a run (given one ``key``, in every run),
@@ -19,6 +23,7 @@ import dataclasses
 import hashlib
 import itertools
 import os
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -29,6 +34,7 @@ import orjson
 from ..errors import UsageError
 from ..model import AIMessage, AnyMessage, Conversation
 from . import facts
+from .operation import PerPart
 from .redact_patterns import KINDS, Match, Scanner
 
 MASKS = ("kind", "hash")
@@ -41,7 +47,6 @@ _SKIP = frozenset(
         "tool_call_id",
         "mime_type",
         "source_type",
-        "data",
         "signature",
         "thought_signatures",
         "parent",
@@ -63,6 +68,47 @@ _SKIP = frozenset(
         "object",
     )
 )
+# a data URL's head, up to the base64 payload that follows it
+_DATA_URL = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[^;,\s]*)*;base64,")
+_BASE64 = re.compile(r"[A-Za-z0-9+/=_\-]*")
+_BASE64_LINES = re.compile(r"[A-Za-z0-9+/=_\-\s]*")  # (MIME's base64 breaks its lines)
+# what says a block's ``data`` (or ``base64``) is a binary payload: a MIME type beside it
+# (not text/*: Anthropic's plain-text document source says text/plain), a base64 source
+# type, pydantic-ai's binary kind, an OpenAI input_audio (its data and format alone)
+_MIME_KEYS = ("mime_type", "mimeType", "media_type", "mediaType")
+
+
+def payload_end(text: str) -> int:
+    """Where the base64 payload a ``data:<mime>;base64,`` URL starts ``text`` with ends
+    (0 when the text is no such URL): the rest is text, and scanned."""
+    head = _DATA_URL.match(text)
+    if head is None:
+        return 0
+    return _BASE64.match(text, head.end()).end()  # type: ignore[union-attr]
+
+
+def _binary(block: dict[str, Any], key: str) -> bool:
+    """Whether ``block[key]`` (``data`` or ``base64``) is a media block's base64 payload."""
+    value = block[key]
+    if not isinstance(value, str) or _BASE64_LINES.fullmatch(value) is None:
+        return False
+    if key == "base64":  # (a v1 data block's payload, by its name)
+        return True
+    if block.get("type") == "base64" or block.get("source_type") == "base64":
+        return True
+    if block.get("kind") == "binary":
+        return True
+    if isinstance(block.get("format"), str) and block.keys() <= {"data", "format"}:
+        return True  # (OpenAI's input_audio)
+    for name in _MIME_KEYS:
+        mime = block.get(name)
+        if isinstance(mime, str) and mime and not mime.lower().startswith("text/"):
+            return True
+    return False
+
+
+def _is_payload(block: dict[str, Any], key: Any) -> bool:
+    return (key == "data" or key == "base64") and _binary(block, key)
 
 
 def check_kinds(names: Iterable[str]) -> tuple[str, ...]:
@@ -92,7 +138,7 @@ class Hit:
     end: int
 
 
-class Redactor:
+class Redactor(PerPart["tuple[Counter[str], int]"]):
     """Replaces what ``kinds`` name (every kind by default; ``skip`` leaves some out) in
     conversations, counting each kind (``counts``). Called on a conversation it gives the
     conversation redacted: a job's operation."""
@@ -104,6 +150,7 @@ class Redactor:
         skip: Iterable[str] = (),
         mask: str = "kind",
         key: str | bytes | None = None,
+        dry_run: bool = False,
     ) -> None:
         if mask not in MASKS:
             raise UsageError(f"--mask must be kind or hash, got {mask!r}")
@@ -116,6 +163,7 @@ class Redactor:
         self.key = key if key is not None else os.urandom(16)
         self.counts: Counter[str] = Counter()
         self.conversations = 0  # conversations with something replaced
+        self.dry_run = dry_run  # (what summary and report_data say by default)
         self._changed = False
 
     def for_part(self, part: int) -> Redactor:
@@ -130,7 +178,7 @@ class Redactor:
     def part_state(self) -> tuple[Counter[str], int]:
         return self.counts, self.conversations
 
-    def absorb(self, state: tuple[Counter[str], int], placed: Any = None) -> None:
+    def absorb(self, state: tuple[Counter[str], int], placed: Any) -> None:
         counts, conversations = state
         self.counts.update(counts)
         self.conversations += conversations
@@ -160,22 +208,40 @@ class Redactor:
         pieces.append(text[at:])
         return "".join(pieces)
 
-    def value(self, value: Any, skip: frozenset[str] = _SKIP) -> Any:
-        """A JSON-like value with its strings redacted (the keys in ``skip`` left alone);
-        the value itself when nothing changed."""
+    def string(self, value: str) -> str:
+        """A string of the data redacted: a data URL's base64 payload left as it is."""
+        if value.startswith("data:"):
+            end = payload_end(value)
+            if end:
+                rest = value[end:]
+                new = self.text(rest) if rest else rest
+                return value if new is rest else value[:end] + new
+        return self.text(value)
+
+    def value(self, value: Any, skip: frozenset[str] = _SKIP, keys: bool = False) -> Any:
+        """A JSON-like value with its strings redacted (the keys in ``skip`` left alone,
+        and a media block's base64 payload); with ``keys`` (free-form JSON: a tool call's
+        arguments), its keys too. The value itself when nothing changed."""
         if isinstance(value, str):
-            if value.startswith("data:"):
-                return value
-            return self.text(value)
+            return self.string(value)
         if isinstance(value, dict):
-            out, changed = {}, False
+            out: dict[Any, Any] = {}
+            changed = False
             for key, item in value.items():
-                new = item if key in skip else self.value(item, skip)
+                if key in skip or _is_payload(value, key):
+                    new = item
+                else:
+                    new = self.value(item, skip, keys)
                 changed = changed or new is not item
+                if keys and isinstance(key, str):
+                    name = self.text(key)
+                    if name is not key:
+                        changed = True
+                        key = _unique(name, out)
                 out[key] = new
             return out if changed else value
         if isinstance(value, list):
-            items = [self.value(item, skip) for item in value]
+            items = [self.value(item, skip, keys) for item in value]
             return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
         return value
 
@@ -193,7 +259,7 @@ class Redactor:
             if new is not old:
                 fields[name] = new
         if message.name:
-            name = self.text(message.name)
+            name = self.string(message.name)
             if name is not message.name:
                 fields["name"] = name
         if isinstance(message, AIMessage):
@@ -204,15 +270,21 @@ class Redactor:
             if any(a is not b for a, b in zip(invalid, message.invalid_tool_calls, strict=True)):
                 fields["invalid_tool_calls"] = invalid
         if message.type == "tool" and message.artifact is not None:
-            artifact = self.value(message.artifact, frozenset())
+            artifact = self.value(message.artifact, frozenset(), keys=True)
             if artifact is not message.artifact:
                 fields["artifact"] = artifact
         return _replace(message, fields) if fields else message
 
     def _call(self, call: Any) -> Any:
-        args = call.get("args")
-        new = self.value(args, frozenset()) if args is not None else args
-        return call if new is args else {**call, "args": new}
+        """A tool call with its arguments redacted, keys and all, and an invalid call's
+        error (which may quote the arguments)."""
+        fields = {}
+        for name in ("args", "error"):
+            old = call.get(name)
+            new = self.value(old, frozenset(), keys=True) if old is not None else old
+            if new is not old:
+                fields[name] = new
+        return {**call, **fields} if fields else call
 
     def __call__(self, conversation: Conversation) -> Conversation:
         self._changed = False
@@ -229,8 +301,9 @@ class Redactor:
             self.conversations += 1
         return redacted
 
-    def summary(self, dry_run: bool = False) -> str:
+    def summary(self, dry_run: bool | None = None) -> str:
         """What was replaced (or, ``dry_run``, found), in a line for people."""
+        dry_run = self.dry_run if dry_run is None else dry_run
         total = sum(self.counts.values())
         if not total:
             return "redact: found nothing to replace"
@@ -238,8 +311,9 @@ class Redactor:
         verb = "would replace" if dry_run else "replaced"
         return f"redact: {verb} {total} value{'s' * (total != 1)}: {kinds}"
 
-    def report_data(self, dry_run: bool = False) -> dict[str, Any]:
+    def report_data(self, dry_run: bool | None = None) -> dict[str, Any]:
         """What was replaced per kind, as JSON."""
+        dry_run = self.dry_run if dry_run is None else dry_run
         counts = self.counts
         by_kind = {kind: counts[kind] for kind in KINDS if counts[kind]}
         return {"dry_run": dry_run, "replaced": sum(counts.values()), "by_kind": by_kind}
@@ -265,10 +339,13 @@ class Redactor:
 
     def hits(self, conversation: Conversation, position: int = 0) -> Iterator[Hit]:
         """What would be replaced in the conversation, with its place; nothing changed."""
+        places = conversation.places  # (a log read with its places: each message's line)
         conversation, messages = facts.listed(conversation)
-        name = facts.label(conversation, position)
-        yield from self._found(name, "meta", conversation.meta, _SKIP)
+        label = facts.label(conversation, position)
+        placed = places is not None and len(places) == len(messages)
+        yield from self._found(label, "meta", conversation.meta, _SKIP)
         for index, message in enumerate(messages):
+            name = str(places[index]) if placed else label  # type: ignore[index]
             where = f"messages[{index}]"
             yield from self._found(name, f"{where}.content", message.content, _SKIP)
             if message.name:
@@ -278,27 +355,45 @@ class Redactor:
             if isinstance(message, AIMessage):
                 for kind in ("tool_calls", "invalid_tool_calls"):
                     for number, call in enumerate(getattr(message, kind)):
-                        place = f"{where}.{kind}[{number}].args"
-                        yield from self._found(name, place, call.get("args"), frozenset())
+                        for field in ("args", "error"):
+                            place = f"{where}.{kind}[{number}].{field}"
+                            yield from self._found(name, place, call.get(field), frozenset(), True)
             if message.type == "tool" and message.artifact is not None:
-                yield from self._found(name, f"{where}.artifact", message.artifact, frozenset())
+                place = f"{where}.artifact"
+                yield from self._found(name, place, message.artifact, frozenset(), True)
 
-    def _found(self, name: str, place: str, value: Any, skip: frozenset[str]) -> Iterator[Hit]:
+    def _found(
+        self, name: str, place: str, value: Any, skip: frozenset[str], keys: bool = False
+    ) -> Iterator[Hit]:
         if isinstance(value, str):
-            if not value.startswith("data:"):
-                for match in self.scanner.scan(value):
-                    yield _hit(name, place, value, match)
+            end = payload_end(value) if value.startswith("data:") else 0
+            for match in self.scanner.scan(value[end:] if end else value):
+                yield _hit(name, place, value, match, end)
         elif isinstance(value, dict):
             for key, item in value.items():
-                if key not in skip:
-                    yield from self._found(name, f"{place}.{key}", item, skip)
+                if keys and isinstance(key, str):
+                    for match in self.scanner.scan(key):
+                        yield _hit(name, f"{place} (a key)", key, match)
+                if key not in skip and not _is_payload(value, key):
+                    yield from self._found(name, f"{place}.{key}", item, skip, keys)
         elif isinstance(value, list):
             for number, item in enumerate(value):
-                yield from self._found(name, f"{place}[{number}]", item, skip)
+                yield from self._found(name, f"{place}[{number}]", item, skip, keys)
 
 
-def _hit(name: str, place: str, text: str, match: Match) -> Hit:
-    return Hit(name, place, match.kind, text[match.start : match.end], match.start, match.end)
+def _hit(name: str, place: str, text: str, match: Match, shift: int = 0) -> Hit:
+    start, end = match.start + shift, match.end + shift
+    return Hit(name, place, match.kind, text[start:end], start, end)
+
+
+def _unique(key: str, taken: dict[Any, Any]) -> str:
+    """A redacted key that two keys became (``[EMAIL]``), made distinct: ``[EMAIL] 2``."""
+    if key not in taken:
+        return key
+    number = 2
+    while f"{key} {number}" in taken:
+        number += 1
+    return f"{key} {number}"
 
 
 def _replace(message: AnyMessage, fields: dict[str, Any]) -> AnyMessage:

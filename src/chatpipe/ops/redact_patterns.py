@@ -1,20 +1,24 @@
-"""The patterns ``redact`` finds, a kind each, and the checks that keep a look-alike from
-being taken for one (a card number's Luhn digit, an address's octets, a phone's digits).
+"""The patterns ``redact`` finds, a kind each (redact_checks.py holds the checks that keep
+a look-alike from being taken for one: a card number's Luhn digit, a phone's digits).
 
 Secrets are found by the shapes their issuers document (a prefix, a length, an
 alphabet); personal data by its usual written forms. One regular expression holds every
 kind, and each of its branches begins at a character that prose seldom holds (``-``,
 ``_``, ``.``, ``:``, ``@``, a digit, a capital letter), the part of the value before it
 checked by a look-behind: the regular expression engine skips every other character
-without entering a branch, which keeps a scan of ordinary text fast.
+without entering a branch, which keeps a scan of ordinary text fast. An AWS secret key
+with no label is found beside its access key id.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
+
+from .redact_checks import CHECKS, luhn, walk_back
+
+__all__ = ["KINDS", "PERSONAL_KINDS", "SECRET_KINDS", "Match", "Scanner", "luhn"]
 
 _T = r"A-Za-z0-9_\-"  # a token's characters
 _NOT_T = rf"(?![{_T}])"
@@ -38,6 +42,16 @@ _BRANCHES: tuple[tuple[str, int, str, str], ...] = (
         r"----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
         r"[\s\S]{16,16384}?-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----",
     ),
+    # one whose END line was cut off: its header lines, then its lines of base64 (their
+    # breaks as they are, or written \n as in a JSON string pasted into a message)
+    (
+        "PRIVATE_KEY",
+        0,
+        "-",
+        r"----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:(?:\s|\\[nr])*[A-Za-z][\w-]{0,30}:[^\n\\]{0,200})*"
+        r"(?:(?:\s|\\[nr])*[A-Za-z0-9+/]{16,}={0,2}){1,400}",
+    ),
     (
         "ANTHROPIC_KEY",
         2,
@@ -56,7 +70,7 @@ _BRANCHES: tuple[tuple[str, int, str, str], ...] = (
     ("GITHUB_TOKEN", 3, "_", _after("gh[pousr]_") + r"[A-Za-z0-9]{36,251}" + _NOT_T),
     ("GITHUB_TOKEN", 6, "_", _after("github_") + r"pat_[A-Za-z0-9_]{60,}" + _NOT_T),
     ("GITLAB_TOKEN", 5, "-", _after("glpat-") + r"[" + _T + r"]{20,}" + _NOT_T),
-    ("HF_TOKEN", 2, "_", _after("hf_") + r"[A-Za-z]{34,}" + _NOT_T),
+    ("HF_TOKEN", 2, "_", _after("hf_") + r"[A-Za-z0-9]{34,}" + _NOT_T),
     ("NPM_TOKEN", 3, "_", _after("npm_") + r"[A-Za-z0-9]{36}" + _NOT_T),
     ("PYPI_TOKEN", 4, "-", _after("pypi-") + r"AgEIcHlwaS5vcmc[" + _T + r"]{50,}" + _NOT_T),
     (
@@ -98,6 +112,16 @@ _BRANCHES: tuple[tuple[str, int, str, str], ...] = (
     ),
     ("BEARER_TOKEN", 0, "B", r"(?:earer|EARER)[ \t]+" + "{token}"),
     ("BEARER_TOKEN", 0, ":", r"(?<=[Aa]uthorization:)[ \t]*bearer[ \t]+" + "{token}"),
+    # a password holding @ or / (unescaped, as people paste them): up to the first @
+    # that a host follows (a dotted name, a name and a port, an address in brackets)
+    (
+        "URL_PASSWORD",
+        0,
+        ":",
+        r"//(?<=[A-Za-z0-9]://)[^\s:/?#@\"'<>\[\]]{1,128}:"
+        r"(?P<v>[^\s?#\"'<>]{1,256}?)@(?=(?:[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+"
+        r"|[A-Za-z0-9\-]+(?=:[0-9])|\[[0-9A-Fa-f:.]+\]|localhost)(?:[:/?#\s\"'<>]|\Z))",
+    ),
     (
         "URL_PASSWORD",
         0,
@@ -105,12 +129,13 @@ _BRANCHES: tuple[tuple[str, int, str, str], ...] = (
         r"//(?<=[A-Za-z0-9]://)[^\s:/?#@\"'<>\[\]]{1,128}:"
         r"(?P<v>[^\s/?#@\"'<>]{1,256})@(?=[A-Za-z0-9\[])",
     ),
+    # an address's local part and domain may hold letters of any script (jürgen@müller.de)
     (
         "EMAIL",
         -1,
         "@",
-        r"(?<=[A-Za-z0-9_%+\-]@)(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+"
-        r"[A-Za-z]{2,24}(?![A-Za-z0-9\-])",
+        r"(?<=[\w%+\-]@)(?:[^\W_](?:[\w\-]{0,61}[^\W_])?\.)+"
+        r"[^\W\d_]{2,24}(?![\w\-])",
     ),
     (
         "CARD_NUMBER",
@@ -118,12 +143,14 @@ _BRANCHES: tuple[tuple[str, int, str, str], ...] = (
         _DIGITS,
         r"(?<![0-9.,\-/][0-9])(?:[ \-]?[0-9]){12,18}(?![0-9\-/]|[.,][0-9])",
     ),
+    # international: + and digits, single spaces, dots or dashes between (a group in
+    # brackets too); how many digits a country's numbers have is checked after
     (
         "PHONE",
         1,
         _DIGITS,
-        r"(?<=(?<![\w+/.\-])\+[0-9])[0-9]{0,2}[ .\-]?(?:\([0-9]{1,4}\)[ .\-]?)?[0-9]{1,4}"
-        r"(?:[ .\-]?[0-9]{2,4}){1,4}(?![\w\-]|[.,][0-9])",
+        r"(?<=(?<![\w+/.\-])\+[0-9])(?:[ .\-]?(?:\([0-9]{1,4}\)|[0-9])){6,18}"
+        r"(?![\w\-]|[.,][0-9])",
     ),
     (
         "PHONE",
@@ -135,7 +162,7 @@ _BRANCHES: tuple[tuple[str, int, str, str], ...] = (
         "PHONE",
         0,
         _DIGITS,
-        r"(?<![\w+/.\-][0-9])[0-9]{2}(?P<s>[.\-])[0-9]{3}(?P=s)[0-9]{4}(?![\w\-]|[.,][0-9])",
+        r"(?<![\w+/.\-][0-9])[0-9]{2}(?P<s>[ .\-])[0-9]{3}(?P=s)[0-9]{4}(?![\w\-]|[.,][0-9])",
     ),
     (
         "IP_ADDRESS",
@@ -158,89 +185,6 @@ SECRET_KINDS = KINDS[: KINDS.index("EMAIL")]
 PERSONAL_KINDS = KINDS[KINDS.index("EMAIL") :]
 
 
-def luhn(digits: str) -> bool:
-    """The Luhn check of a card number's digits."""
-    total = 0
-    for position, char in enumerate(reversed(digits)):
-        value = ord(char) - 48
-        if position % 2:
-            value *= 2
-            if value > 9:
-                value -= 9
-        total += value
-    return total % 10 == 0
-
-
-# issuers' leading digits and lengths: Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay
-_CARD = re.compile(
-    r"4\d{12}(?:\d{3}){0,2}|5[1-5]\d{14}|2(?:2[2-9]|[3-6]\d|7[01])\d{13}|2720\d{12}"
-    r"|3[47]\d{13}|6(?:011|5\d\d|4[4-9]\d)\d{12,15}|35(?:2[89]|[3-8]\d)\d{12,15}"
-    r"|3(?:0[0-5]|[68]\d)\d{11,16}|62\d{14,17}"
-)
-_GROUPS = re.compile(r"[ \-]")
-
-
-def _card(value: str) -> bool:
-    digits = value.replace(" ", "").replace("-", "")
-    groups = _GROUPS.split(value)
-    if len(groups) > 1:  # written in groups: those cards are printed in
-        sizes = [len(g) for g in groups]
-        if sizes not in ([4, 6, 5], [4, 6, 4]) and not (
-            all(size == 4 for size in sizes[:-1]) and 1 <= sizes[-1] <= 4
-        ):
-            return False
-    return bool(_CARD.fullmatch(digits)) and len(set(digits)) > 1 and luhn(digits)
-
-
-def _phone(value: str) -> bool:
-    digits = sum(char.isdigit() for char in value)
-    return 8 <= digits <= 15 if value.startswith("+") else digits == 10
-
-
-def _ip(value: str) -> bool:
-    try:
-        address = ipaddress.ip_address(value)
-    except ValueError:
-        return False
-    if address.version == 4:
-        # loopback, "this network", broadcast and netmasks are no one's address, and
-        # four single digits are a version number far more often than a host
-        octets = value.split(".")
-        return not (value.startswith(("127.", "0.", "255.")) or all(len(o) == 1 for o in octets))
-    return not (address.is_loopback or address.is_unspecified) and value.count(":") >= 3
-
-
-CHECKS: dict[str, Callable[[str], bool]] = {
-    "CARD_NUMBER": _card,
-    "PHONE": _phone,
-    "IP_ADDRESS": _ip,
-}
-
-_LOCAL = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")
-_HEX = frozenset("0123456789abcdefABCDEF")
-
-
-def _walk_back(kind: str, text: str, at: int) -> int | None:
-    """Where a value found from its ``@`` (an e-mail address) or first colon (an IPv6
-    address) begins; None when nothing fit stands before it."""
-    start = at
-    if kind == "EMAIL":
-        while start > 0 and at - start < 64 and text[start - 1] in _LOCAL:
-            start -= 1
-        while start < at and text[start] in "._%+-":
-            start += 1  # an address begins with a letter or digit
-        if start == at or (start > 0 and text[start - 1] in _LOCAL):
-            return None
-        if text[start:at].lower() == "git":  # git@host:repo, an SSH remote, not a person
-            return None
-        return start
-    while start > 0 and at - start < 4 and text[start - 1] in _HEX:
-        start -= 1
-    if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_:."):
-        return None
-    return start
-
-
 @dataclass(frozen=True)
 class Match:
     """A secret or a piece of personal data in a text: its kind and where its value is."""
@@ -255,49 +199,108 @@ class Scanner:
 
     Every branch is written once per character it starts at, its own first, so that
     the alternation starts with plain characters and the engine looks for those only;
-    an empty group named after the branch, at its end, says which one matched."""
+    an empty group named after the branch, at its end, says which one matched. A match
+    that fails its check gives way to the branches after it that start at the same place
+    (a number that is no card may be a phone number), each tried alone."""
 
     def __init__(self, kinds: tuple[str, ...] | None = None) -> None:
         wanted = KINDS if kinds is None else kinds
         self.branches = [b for b in _BRANCHES if b[0] in wanted]
         self.kinds = tuple(dict.fromkeys(kind for kind, _, _, _ in self.branches))
-        parts = []
+        parts, self.alone = [], []
         for number, (_, _, first, rest) in enumerate(self.branches):
+            copies = []
             for copy, char in enumerate(first):
                 name = f"{number}_{copy}"
                 body = rest.replace("(?P<v>", f"(?P<v{name}>")
                 body = body.replace("(?P<s>", f"(?P<s{name}>").replace("(?P=s)", f"(?P=s{name})")
-                parts.append(f"{re.escape(char)}{body}(?P<b{name}>)")
+                copies.append(f"{re.escape(char)}{body}(?P<b{name}>)")
+            parts += copies
+            self.alone.append((first, re.compile("|".join(copies))))
         self.pattern = re.compile("|".join(parts)) if parts else None
+        self.pairs = "AWS_ACCESS_KEY" in self.kinds and "AWS_SECRET_KEY" in self.kinds
 
     def scan(self, text: str) -> Iterator[Match]:
         """The matches in ``text``, left to right, none overlapping."""
         if self.pattern is None:
             return
         search = self.pattern.search
-        position = 0
+        position = last = 0
         while True:
             found = search(text, position)
             if found is None:
                 return
-            name = found.lastgroup[1:]  # type: ignore[index]
-            kind, back, _, _ = self.branches[int(name.partition("_")[0])]
-            value = found.span(f"v{name}") if f"v{name}" in self.pattern.groupindex else None
-            if value is not None:
-                start, end = value
-            elif back >= 0:
-                start, end = found.start() - back, found.end()
-            else:
-                walked = _walk_back(kind, text, found.start())
-                if walked is None:
-                    position = found.start() + 1
-                    continue
-                start, end = walked, found.end()
-                if kind == "IP_ADDRESS":
-                    end = start + len(text[start:end].rstrip(":"))
-            check = CHECKS.get(kind)
-            if check is not None and not check(text[start:end]):
-                position = found.start() + 1
+            at = found.start()
+            match = self._accepted(text, found)
+            while match is None:  # the branches after it, alone, at the same place
+                found = self._next_branch(text, found)
+                if found is None:
+                    break
+                match = self._accepted(text, found)
+            if match is None or found is None:
+                position = at + 1
                 continue
-            yield Match(kind, start, end)
-            position = found.end()
+            if self.pairs and match.kind == "AWS_ACCESS_KEY":
+                before = _aws_secret(text, max(last, match.start - _NEAR), match.start)
+                if before is not None:
+                    yield before
+            yield match
+            position = last = found.end()
+            if self.pairs and match.kind == "AWS_ACCESS_KEY":
+                after = _aws_secret(text, match.end, match.end + _NEAR)
+                if after is not None:
+                    yield after
+                    position = last = after.end
+
+    def _number(self, found: re.Match[str]) -> tuple[int, str]:
+        name = found.lastgroup[1:]  # type: ignore[index]
+        return int(name.partition("_")[0]), name
+
+    def _next_branch(self, text: str, found: re.Match[str]) -> re.Match[str] | None:
+        at = found.start()
+        for first, alone in self.alone[self._number(found)[0] + 1 :]:
+            if text[at] in first:
+                again = alone.match(text, at)
+                if again is not None:
+                    return again
+        return None
+
+    def _accepted(self, text: str, found: re.Match[str]) -> Match | None:
+        """The match a branch found, its value's span worked out and checked; None when
+        the check refuses it."""
+        number, name = self._number(found)
+        kind, back, _, _ = self.branches[number]
+        group = f"v{name}"
+        if group in found.re.groupindex and found.span(group) != (-1, -1):
+            start, end = found.span(group)
+        elif back >= 0:
+            start, end = found.start() - back, found.end()
+        else:
+            walked = walk_back(kind, text, found.start())
+            if walked is None:
+                return None
+            start, end = walked, found.end()
+            if kind == "IP_ADDRESS":
+                end = start + len(text[start:end].rstrip(":"))
+        check = CHECKS.get(kind)
+        if check is not None and not check(text[start:end]):
+            return None
+        return Match(kind, start, end)
+
+
+# an AWS secret access key with no label, next to its access key id (40 characters of
+# base64, both cases and a digit or symbol: not a word, nor a hexadecimal digest)
+_NEAR = 100
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+
+
+def _aws_secret(text: str, start: int, end: int) -> Match | None:
+    for found in _AWS_SECRET.finditer(text, start, end):
+        value = found.group()
+        if (
+            any(c.islower() for c in value)
+            and any(c.isupper() for c in value)
+            and any(c.isdigit() or c in "/+" for c in value)
+        ):
+            return Match("AWS_SECRET_KEY", found.start(), found.end())
+    return None

@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import UsageError
 from ..model import Conversation
 from . import digest, facts
+from .operation import PerPart, Stateless, Streaming, TwoPasses
 
 _SPACE = float(1 << 64)
 
@@ -114,8 +115,9 @@ def check_fraction(fraction: float) -> float:
     return fraction
 
 
-class Fraction:
-    """The operation that keeps a conversation when its key is below ``fraction``."""
+class Fraction(Stateless):
+    """The operation that keeps a conversation when its key is below ``fraction`` (a
+    function of the conversation alone: it runs anywhere)."""
 
     def __init__(self, fraction: float, seed: int | str = 0) -> None:
         self.fraction = check_fraction(fraction)
@@ -154,7 +156,7 @@ def sample(
         yield conversation
 
 
-class SampleN:
+class SampleN(Streaming, TwoPasses):
     """``sample -n``, as a job's operation: on one process, over the whole stream
     (``stream``: the chosen held until the input ends); on parts, two passes over the same
     parts (``first_pass``: each part's ``n`` smallest keys, merged here; ``second_pass``:
@@ -167,9 +169,6 @@ class SampleN:
     def stream(self, conversations: Iterable[Conversation]) -> Iterator[Conversation]:
         return sample(conversations, n=self.n, seed=self.seed)
 
-    def __call__(self, conversation: Conversation) -> Conversation | None:
-        raise TypeError("sample -n takes the conversations all at once")
-
     def first_pass(self) -> _Keys:
         return _Keys(self.n, self.seed)
 
@@ -177,7 +176,7 @@ class SampleN:
         return _Chosen(gathered.smallest.positions())
 
 
-class _Keys:
+class _Keys(PerPart[SmallestKeys]):
     """Pass one on parts: a part's ``n`` smallest keys at their positions ``(part,
     index)``; it writes nothing."""
 
@@ -198,12 +197,13 @@ class _Keys:
     def part_state(self) -> SmallestKeys:
         return self.smallest
 
-    def absorb(self, other: SmallestKeys, placed: Any = None) -> None:
+    def absorb(self, other: SmallestKeys, placed: Any) -> None:
         self.smallest.merge(other)
 
 
-class _Chosen:
-    """Pass two on parts: the conversations at the chosen positions."""
+class _Chosen(PerPart[None]):
+    """Pass two on parts: the conversations at the chosen positions (a part's own
+    counts its positions; it gathers nothing)."""
 
     def __init__(self, positions: frozenset[Any], part: int = 0) -> None:
         self.positions, self.part = positions, part
@@ -219,6 +219,9 @@ class _Chosen:
 
     def part_state(self) -> None:
         return None
+
+    def absorb(self, state: None, placed: Any) -> None:
+        pass
 
 
 # -- split ----------------------------------------------------------------------------

@@ -8,7 +8,6 @@ is a job's operation as it stands.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,16 +16,10 @@ from ..errors import UsageError
 from ..model import AnyMessage, Conversation
 from . import facts
 from .count import ApproximateCounter, TokenCounter, counter_for, resolve_counter
+from .operation import Stateless
+from .user_regex import PatternTooSlow, UserPattern, compile_regex
 
 Check = Callable[[Conversation, list[AnyMessage]], bool]
-
-
-def compile_regex(pattern: str, flag: str, ignore_case: bool = False) -> re.Pattern[str]:
-    """A user's regular expression, or a UsageError naming the flag and the mistake."""
-    try:
-        return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-    except re.error as exc:
-        raise UsageError(f"{flag} {pattern!r} is not a regular expression: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -58,9 +51,10 @@ class Criteria:
             object.__setattr__(self, name, tuple(getattr(self, name) or ()))
 
 
-class Selector:
+class Selector(Stateless):
     """The criteria compiled into checks, cheapest first; ``matches(conversation)`` says
-    whether a conversation passes them all (or, ``invert``, fails one)."""
+    whether a conversation passes them all (or, ``invert``, fails one). As an operation
+    it keeps nothing from one conversation to the next."""
 
     def __init__(self, criteria: Criteria) -> None:
         self.criteria = criteria
@@ -76,7 +70,13 @@ class Selector:
         if c.title is not None:
             title = compile_regex(c.title, "--title", c.ignore_case)
             add(lambda conv, _m: title.search(facts.title(conv) or "") is not None)
-        for value, flag in ((c.min_messages, "--min-messages"), (c.max_messages, "--max-messages")):
+        counts = (
+            (c.min_messages, "--min-messages"),
+            (c.max_messages, "--max-messages"),
+            (c.min_tokens, "--min-tokens"),  # (-5 was taken, and matched nothing: #51)
+            (c.max_tokens, "--max-tokens"),
+        )
+        for value, flag in counts:
             if value is not None and value < 0:
                 raise UsageError(f"{flag} must be 0 or more, got {value}")
         if c.min_messages is not None:
@@ -112,7 +112,10 @@ class Selector:
     def __call__(self, conversation: Conversation) -> Conversation | None:
         """The conversation when it is selected (its messages in a list), None when not."""
         conversation, messages = facts.listed(conversation)
-        return conversation if self.matches(conversation, messages) else None
+        try:
+            return conversation if self.matches(conversation, messages) else None
+        except PatternTooSlow as exc:
+            raise exc.located(conversation.location) from None
 
 
 def _time(value: float | str | None, flag: str) -> float | None:
@@ -131,7 +134,7 @@ def _in_time(after: float | None, before: float | None) -> Check:
     return check
 
 
-def _grep_check(pattern: re.Pattern[str], roles: Sequence[str]) -> Check:
+def _grep_check(pattern: UserPattern, roles: Sequence[str]) -> Check:
     wanted = [facts.user_role(r) for r in roles]
 
     def check(_conversation: Conversation, messages: list[AnyMessage]) -> bool:

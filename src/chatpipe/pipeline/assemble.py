@@ -12,7 +12,7 @@ from ..errors import DataError, Location, UsageError
 from ..formats.rules import Problem
 from ..io.sources import Source
 from .log_parts import log_again
-from .part_result import ERROR, NOTE, PartResult, Shards
+from .part_result import ERROR, NOTE, USAGE, PartResult, Shards
 from .parts import run_part
 from .plan import LINES, LOG, ROWS, Part, Plan, shard_name
 
@@ -36,6 +36,7 @@ def run_in_parts(
     from ..io.shards import ShardFolder, ShardStreams
 
     parts = found.parts
+    run.reading.warnings.extend(found.warnings)
     extension = ".parquet" if parquet else ".jsonl"
     names: list[str] = []
     shards: list[str] = []
@@ -48,6 +49,10 @@ def run_in_parts(
                 "two inputs would write shards of the same name",
                 hint="give the inputs different file names, or write one file with -o",
             )
+    if output_dir is not None:  # (a shard over its own input: said before the run)
+        from ..io.outputs import Folder, check_outputs
+
+        check_outputs([], [Folder("--output-dir", output_dir, shards)], [p.spec for p in parts])
     folder = ShardFolder(output_dir) if output_dir is not None else None
     writes = streams = None
     if folder is not None:
@@ -125,8 +130,9 @@ class Assembly:
         run.newest[0] += result.newest[0]
         run.newest[1] += result.newest[1]
         run.unanswered += result.unanswered
-        if result.state is not None:  # what the operation gathered there (``for_part``)
-            run.job.operation.absorb(result.state, _placed(before))
+        run.read += result.read
+        if result.state is not None:  # what the operation gathered there (``PerPart``)
+            run.job.operation.absorb(result.state, placed(before))
         data, start = result.data, 0
         name = Source(part.spec).name
         for event in result.events:
@@ -137,6 +143,8 @@ class Assembly:
             if event.what == ERROR:
                 line = None if event.line is None else before + event.line
                 place = Location(name, line, event.col, event.index)
+                if event.kind == USAGE:  # the command line's fault: not a record to skip
+                    raise UsageError(event.message, place, event.hint)
                 run.errors.handle(DataError(event.message, place, event.hint))
             else:  # a problem (validate), placed as it placed itself
                 line = event.line and event.line + before
@@ -159,6 +167,8 @@ class Assembly:
         from .parts import Output
 
         run, target = self.run, self.run.target
+        if not self.logged:
+            run.read += 1  # the log: one conversation, read in ranges
         self.logged = True
         between = target.log_between() if self.written else b""
         if self.links is None:
@@ -195,7 +205,7 @@ class Assembly:
             sink.raw(self.run.target.log_end())
 
 
-def _placed(before: int) -> Callable[[Any], Any]:
+def placed(before: int) -> Callable[[Any], Any]:
     """How a part's places (lines counted from its start) become its file's."""
 
     def placed(location: Any) -> Any:

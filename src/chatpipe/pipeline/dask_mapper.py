@@ -45,6 +45,15 @@ _WAIT_FOR_WORKERS = 30.0  # seconds a running scheduler is given to show a worke
 _SCHEDULER_LOST = "lost the connection to the Dask scheduler during the run; the run stopped"
 
 
+def elsewhere(scheduler: Any) -> bool:
+    """Whether the workers of ``scheduler`` (an address, a client, or None: a local
+    cluster started for the run) may run in folders other than this process's: all but
+    a cluster this process started (whose workers it started here)."""
+    if scheduler is None:
+        return False
+    return isinstance(scheduler, str) or scheduler.cluster is None
+
+
 def dask_modules() -> Any:
     """Dask's distributed, or a usage error naming the extra."""
     needs_dask()
@@ -132,10 +141,15 @@ def _result(future: Any) -> Any:
 
 
 @contextlib.contextmanager
-def client(scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
+def client(scheduler: Any = None, workers: int | None = None) -> Iterator[Any]:
     """A Dask client: of a running scheduler (which must show a worker), or of a local
     cluster of ``workers`` processes (one thread each) started here and stopped when the
-    block ends. Dask's log lines in this process are not printed while the block runs."""
+    block ends. Dask's log lines in this process are not printed while the block runs.
+    ``scheduler``: its address, or a client the caller holds (given as it is, and left
+    open: the library's ``chatpipe.dask.run_job``)."""
+    if scheduler is not None and not isinstance(scheduler, str):
+        yield scheduler
+        return
     with terminating():
         forking = scheduler is None and _forkserver_wanted()
         if forking:  # started first: it imports Dask while this process does
@@ -283,6 +297,31 @@ def release() -> None:
     folder = process.current_process()._config.get("tempdir")
     if folder:
         shutil.rmtree(folder, ignore_errors=True)
+    _end_fork_server()
+
+
+def _end_fork_server() -> None:
+    """The fork server, and the workers it forked that are still there, ended with this
+    process. Left alone, each ends only once it notices this one gone, after its imports
+    (a Dask cluster stopped in its start by SIGTERM or Ctrl-C: 1 to 3 s of processes left
+    behind, issue #51); after a run that stopped its cluster there is only the server."""
+    from multiprocessing import forkserver
+
+    pid = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+    if not pid:
+        return
+    for child in [*_children(pid), pid]:
+        with contextlib.suppress(OSError):
+            os.kill(child, signal.SIGKILL)
+
+
+def _children(pid: int) -> list[int]:
+    """The processes ``pid`` started (Linux's /proc; none known elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as listed:
+            return [int(child) for child in listed.read().split()]
+    except (OSError, ValueError):
+        return []
 
 
 @contextlib.contextmanager

@@ -21,11 +21,14 @@ Note = Callable[[str], None]
 @dataclass(frozen=True)
 class Engine:
     """Where to run: ``jobs`` workers (forked processes; with ``dask``, the workers of a
-    local Dask cluster, or of the running one at ``scheduler``)."""
+    local Dask cluster, or of the running one at ``scheduler``: its address, or a
+    ``distributed.Client`` connected to it). ``blocksize``: about how many bytes of input
+    a part holds (None: the engine's own, 1 MiB on forked workers, 64 MiB on Dask)."""
 
     jobs: int = 1
     dask: bool = False
-    scheduler: str | None = None
+    scheduler: Any = None
+    blocksize: int | None = None
 
     def checked(self) -> Engine:
         if self.jobs < 1:
@@ -36,7 +39,13 @@ class Engine:
             raise UsageError(
                 "--scheduler names a running cluster and --jobs (--workers) starts one; pick one"
             )
+        if self.blocksize is not None and self.blocksize < 1:
+            raise UsageError(f"a part's size must be at least 1 byte, got {self.blocksize}")
         return self
+
+    def in_words(self) -> str:
+        """The engine as the command line asks for it."""
+        return "--engine dask" if self.dask else f"--jobs {self.jobs}"
 
 
 def serial(job: Job, sink: Any, watch: Watch | None = None, say: Note | None = None) -> Run:
@@ -67,6 +76,8 @@ def execute(
     warnings and why fewer workers, or one process, ran; ``progress(done, parts)`` each
     part put back."""
     engine = engine.checked()
+    if engine.dask or engine.jobs > 1:
+        refuse_state(job.operation, engine)
     say = note or (lambda _: None)
     target_parts = job.target.parts if job.target is not None else True
     whole = job.target is not None and job.target.one_process
@@ -84,8 +95,7 @@ def execute(
         if output_dir is not None:
             raise UsageError("this command reads its inputs in one process, not in parts")
         if engine.dask or engine.jobs > 1:
-            asked = "--engine dask" if engine.dask else f"--jobs {engine.jobs}"
-            say(f"{asked}: this command reads its inputs in one process")
+            say(f"{engine.in_words()}: this command reads its inputs in one process")
         return serial(job, sink, watch, say)
     if engine.dask:
         return _on_dask(job, sink, engine, output_dir, parquet, say, progress)
@@ -98,13 +108,16 @@ def execute(
         jobs = 1
     if jobs == 1 and output_dir is None:
         return serial(job, sink, watch, say)
-    return _on_processes(job, sink, jobs, output_dir, parquet, say, watch, progress)
+    return _on_processes(
+        job, sink, jobs, engine.blocksize, output_dir, parquet, say, watch, progress
+    )
 
 
 def _on_processes(
     job: Job,
     sink: Any,
     jobs: int,
+    blocksize: int | None,
     output_dir: str | None,
     parquet: bool,
     say: Note,
@@ -119,7 +132,8 @@ def _on_processes(
     usable = min(jobs, _cores())
     if usable < jobs:
         say(f"--jobs {jobs}: this machine runs {usable} at once; using {usable} workers")
-    found = plan(job, JOB_BLOCKSIZE, logs=output_dir is None and usable > 1)
+    size = JOB_BLOCKSIZE if blocksize is None else blocksize
+    found = plan(job, size, logs=output_dir is None and usable > 1)
     why = can_fork() if usable > 1 else None
     if found.joined:
         if output_dir is not None:
@@ -142,7 +156,7 @@ def _on_processes(
     parts = len(found.parts)
     one_output = job.target is not None and not job.target.parts
     if output_dir is None and (parts < 2 or one_output):  # nothing to share out
-        big = usable > 1 and any(_larger(part, JOB_BLOCKSIZE) for part in found.parts)
+        big = usable > 1 and any(_larger(part, size) for part in found.parts)
         if big and one_output:
             say(f"--jobs {jobs}: this output is one document, written by one process")
         elif big:
@@ -174,7 +188,7 @@ def _on_dask(
     from dataclasses import replace
 
     from .assemble import run_in_parts
-    from .dask_mapper import DaskMapper, client
+    from .dask_mapper import DaskMapper, client, elsewhere
     from .plan import DEFAULT_BLOCKSIZE, plan, refuse_once
 
     if output_dir is not None and output_dir.startswith("memory://"):
@@ -185,13 +199,16 @@ def _on_dask(
         )
     # a worker reads the paths the client names: the same files, wherever it runs (a
     # local cluster's workers run here, in this folder: their lines name files as given)
-    files = tuple(_for_workers(spec, engine.scheduler is not None) for spec in job.inputs.files)
+    away = elsewhere(engine.scheduler)
+    files = tuple(_for_workers(spec, away) for spec in job.inputs.files)
     job = Job(replace(job.inputs, files=files), job.operation, job.target)
-    found = plan(job, DEFAULT_BLOCKSIZE)
+    found = plan(job, DEFAULT_BLOCKSIZE if engine.blocksize is None else engine.blocksize)
     refuse_once(found, "the dask engine's workers read files")
     if output_dir is None:
         job = settled(job, found)
-    workers = engine.jobs if engine.jobs > 1 else None
+    workers = None
+    if engine.scheduler is None:  # a local cluster: no more workers than parts, or cores
+        workers = _local_workers(engine.jobs, len(found.parts), say)
     with client(engine.scheduler, workers) as connected:
         mapper = DaskMapper(connected)
         run = Run(_second_pass(job, found, mapper), say=say)
@@ -207,10 +224,41 @@ def _on_dask(
         )
 
 
+def refuse_state(operation: Any, engine: Engine) -> None:
+    """A usage error for an operation that may keep state and does not say how the
+    parts' states merge, on an engine that runs parts on several processes (each would
+    keep its own, and the run give another answer than one process's)."""
+    from ..ops.operation import undeclared_state
+
+    why = undeclared_state(operation)
+    if why is None:
+        return
+    raise UsageError(
+        f"{engine.in_words()} runs the parts of the inputs in several processes, each with "
+        f"its own copy of the operation, and it may keep state: {why}",
+        hint="if it keeps none, derive it from chatpipe.ops.operation.Stateless or wrap "
+        "it in stateless(); to say how the parts' states merge, derive it from PerPart "
+        "(docs/library.md); or run it in one process",
+    )
+
+
+def _local_workers(jobs: int, parts: int, say: Note) -> int:
+    """The workers of a local cluster: ``--jobs N`` (two by default), but no more than the
+    processors this process may use (said, as for --jobs) or the parts to run (a worker
+    with no part to run is a process started for nothing: 40 asked for a one-line file)."""
+    asked = jobs if jobs > 1 else 2
+    usable = min(asked, _cores())
+    if usable < jobs:
+        say(f"--jobs {jobs}: this machine runs {usable} at once; using {usable} workers")
+    return max(1, min(usable, parts))
+
+
 def two_passes(operation: Any) -> bool:
     """Whether an operation must see every conversation before it decides about any, and
-    can do so in parts over two passes (``first_pass``: dedupe, sample -n)."""
-    return getattr(operation, "first_pass", None) is not None
+    can do so in parts over two passes (``TwoPasses``: dedupe, sample -n)."""
+    from ..ops.operation import TwoPasses
+
+    return isinstance(operation, TwoPasses)
 
 
 def _second_pass(job: Job, found: Any, mapper: Any) -> Job:
@@ -219,16 +267,33 @@ def _second_pass(job: Job, found: Any, mapper: Any) -> Job:
     parts gathered (its errors left for the second to say)."""
     if not two_passes(job.operation):
         return job
+    from ..ops.operation import PerPart, Stateless, undeclared_state
     from .assemble import run_in_parts
     from .reading import ErrorLog
     from .target import Target
 
-    gather = job.operation.first_pass()
+    operation: Any = job.operation
+    name = type(operation).__name__
+    gather = operation.first_pass()
     if gather is None:
+        if not isinstance(operation, (PerPart, Stateless)):
+            raise UsageError(
+                f"{name} runs in one pass (its first_pass gives None), and is neither "
+                "Stateless nor PerPart: its parts' states could not be put together"
+            )
         return job
+    if not isinstance(gather, PerPart):
+        raise UsageError(
+            f"{name}'s first pass is a {type(gather).__name__}, not a PerPart: what its "
+            "parts gather could not be put together"
+        )
     first = Run(Job(job.inputs, gather, Target()), ErrorLog("skip"))
     run_in_parts(first, found, mapper, None)
-    return Job(job.inputs, job.operation.second_pass(gather), job.target)
+    second = operation.second_pass(gather)
+    why = undeclared_state(second)
+    if why is not None:
+        raise UsageError(f"{name}'s second pass runs the parts, and may keep state: {why}")
+    return Job(job.inputs, second, job.target)
 
 
 def settled(job: Job, found: Any) -> Job:

@@ -1,8 +1,9 @@
 """A run of chatpipe's work as a value: ``Job(inputs, operation, target)`` says where to
-read, what to do to each conversation and how to write the result; ``execute``
-(executors.py) runs it, in this process or in parts elsewhere, and every way gives the
-same bytes. A ``Run`` holds what one execution found: the dialects read, the records
-skipped, what the target could not hold, the warnings it made.
+read, what to do to each conversation (an operation: ops/operation.py holds the contract)
+and how to write the result; ``execute`` (executors.py) runs it, in this process or in
+parts elsewhere, and every way gives the same bytes. A ``Run`` holds what one execution
+found: the dialects read, the records skipped, what the target could not hold, the
+warnings it made.
 """
 
 from __future__ import annotations
@@ -14,48 +15,31 @@ from typing import Any
 from ..formats.detect import MESSAGES
 from ..formats.exports import ReadOptions
 from ..model import Conversation
+from ..ops.operation import Operation, Streaming, on_messages, on_stream
 from .losses import LossReport
 from .reading import ErrorLog, Reading, read
 from .target import Target
 
-# what a job does to each conversation: the conversation it becomes, or None to leave it
-# out of the output (select, sample, dedupe)
-Operation = Callable[[Conversation], "Conversation | None"]
+# what a job does to each conversation: an ``Operation`` (ops/operation.py: the contract,
+# what it can do besides), or a plain function of a conversation
+AnyOperation = Operation | Callable[[Conversation], "Conversation | None"]
 
 
-def on_messages(
-    change: Callable[[Conversation], Iterable[Any]], per_message: bool = False
-) -> Operation:
-    """The operation that gives each conversation the messages ``change`` makes of it
-    (``Trim``, langchain's filter and merge), its other fields kept. ``per_message``:
-    ``change`` looks at each message alone (filter), so a log's messages can be changed
-    in pieces."""
-
-    def operation(conversation: Conversation) -> Conversation:
-        return conversation.with_messages(change(conversation))
-
-    operation.per_message = per_message  # type: ignore[attr-defined]
-    return operation
+__all__ = [
+    "AnyOperation",
+    "Inputs",
+    "Job",
+    "Run",
+    "Target",
+    "is_stream",
+    "on_messages",
+    "on_stream",
+]
 
 
-def on_stream(
-    change: Callable[[Iterator[Conversation]], Iterator[Conversation]],
-) -> Operation:
-    """The operation that takes the run's conversations all at once, in order, and gives
-    the ones to write (head: the first N, reading no further; sample -n: the N chosen,
-    at the end). It sees the whole input, so a run with it is one process: ``--jobs`` and
-    the parts of Dask runs refuse it."""
-
-    def operation(conversation: Conversation) -> Conversation | None:
-        raise TypeError("a stream operation takes the conversations all at once")
-
-    operation.stream = change  # type: ignore[attr-defined]
-    return operation
-
-
-def is_stream(operation: Operation | None) -> bool:
-    """Whether the operation takes the whole run's conversations (``on_stream``)."""
-    return getattr(operation, "stream", None) is not None
+def is_stream(operation: AnyOperation | None) -> bool:
+    """Whether the operation takes the whole run's conversations (``Streaming``)."""
+    return isinstance(operation, Streaming)
 
 
 @dataclass(frozen=True)
@@ -79,7 +63,7 @@ class Inputs:
 @dataclass(frozen=True)
 class Job:
     inputs: Inputs
-    operation: Operation | None = None
+    operation: AnyOperation | None = None
     target: Target | None = None  # None: ToDialect(), the input's dialect
 
 
@@ -121,6 +105,7 @@ class Run:
         # and the other branches left out (said once, at the end of a run)
         self.newest = [0, 0]
         self.unanswered = 0  # batch requests read with no answer (their ``batch_error``)
+        self.read = 0  # conversations read (none: the run says so)
 
     def note(self, text: str) -> None:
         """A warning of the target's: said, or kept for the part's result."""
@@ -152,15 +137,18 @@ class Run:
         if operation is None:
             changed: Iterator[Conversation] = read
         elif is_stream(operation):
-            changed = operation.stream(read)  # type: ignore[attr-defined]
+            changed = operation.stream(read)  # type: ignore[union-attr]
         else:
-            changed = (c for c in map(operation, read) if c is not None)
+            # (an Operation's bound __call__: called as fast as a function)
+            call = operation.__call__ if isinstance(operation, Operation) else operation
+            changed = (c for c in map(call, read) if c is not None)
         return self.losses.watch(changed, start)
 
     def tallied(self, conversations: Iterable[Conversation]) -> Iterator[Conversation]:
-        """The conversations, the newest branches written among them counted."""
+        """The conversations, counted, and the newest branches written among them."""
         newest = self.newest
         for conversation in conversations:
+            self.read += 1
             branch = conversation.meta.get("branch")
             if type(branch) is dict and branch.get("chosen") == "newest":
                 newest[0] += 1

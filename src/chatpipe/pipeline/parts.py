@@ -13,11 +13,22 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from ..errors import ChatpipeError, Location
+from ..errors import ChatpipeError, Location, UsageError
 from ..io.ranges import range_records
 from ..io.records import BadRecord, Record
 from ..io.sources import Source
-from .part_result import ERROR, NOTE, PROBLEM, Event, Output, PartResult, Shards, finished
+from ..ops.operation import PerPart
+from .part_result import (
+    ERROR,
+    NOTE,
+    PROBLEM,
+    USAGE,
+    Event,
+    Output,
+    PartResult,
+    Shards,
+    finished,
+)
 from .plan import FILE, LOG, ROWS, Part
 
 
@@ -28,9 +39,9 @@ def run_part(part: Part, job: Any, alone: bool = False, shards: Shards | None = 
     from ..io.shards import ShardStream
     from .plan import shard_name
 
-    own = getattr(job.operation, "for_part", None)
-    if own is not None:  # an operation with a state of its own: a copy for this part
-        job = replace(job, operation=own(part.seq))
+    own = isinstance(job.operation, PerPart)
+    if own:  # an operation with a state of its own: a copy for this part
+        job = replace(job, operation=job.operation.for_part(part.seq))
     shard = None
     if shards is not None:
         extension = ".parquet" if shards.parquet else ".jsonl"
@@ -47,7 +58,7 @@ def run_part(part: Part, job: Any, alone: bool = False, shards: Shards | None = 
         else:
             result = _rows(job, part, out)
         result.data = out.close()
-        if own is not None:
+        if own:
             result.state = job.operation.part_state()
     except BaseException:
         out.abort()
@@ -113,6 +124,7 @@ def _rows(job: Any, part: Part, out: Output) -> PartResult:
             column = None if record.location.col is None else 1  # (Parquet rows: none)
             place = exc.location or Location(part.spec, number, column)
             line = number if place.line is None else place.line
+            usage = isinstance(exc, UsageError)  # (a pattern too slow): the run ends there
             events.append(
                 Event(
                     ERROR,
@@ -122,8 +134,11 @@ def _rows(job: Any, part: Part, out: Output) -> PartResult:
                     line,
                     place.col,
                     place.message_index,
+                    USAGE if usage else None,
                 )
             )
+            if usage:
+                break
         if run.notes:  # made while the record was written: before its error, if any
             events[at:at] = [Event(NOTE, size, note) for note in run.notes]
             run.notes.clear()
@@ -218,6 +233,7 @@ def _whole_file(job: Any, part: Part, alone: bool, out: Output) -> PartResult:
                 place.line,
                 place.col,
                 place.message_index,
+                USAGE if isinstance(error, UsageError) else None,
             )
         )
     result.events.extend(note for _, note in reversed(notes))

@@ -10,6 +10,7 @@ from typing import Any
 from ..errors import UsageError
 from ..formats.registry import record_dialects
 from ..model import Conversation
+from ..ops.operation import Stateless
 from .job import Run
 from .target import Target
 
@@ -29,6 +30,14 @@ class Sides(Target):
             )
         self.splitter, self.records, self.output_dir = splitter, records, output_dir
         self.numbers = {name: k for k, name in enumerate(splitter.names)}
+
+    @property
+    def folder(self) -> Any:
+        """The folder and the files the run puts in it (checked before the run)."""
+        from ..io.outputs import Folder
+
+        names = [f"{name}.jsonl" for name in self.splitter.names]
+        return Folder("--output-dir", self.output_dir, names)
 
     def loss_report(self) -> Any:
         return self.records.loss_report()
@@ -98,9 +107,14 @@ class _SideFiles:
         self.folder.abort()
 
 
-def listed(conversation: Conversation) -> Conversation:
+class _Listed(Stateless):
     """The operation of a split: the conversation with its messages in a list (a log's
     are read once), for its side's key and its records."""
-    from ..ops.facts import listed as with_list
 
-    return with_list(conversation)[0]
+    def __call__(self, conversation: Conversation) -> Conversation:
+        from ..ops.facts import listed as with_list
+
+        return with_list(conversation)[0]
+
+
+listed = _Listed()

@@ -19,7 +19,7 @@ from .writing import write_records
 class ToDialect(Target):
     """Conversations as JSON records of a dialect, in the shape they came in (a message
     log message per line, conversations one per line), or a dialect's document (Markdown,
-    YAML). ``to=None`` writes the input's dialect when it can be written, canonical
+    YAML). ``to=None`` writes the input's dialect when it can be written as records, canonical
     otherwise. ``writer`` (an object with ``write(messages)``) replaces the dialect's
     message writer; ``as_json`` gives one JSON array; ``losses`` notices what the
     dialect named by ``to`` cannot hold (the run's ``losses``); ``output_dir`` writes a
@@ -88,20 +88,21 @@ class ToDialect(Target):
         self.dialect.report_to(report)  # (what a batch's requests cannot hold, as written)
         return report
 
-    def _dialect(self, run: Run, first: Conversation | None = None) -> Any:
+    def _dialect(self, run: Run) -> Any:
         from ..formats.registry import default_dialect
 
         if self.dialect is not None:
             return self.dialect
         found = self.found or run.input_dialect()
-        why = "is read only" if not found.writable else None
-        if why is None and first is not None:
-            why = found.not_written_back(first)
-        if why is None:
+        if found.writable and found.document:
+            # (an input whose dialect is written as a document, Open WebUI's import file:
+            # the records of chatpipe's own)
+            return default_dialect()
+        if found.writable:
             return self.faithful(found)
         written = default_dialect()
-        if found is not written:  # (a Claude Code session, a ChatGPT export, batch results)
-            self.note(run, f"{found.name} {why}: wrote {written.name} instead")
+        if found is not written:  # (a Claude Code session, a ChatGPT export)
+            self.note(run, f"{found.name} is read only: wrote {written.name} instead")
         return written
 
     def faithful(self, dialect: Any) -> Any:
@@ -155,7 +156,7 @@ class ToDialect(Target):
         first = next(conversations, None)
         if first is None:
             return iter([b"[]"] if as_json else [])
-        dialect = self._dialect(run, first)
+        dialect = self._dialect(run)
         whole = dialect.write_conversation if dialect.conversation_records else None
         return write_records(
             itertools.chain([first], conversations),
@@ -235,6 +236,7 @@ class Stats(Target):
         self.max_tokens = max_tokens
         self.each: list[dict[str, Any]] = []
         self.ids: list[Any] = []  # each conversation's id (None when it has none)
+        self.names: list[dict[str, Any]] = []  # each conversation's file and title
 
     def overall(self) -> dict[str, Any]:
         from ..ops.stats import overall_stats
@@ -279,6 +281,7 @@ class _Collected:
         stats = self.stats
         stats.each.append(figures)
         stats.ids.append(ident)
+        stats.names.append(named)
         if stats.rows:
             row = {"conversation": len(stats.each), **({"id": ident} if ident is not None else {})}
             row.update(named)

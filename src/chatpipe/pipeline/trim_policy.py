@@ -8,13 +8,16 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model import AnyMessage, Conversation
+from ..ops.operation import KeepsNothing
 from ..ops.trim import default_text_splitter, trim_messages
 from ..ops.trim_stream import answered_after, keep_tool_pairs, trim_last_stream
 from . import fast_hooks
 
 
-class Trim:
-    """A trim of conversations: the options of ``trim_messages``, and ``keep_tool_pairs``.
+class Trim(KeepsNothing):
+    """A trim of conversations: the options of ``trim_messages``, and ``keep_tool_pairs``;
+    called on a conversation, the messages it keeps (``on_messages(Trim(...))`` is the
+    trim command's operation). It keeps nothing from one conversation to the next.
 
     ``counter`` is a TokenCounter, or a chat template's counter (``templated``), which
     trims the newest messages whose rendered prompt fits. Options that do not go together

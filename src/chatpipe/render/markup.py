@@ -34,23 +34,29 @@ _PIECE = 64_000
 # the C1 controls (U+009B is a CSI of its own), and the bidi overrides and isolates that
 # reorder what a line shows
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# the same and tabs and line ends (U+2028 and U+2029 too): for what must stay on one line
+_LINE_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
 
 
 def _visible(match: re.Match) -> str:
     code = ord(match.group())
-    if code == 0x0D:
-        return "\\r"
+    named = _NAMED.get(code)
+    if named is not None:
+        return named
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def terminal_safe(text: str) -> str:
+def terminal_safe(text: str, one_line: bool = False) -> str:
     """``text`` as a terminal may show it: each control character written out as its
     escape (``\\x1b``, ``\\r``, ``\\u202e``), so that text from the data (an error naming a
-    key, a template's own message, a message shown by ``show``) cannot set the window's
-    title, move the cursor or hide what follows; tabs and line feeds stay."""
-    if _CONTROLS.search(text) is None:
+    key, a template's own message, a message shown by ``show``, a title or id that grep
+    or select prints) cannot set the window's title, move the cursor or hide what
+    follows; tabs and line feeds stay, but for ``one_line`` (``\\t``, ``\\n``)."""
+    controls = _LINE_CONTROLS if one_line else _CONTROLS
+    if controls.search(text) is None:
         return text
-    return _CONTROLS.sub(_visible, text)
+    return controls.sub(_visible, text)
 
 
 def escape(text: str) -> str:

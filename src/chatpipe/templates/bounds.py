@@ -7,7 +7,9 @@ Python, not from asking for ten gigabytes (``'a' * 10**10``, ``'x'.ljust(10**10)
 environment (environment.py) routes every operation that can make a value much larger
 than its operands through ``Budget.check_*`` before it runs, and every loop iteration,
 call and filter through ``Budget.loop``/``tick``; the budget of the render under way is
-the thread's (``current``), opened by ``Budget.opened``.
+the thread's (``current``), opened by ``Budget.open``. The clock is looked at between
+operations, and, in the main thread, from inside a long one too (a filter such as
+``urlize`` or ``wordwrap`` on a text of megabytes: io/alarm.py).
 
 Sizes are counted as the memory a value takes, roughly: a string's characters, eight
 bytes an item for a list. No value may pass ``max_output``, and the process may grow by
@@ -22,6 +24,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from ..io import alarm
 
 MEMORY_FACTOR = 16
 _ITEM = 8  # bytes an item of a list or tuple counts for
@@ -111,7 +115,7 @@ def size_of(value: Any) -> int:
 class Budget:
     """What one render has used so far, and the checks against its limits."""
 
-    __slots__ = ("_built", "_deadline", "_memory", "_ticks", "limits", "loops")
+    __slots__ = ("_built", "_deadline", "_memory", "_ticks", "_watched", "limits", "loops")
 
     def __init__(self, limits: TemplateLimits, *, clock: bool = True) -> None:
         self.limits = limits
@@ -122,17 +126,22 @@ class Budget:
         # the process's memory when first looked at (only a render that loops or builds
         # much is looked at: most renders never read /proc)
         self._memory = 0 if clock else None
+        self._watched: Any = False
 
     def open(self) -> Budget | None:
         """This budget as the thread's, for one render: the one it replaces, to give back
         to ``close`` (a try/finally, where a context manager would cost more than many
-        small renders take)."""
+        small renders take). Its clock is also looked at from inside a long call (a
+        filter on a huge text): io/alarm.py's alarm, in the main thread."""
         previous = getattr(_local, "budget", None)
         _local.budget = self
+        if self._deadline is not None:
+            self._watched = alarm.watch(self.check_time)
         return previous
 
-    @staticmethod
-    def close(previous: Budget | None) -> None:
+    def close(self, previous: Budget | None) -> None:
+        alarm.unwatch(self._watched)
+        self._watched = False
         _local.budget = previous
 
     # -- time and loops --------------------------------------------------------------------

@@ -1,0 +1,388 @@
+"""Chat apps' exports read with nothing lost (#49): Open WebUI, LibreChat, Grok, Google AI
+Studio, SillyTavern, aider's Markdown history, and the ChatGPT content types that were
+lost. Each test takes what it expects from the file itself, by its own walk of the
+file's records, never from chatpipe's earlier output."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+from typer.testing import CliRunner
+
+from chatpipe.cli import app
+from chatpipe.formats.exports import ReadOptions
+from chatpipe.pipeline.reading import read
+from conftest import FIXTURES
+
+runner = CliRunner()
+
+
+def run(*args, input=None):
+    result = runner.invoke(app, [str(a) for a in args], input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def conversations(name, branch="active"):
+    return list(read([str(FIXTURES / name)], options=ReadOptions(branch=branch)))
+
+
+def text_of(message):
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content if b.get("type") == "text")
+
+
+def blocks(message, kind):
+    content = message.content
+    return (
+        [b for b in content if isinstance(b, dict) and b.get("type") == kind]
+        if isinstance(content, list)
+        else []
+    )
+
+
+# -- Open WebUI -------------------------------------------------------------------------
+
+
+def live_path(history):
+    """The messages from the root to ``currentId``, by ``parentId``."""
+    path, at = [], history["currentId"]
+    while at is not None:
+        path.append(history["messages"][at])
+        at = history["messages"][at]["parentId"]
+    return path[::-1]
+
+
+def test_an_open_webui_chat_object_is_its_live_branch():
+    chat = json.loads((FIXTURES / "open_webui__owimporter_chat_object.json").read_text())
+    [conversation] = conversations("open_webui__owimporter_chat_object.json")
+    assert [text_of(m) for m in conversation.messages] == [
+        m["content"] for m in live_path(chat["history"])
+    ]
+    assert conversation.meta["title"] == chat["title"]
+    assert conversation.meta["created_at"] == chat["timestamp"] / 1000  # (ms in the chat)
+    assert conversation.messages[1].usage_metadata["total_tokens"] == 336
+
+
+def test_open_webui_output_items_are_read_before_the_content():
+    rows = json.loads(
+        (FIXTURES / "open_webui__librechat-tests_reasoning_tool_output_items.json").read_text()
+    )
+    found = conversations("open_webui__librechat-tests_reasoning_tool_output_items.json")
+    assert [c.meta["title"] for c in found] == [r["title"] for r in rows]
+    items = rows[0]["chat"]["history"]["messages"]["ra2"]["output"]
+    answer = found[0].messages[1]
+    assert blocks(answer, "reasoning")[0]["reasoning"] == items[0]["content"][0]["text"]
+    assert text_of(answer) == items[1]["content"][0]["text"]
+    # a tool round in one Open WebUI message: the call, its output, the answer after it
+    call, output, final = rows[1]["chat"]["history"]["messages"]["ta2"]["output"]
+    ai, tool, after = found[1].messages[1:]
+    assert ai.tool_calls[0]["name"] == call["name"]
+    assert ai.tool_calls[0]["args"] == json.loads(call["arguments"])
+    assert (tool.tool_call_id, tool.content) == (call["call_id"], output["output"][0]["text"])
+    assert text_of(after) == final["content"][0]["text"]
+
+
+DOCUMENTED = "open_webui__documented_export_regenerations_tool_calls_files.json"
+
+
+def test_open_webui_details_blocks_are_reasoning_calls_and_results():
+    rows = json.loads((FIXTURES / DOCUMENTED).read_text())
+    nodes = rows[0]["chat"]["history"]["messages"]
+    content = nodes["a2"]["content"]
+    # the file's own parts, by plain string cuts: the quoted thought, the tag's attributes
+    thought = content.split("</summary>\n")[1].split("\n</details>")[0]
+    thought = "\n".join(line[2:] for line in html.unescape(thought).split("\n"))
+    tag = content[content.index('<details type="tool_calls"') :].split(">")[0]
+    attributes = {k: html.unescape(v) for k, v in re.findall(r'(\w+)="([^"]*)"', tag)}
+    answer = content.rsplit("</details>\n", 1)[1]
+
+    [first] = conversations(DOCUMENTED)[:1]
+    system, user, ai, tool, after, *_ = first.messages
+    assert system.content == rows[0]["chat"]["params"]["system"]
+    assert blocks(user, "image")[0]["url"] == nodes["u1"]["files"][0]["url"]
+    assert blocks(ai, "reasoning")[0]["reasoning"] == thought
+    assert ai.tool_calls[0]["id"] == attributes["id"]
+    assert ai.tool_calls[0]["args"] == json.loads(attributes["arguments"])
+    assert tool.content == json.loads(attributes["result"])
+    assert text_of(after) == answer
+
+
+def test_open_webui_regenerations_are_branches_the_live_one_first_said():
+    rows = json.loads((FIXTURES / DOCUMENTED).read_text())
+    history = rows[0]["chat"]["history"]
+    leaves = [k for k, m in history["messages"].items() if not m["childrenIds"]]
+    branches = conversations(DOCUMENTED, "all")[:2]
+    assert [c.meta["branch"]["leaf"] for c in branches] == leaves
+    assert [c.meta["branch"].get("live", False) for c in branches] == [
+        leaf == history["currentId"] for leaf in leaves
+    ]
+    code, _, err = run("convert", FIXTURES / DOCUMENTED)
+    assert code == 0
+    assert err == (
+        "chatpipe: warning: branches besides the live one (regenerations, edits) left out "
+        "(--branch all writes them): 1 conversation (-v lists them)\n"
+    )
+
+
+def test_an_older_open_webui_call_keeps_its_result_from_the_body_and_one_still_running():
+    rows = json.loads((FIXTURES / DOCUMENTED).read_text())
+    content = rows[1]["chat"]["history"]["messages"]["b2"]["content"]
+    body = content.split("<summary>Tool Executed</summary>\n")[1].split("\n</details>")[0]
+    [second] = conversations(DOCUMENTED)[1:]
+    user, _ai, tool, after = second.messages
+    assert (
+        blocks(user, "file")[0]["url"]
+        == rows[1]["chat"]["history"]["messages"]["b1"]["files"][0]["url"]
+    )
+    assert tool.content == json.loads(html.unescape(body))
+    assert [c["id"] for c in after.tool_calls] == ["call_s2"]  # (done="false": no result)
+
+
+# -- LibreChat ----------------------------------------------------------------------------
+
+
+def flat(messages):
+    for message in messages:
+        yield message
+        yield from flat(message.get("children") or [])
+
+
+def test_a_recursive_librechat_export_reads_its_newest_branch_and_the_prompt_prefix():
+    name = "librechat__librechat-tests_recursive_branches_promptPrefix.json"
+    export = json.loads((FIXTURES / name).read_text())
+    every = list(flat(export["messages"]))
+    children = {m["parentMessageId"] for m in every}
+    leaves = [m for m in every if m["messageId"] not in children]
+    by_id = {m["messageId"]: m for m in every}
+    path, at = [], leaves[-1]  # (no times on them: the last written is the newest)
+    while at is not None:
+        path.append(at)
+        at = by_id.get(at["parentMessageId"])
+    [conversation] = conversations(name)
+    assert [text_of(m) for m in conversation.messages] == [
+        export["options"]["promptPrefix"],
+        *(m["text"] for m in reversed(path)),
+    ]
+    assert [m.type for m in conversation.messages[1:]] == [
+        "human" if m["isCreatedByUser"] else "ai" for m in reversed(path)
+    ]
+    assert len(conversations(name, "all")) == len(leaves)
+
+
+def test_a_flat_librechat_export_with_two_roots_gives_the_newest_leaf():
+    name = "librechat__librechat-tests_nonrecursive_branches.json"
+    export = json.loads((FIXTURES / name).read_text())
+    newest = max(export["messages"], key=lambda m: m["createdAt"])
+    [conversation] = conversations(name)
+    assert conversation.messages[-1].id == newest["messageId"]
+    assert conversation.meta["created_at"] == min(m["createdAt"] for m in export["messages"])
+    _, _, err = run("convert", FIXTURES / name)
+    assert "names no current leaf: wrote its newest branch, 2 other branches left out" in err
+
+
+# -- Grok -----------------------------------------------------------------------------------
+
+
+def test_grok_responses_follow_their_parents():
+    export = json.loads((FIXTURES / "grok__owimporter_export.json").read_text())
+    responses = [r["response"] for r in export["conversations"][0]["responses"]]
+    [conversation] = conversations("grok__owimporter_export.json")
+    assert [text_of(m) for m in conversation.messages] == [r["message"] for r in responses]
+    assert [m.type for m in conversation.messages] == [
+        "human" if r["sender"] == "human" else "ai" for r in responses
+    ]
+    assert conversation.meta["title"] == export["conversations"][0]["conversation"]["title"]
+
+
+def test_grok_regenerations_thinking_and_cited_pages():
+    name = "grok__documented_mongo_dates_regenerated_search_thinking.json"
+    entry = json.loads((FIXTURES / name).read_text())["conversations"][0]
+    by_id = {r["response"]["_id"]: r["response"] for r in entry["responses"]}
+    newest = max(by_id.values(), key=lambda r: int(r["create_time"]["$date"]["$numberLong"]))
+    path, at = [], newest
+    while at is not None:
+        path.append(at)
+        at = by_id.get(at["parent_response_id"])
+    [conversation] = conversations(name)
+    assert [m.id for m in conversation.messages] == [r["_id"] for r in reversed(path)]
+    answer = conversation.messages[1]
+    regenerated = by_id[answer.id]
+    assert blocks(answer, "reasoning")[0]["reasoning"] == regenerated["thinking_trace"]
+    cited = [c["url"] for c in blocks(answer, "text")[0]["annotations"]]
+    assert cited == [p["url"] for p in regenerated["cited_web_search_results"]]
+    assert len(conversations(name, "all")) == 2
+
+
+# -- Google AI Studio -----------------------------------------------------------------------
+
+
+def test_an_ai_studio_thought_is_the_reasoning_of_the_answer_after_it():
+    prompt = json.loads((FIXTURES / "ai_studio__owimporter_prompt.json").read_text())
+    user, thought, answer = prompt["chunkedPrompt"]["chunks"]
+    [conversation] = conversations("ai_studio__owimporter_prompt.json")
+    asked, answered = conversation.messages
+    assert text_of(asked) == user["text"]
+    assert blocks(answered, "reasoning")[0]["reasoning"] == thought["text"]
+    assert text_of(answered) == answer["text"]
+
+
+def test_ai_studio_code_media_and_an_unsent_draft_said():
+    name = "ai_studio__documented_thought_code_execution_video_draft.json"
+    prompt = json.loads((FIXTURES / name).read_text())
+    chunks = prompt["chunkedPrompt"]["chunks"]
+    [conversation] = conversations(name)
+    system, asked, answered, video, _last = conversation.messages
+    assert system.content == prompt["systemInstruction"]["parts"][0]["text"]
+    assert blocks(asked, "image")[0]["file_id"] == chunks[1]["driveImage"]["id"]
+    call, result = (
+        blocks(answered, "server_tool_call")[0],
+        blocks(answered, "server_tool_result")[0],
+    )
+    assert call["args"]["code"] == chunks[3]["executableCode"]["code"]
+    assert result["output"] == chunks[4]["codeExecutionResult"]["output"]
+    assert blocks(video, "video")[0]["url"].endswith(chunks[6]["youtubeVideo"]["id"])
+    assert conversation.meta["pendingInputs"] == prompt["chunkedPrompt"]["pendingInputs"]
+    code, _, err = run("convert", FIXTURES / name)
+    assert code == 0 and "warning: unsent drafts (AI Studio's pendingInputs)" in err
+
+
+# -- SillyTavern ----------------------------------------------------------------------------
+
+
+def test_sillytavern_swipes_are_branches_the_chosen_one_live():
+    name = "sillytavern__documented_swipes_reasoning_narrator.jsonl"
+    header, *lines = [json.loads(x) for x in (FIXTURES / name).read_text().splitlines()]
+    [live] = conversations(name)
+    assert [text_of(m) for m in live.messages] == [line["mes"] for line in lines]
+    assert [m.type for m in live.messages] == [
+        "human" if x["is_user"] else "system" if x["is_system"] else "ai" for x in lines
+    ]
+    assert live.meta["chat_metadata"] == header["chat_metadata"]
+    swiped = next(x for x in lines if len(x.get("swipes", [])) > 1)
+    others = [s for i, s in enumerate(swiped["swipes"]) if i != swiped["swipe_id"]]
+    branches = conversations(name, "all")
+    assert len(branches) == 1 + len(others)
+    assert sorted(
+        text_of(c.messages[-1]) for c in branches if not c.meta["branch"].get("live")
+    ) == sorted(others)
+    first = next(c for c in branches if text_of(c.messages[-1]) == swiped["swipes"][0])
+    reasoning = swiped["swipe_info"][0]["extra"]["reasoning"]
+    assert blocks(first.messages[-1], "reasoning")[0]["reasoning"] == reasoning
+
+
+def test_a_sillytavern_group_chat_without_a_header_keeps_its_speakers():
+    name = "sillytavern__documented_group_chat_no_header.jsonl"
+    lines = [json.loads(x) for x in (FIXTURES / name).read_text().splitlines()]
+    [conversation] = conversations(name)
+    assert [(m.name, m.content) for m in conversation.messages[1:]] == [
+        (x["name"], x["mes"]) for x in lines[1:]
+    ]
+    assert conversation.meta["created_at"] == lines[0]["send_date"] // 1000
+
+
+# -- aider ----------------------------------------------------------------------------------
+
+AIDER = "aider__aider-tests-fixture_5_sessions_diff_whole_interrupted.md"
+
+
+def test_an_aider_history_is_a_conversation_per_session():
+    text = (FIXTURES / AIDER).read_text()
+    sessions = re.split(r"^# aider chat started at .*$", text, flags=re.M)[1:]
+    found = conversations(AIDER)
+    assert len(found) == len(sessions)
+    for conversation, session in zip(found, sessions, strict=True):
+        # the prompts: runs of "#### " lines, a blank line between two of them
+        prompts = [
+            "\n".join(line[5:].removesuffix("  ") for line in run_.split("\n"))
+            for run_ in re.findall(r"^#### .*(?:\n#### .*)*", session, flags=re.M)
+        ]
+        assert [m.content for m in conversation.messages if m.type == "human"] == prompts
+        # aider's own lines are notes, each in one of them
+        said = [
+            line[2:].removesuffix("  ") for line in session.split("\n") if line.startswith("> ")
+        ]
+        notes = "\n".join(n["text"] for n in conversation.meta["notes"])
+        assert all(line in notes for line in said)
+
+
+def test_an_aider_reply_keeps_its_edit_blocks_and_an_interrupted_one_its_open_fence():
+    text = (FIXTURES / AIDER).read_text()
+    first = text.split("#### Use the Spinner instead of the inlined custom spinner  \n\n")[1]
+    reply = first.split("\n\n> Tokens:")[0]
+    found = conversations(AIDER)
+    assert found[0].messages[1].content == reply
+    assert "<<<<<<< SEARCH" in reply and ">>>>>>> REPLACE" in reply
+    last = found[-1].meta["notes"][-1]["text"]
+    assert last.endswith("^C KeyboardInterrupt")
+
+
+def test_aider_history_on_stdin_and_markdown_that_is_no_chat_log():
+    data = (FIXTURES / "aider__aider-repo-2023_early_original_updated.md").read_text()
+    code, out, err = run("convert", "-", input=data)
+    assert (code, err) == (0, "")
+    [record] = [json.loads(line) for line in out.splitlines()]
+    assert record["messages"][0]["content"] == (
+        "make a flask app with a /hello endpoint that returns hello world"
+    )
+    assert record["created_at"] == "2023-05-12T15:43:20"
+    code, out, err = run("convert", "-", input="# Notes\n\nNo chat here: just: words\n")
+    assert code == 1 and out == ""
+    assert "cannot tell what chat format this is (got Markdown text;" in err
+    # a YAML document that opens with a comment stays YAML
+    code, out, _ = run("convert", "-", input="# a comment\n- role: user\n  content: hi\n")
+    assert (code, json.loads(out)) == (0, {"type": "human", "content": "hi"})
+
+
+# -- ChatGPT exports ------------------------------------------------------------------------
+
+
+def test_chatgpt_code_output_errors_and_quotes_keep_their_text_from_parts():
+    name = "chatgpt_export__documented_code_parts_system_error_tether_quote.json"
+    [export] = json.loads((FIXTURES / name).read_text())
+    nodes, path, at = export["mapping"], [], export["current_node"]
+    while nodes[at]["message"] is not None:
+        path.append(nodes[at]["message"])
+        at = nodes[at]["parent"]
+    path.reverse()
+    [conversation] = conversations(name)
+    assert len(conversation.messages) == len(path)
+    for message, source in zip(conversation.messages, path, strict=True):
+        content = source["content"]
+        text = content.get("text") or "".join(content.get("parts") or [])
+        if source["recipient"] != "all":  # a call: the code is its argument
+            assert message.tool_calls[0]["args"] == {"input": text}
+            assert message.tool_calls[0]["name"] == source["recipient"]
+        elif content["content_type"] == "reasoning_recap":
+            assert blocks(message, "reasoning")[0]["reasoning"] == content["content"]
+        else:
+            assert text_of(message) == text
+        if content["content_type"] == "system_error":
+            assert message.status == "error"
+
+
+def test_a_chatgpt_browsing_display_is_its_result():
+    name = "chatgpt_export__librechat-tests_tether_browsing_citations.json"
+    [export] = json.loads((FIXTURES / name).read_text())
+    shown = next(
+        n["message"]["content"]
+        for n in export["mapping"].values()
+        if n["message"]["content"]["content_type"] == "tether_browsing_display"
+    )
+    [conversation] = conversations(name)
+    assert conversation.messages[0].content == shown["result"]
+
+
+def test_a_command_that_writes_the_inputs_dialect_writes_records_for_open_webui():
+    """Open WebUI is written as one document (its import file): a command that writes
+    the input's dialect (select, convert with no --to) writes chatpipe's own records."""
+    chat = json.loads((FIXTURES / "open_webui__owimporter_chat_object.json").read_text())
+    code, out, err = run(
+        "select", "--after", "2025-01-01", FIXTURES / "open_webui__owimporter_chat_object.json"
+    )
+    assert (code, err) == (0, "")
+    [record] = [json.loads(line) for line in out.splitlines()]
+    assert record["title"] == chat["title"]
