@@ -254,6 +254,56 @@ def _corpus(rng: random.Random, rows: int) -> str:
 CORPUS = _corpus(random.Random(5), 400)
 
 
+def _sharegpt_turn(rng: random.Random) -> object:
+    kind = rng.randrange(10)
+    text = rng.choice(_TEXTS)
+    if kind < 6:
+        return {"from": rng.choice(["human", "gpt", "user", "assistant", "system"]), "value": text}
+    if kind == 6:
+        return {"from": "function_call", "value": '{"name": "f", "arguments": {"a": 1}}'}
+    if kind == 7:
+        return {"from": "observation", "value": text or "r"}
+    if kind == 8:
+        return {"from": "gpt", "value": text, "weight": 0}
+    return rng.choice([{"human": "q", "assistant": "a"}, {"from": "critic", "value": "x"}, 7])
+
+
+def _sharegpt(rng: random.Random, rows: int) -> str:
+    lines = [json.dumps({"conversations": [{"from": "human", "value": "hello"}]})]
+    for n in range(rows):
+        if rng.randrange(15) == 0:
+            lines.append(rng.choice(["{bad", '{"conversations": 3}']))
+            continue
+        turns = [
+            {"from": speaker, "value": rng.choice(_TEXTS) or "t"}
+            for speaker in rng.sample(["human", "gpt", "human", "gpt"], rng.randint(1, 4))
+        ]
+        if rng.random() < 0.4:
+            turns = [_sharegpt_turn(rng) for _ in range(rng.randint(0, 5))]
+        row: dict = {"conversations": turns}
+        if rng.random() < 0.3:
+            row["system"] = rng.choice(["Be brief.", "", ["not text"]])
+        if rng.random() < 0.2:
+            row["id"] = f"s{n % 5}"
+        if rng.random() < 0.1:
+            row["tools"] = '[{"name": "f", "parameters": {}}]'
+        if rng.random() < 0.05:
+            row["chosen"] = {"from": "gpt", "value": "yes"}
+        lines.append(json.dumps(row, ensure_ascii=rng.random() < 0.3))
+    lines += rng.sample(lines[1:], len(lines) // 5)
+    return "\n".join(lines) + "\n"
+
+
+SHAREGPT = _sharegpt(random.Random(6), 300)
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_every_command_gives_the_same_on_sharegpt_rows(monkeypatch, command):
+    args = [*command, "--on-error", "skip"]
+    expected = _run(monkeypatch, args, SHAREGPT, False)
+    assert _run(monkeypatch, args, SHAREGPT, True) == expected
+
+
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 def test_every_command_gives_the_same_on_rows_of_every_shape(monkeypatch, command):
     args = [*command, "--on-error", "skip"]
@@ -295,7 +345,8 @@ def test_the_lane_reads_the_benchmark_rows_and_says_so(monkeypatch, bench_rows):
 
 
 def _lane_fixtures() -> list[str]:
-    """The fixtures of conversation-per-record OpenAI rows: those the lane reads."""
+    """The fixtures of conversation-per-record OpenAI and ShareGPT rows: those the lane
+    reads."""
     found = []
     for path in sorted(FIXTURES.iterdir()):
         if path.suffix == ".md":
@@ -304,7 +355,11 @@ def _lane_fixtures() -> list[str]:
             detected = detect_file(str(path), None)
         except Exception:  # (a fixture of bad input: not rows)
             continue
-        if detected and detected[1].name == "openai" and detected[2] == "conversations":
+        if (
+            detected
+            and detected[1].name in ("openai", "sharegpt")
+            and detected[2] == "conversations"
+        ):
             found.append(path.name)
     return found
 

@@ -1,5 +1,6 @@
-"""The row lane: conversation-per-line rows of OpenAI/Hugging Face datasets (``{messages}``
-rows) read into plain canonical dicts, with no message objects.
+"""The row lane: conversation-per-line rows of the common datasets (OpenAI/Hugging Face
+``{messages}`` rows, ShareGPT's ``{conversations}`` of text turns) read into plain
+canonical dicts, with no message objects.
 
 A row's messages are mostly of the log lane's plain shapes (fast/lane.py:
 ``plain_canonical``: ``{role, content}`` with text, a tool result, an assistant turn of
@@ -24,6 +25,7 @@ from typing import Any
 from ..errors import Location
 from ..formats.openai import OpenAIDialect
 from ..formats.openai_media import PROCESSOR_MEDIA
+from ..formats.sharegpt import AI, HUMAN, ShareGPTDialect
 from ..formats.tool_links import needs_link
 from ..model import AnyMessage, Conversation
 from .lane import ROLE_TYPES, Batch, message_from_plain, plain_canonical
@@ -172,24 +174,27 @@ def parts_canonical(value: Any) -> dict[str, Any] | None:
 
 
 class RowReader:
-    """``Reading.row_reader`` for the row lane: the conversation of an OpenAI row, its
-    messages a ``RowMessages``; None for a row of another dialect or shape, which the
-    ordinary reader reads. Counts the rows it read, for ``-v``."""
+    """``Reading.row_reader`` for the row lane: the conversation of an OpenAI or ShareGPT
+    row, its messages a ``RowMessages``; None for a row of another dialect or shape,
+    which the ordinary reader reads. Counts the rows it read, for ``-v``."""
 
     def __init__(self) -> None:
         self.taken = 0  # rows read by the lane
         self.left = 0  # rows of a dialect it knows left to the ordinary reader
 
     def __call__(self, dialect: Any, value: Any, location: Location) -> Conversation | None:
-        if type(dialect) is not OpenAIDialect:
+        kind = type(dialect)
+        if kind is OpenAIDialect:
+            made = read_openai_row(dialect, value, location)
+        elif kind is ShareGPTDialect:
+            made = read_sharegpt_row(value, location)
+        else:
             return None
-        found = read_row(dialect, value)
-        if found is None:
+        if made is None:
             self.left += 1
             return None
         self.taken += 1
-        meta = {k: (None if k == "messages" else v) for k, v in value.items()}
-        return Conversation(found, meta, location, "messages")
+        return made
 
     def note(self) -> str | None:
         """What ``-v`` says of the rows read."""
@@ -199,6 +204,54 @@ class RowReader:
             f"row lane: {self.taken:,} row{'s' * (self.taken != 1)} read as plain dicts, "
             f"{self.left:,} as messages (rows of other shapes)"
         )
+
+
+def read_sharegpt_row(value: Any, location: Location) -> Conversation | None:
+    """The conversation of a ShareGPT row of ``{from, value}`` turns of text (a system
+    field of text before them), its messages a ``RowMessages``; None for any other row
+    (calls and results paired by order, pairs, a chosen answer, turns with fields)."""
+    if type(value) is not dict or "chosen" in value:
+        return None
+    key = "conversations" if "conversations" in value else "conversation"
+    turns = value.get(key)
+    if type(turns) is not list:
+        return None
+    items: list[Any] = []
+    system = value.get("system")
+    if system:
+        if type(system) is not str:
+            return None
+        items.append({"type": "system", "content": system})
+    for turn in turns:
+        if type(turn) is not dict or len(turn) != 2:
+            return None
+        speaker, text = turn.get("from"), turn.get("value")
+        kind = _SPEAKERS.get(speaker) if type(speaker) is str else None
+        if kind is None or type(text) is not str or not text:
+            return None
+        items.append({"type": kind, "content": text})
+    meta = {k: (None if k == key else v) for k, v in value.items() if k != "system"}
+    # (the turns are no OpenAI messages: every item is made, none written at a glance)
+    messages = RowMessages([None] * len(items), dict(enumerate(items)))
+    return Conversation(messages, meta, location, key)
+
+
+# the canonical type of each ShareGPT speaker of text (formats/sharegpt.py's)
+_SPEAKERS = {
+    **{name: "human" for name in HUMAN},
+    **{name: "ai" for name in AI},
+    "system": "system",
+}
+
+
+def read_openai_row(dialect: Any, value: Any, location: Location) -> Conversation | None:
+    """The conversation of an OpenAI ``{messages}`` row, its messages a ``RowMessages``;
+    None for any other row (``read_row``)."""
+    found = read_row(dialect, value)
+    if found is None:
+        return None
+    meta = {k: (None if k == "messages" else v) for k, v in value.items()}
+    return Conversation(found, meta, location, "messages")
 
 
 def read_row(dialect: Any, value: Any) -> RowMessages | None:
