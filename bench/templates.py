@@ -31,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from run import _paired, _rounds, wall  # noqa: E402
+from run import _paired, _rounds, timed_rounds, wall  # noqa: E402
 from stamp import stamp  # noqa: E402
 
 TARGET = 3.0
@@ -124,8 +124,9 @@ def main() -> None:
             json.loads(x) for x in theirs.splitlines()
         ]:
             raise SystemExit("chatpipe and transformers rendered different texts")
-        walls = _rounds(commands, args.repeat, wall)
+        walls, cpus = timed_rounds(commands, args.repeat)
         ratio, low, high = _paired(walls["transformers"], walls["chatpipe"])
+        cpu_ratio, cpu_low, cpu_high = _paired(cpus["transformers"], cpus["chatpipe"])
         startup = _rounds(
             {"template": [*chatpipe, "template", "--chat-template", args.template, small]},
             max(args.repeat, 5),
@@ -144,6 +145,11 @@ def main() -> None:
         print(
             f"| render, end to end | {mine:.2f} s | {yours:.2f} s | {ratio:.2f}× "
             f"({low:.2f}–{high:.2f}) | ≥ {TARGET:g}×: {met} |"
+        )
+        mine, yours = statistics.median(cpus["chatpipe"]), statistics.median(cpus["transformers"])
+        print(
+            f"| render, processor time | {mine:.2f} s | {yours:.2f} s | {cpu_ratio:.2f}× "
+            f"({cpu_low:.2f}–{cpu_high:.2f}) | |"
         )
         start = statistics.median(startup)
         met = "met" if start < STARTUP else "NOT met"
