@@ -63,6 +63,8 @@ class RowMessages:
                 made[index]
                 if index in made
                 else {"type": ROLE_TYPES[v["role"]], "content": v["content"]}
+                if len(v) == 2
+                else {"type": "tool", "content": v["content"], "tool_call_id": v["tool_call_id"]}
                 for index, v in enumerate(self.values)
             ]
         return self._items
@@ -135,18 +137,26 @@ def _unknown(value: Any) -> None:
 
 
 def _texts(values: list[Any]) -> list[int]:
-    """The indexes of the messages that are not ``{role, content}`` with text of a role
-    of ROLE_TYPES (the commonest messages, whose items are made on first use)."""
+    """The indexes of the messages that are neither ``{role, content}`` with text of a
+    role of ROLE_TYPES nor a tool's result with text and an id (the commonest messages,
+    whose items, as ``plain_canonical`` makes them, are made on first use)."""
     try:
         return [
             i
             for i, v in enumerate(values)
             if not (
                 type(v) is dict
-                and len(v) == 2
                 and type(c := v.get("content")) is str
                 and c
-                and v.get("role") in ROLE_TYPES
+                and (
+                    (len(v) == 2 and v.get("role") in ROLE_TYPES)
+                    or (
+                        len(v) == 3
+                        and v.get("role") == "tool"
+                        and type(t := v.get("tool_call_id")) is str
+                        and t
+                    )
+                )
             )
         ]
     except TypeError:  # (a role that cannot be looked up: an object): each its own way
