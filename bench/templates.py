@@ -14,6 +14,9 @@ chatpipe at least 3× faster). Also: start-up of ``chatpipe template`` on one sm
 conversation (target: under 0.3 s).
 
     python bench/templates.py --conversations 100000
+    python bench/templates.py --conversations 100000 \
+        --template fixtures/chat_templates/meta-llama-Llama-3.1-8B-Instruct.jinja \
+        --var 'bos_token=<|begin_of_text|>'
 
 Not part of the test suite (tests/test_bench_smoke.py runs it on a few rows).
 """
@@ -43,6 +46,7 @@ TRANSFORMERS_SCRIPT = r"""
 import json, sys
 from transformers.utils.chat_template_utils import render_jinja_template
 template = open(sys.argv[1], encoding="utf-8").read()
+tokens = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}  # (bos_token, ...)
 out = sys.stdout
 for line in open(sys.argv[2], encoding="utf-8"):
     row = json.loads(line)
@@ -57,7 +61,9 @@ for line in open(sys.argv[2], encoding="utf-8"):
             ]
             m.setdefault("content", "")
         chat.append(m)
-    text = render_jinja_template([chat], chat_template=template, tools=row.get("tools"))[0][0]
+    text = render_jinja_template(
+        [chat], chat_template=template, tools=row.get("tools"), **tokens
+    )[0][0]
     out.write(json.dumps(text, ensure_ascii=False) + "\n")
 """
 
@@ -99,7 +105,16 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=5, help="paired rounds")
     parser.add_argument("--template", default=TEMPLATE)
+    parser.add_argument(
+        "--var",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a special token the template uses (bos_token=<|begin_of_text|>), on both sides",
+    )
     args = parser.parse_args()
+    tokens = dict(v.split("=", 1) for v in args.var)
+    variables = [f"--var={v}" for v in args.var]
     chatpipe = [sys.executable, "-m", "chatpipe"]
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "rows.jsonl")
@@ -112,8 +127,8 @@ def main() -> None:
         with open(script, "w", encoding="utf-8") as out:
             out.write(TRANSFORMERS_SCRIPT)
         commands = {
-            "chatpipe": [*chatpipe, "template", "--chat-template", args.template, path],
-            "transformers": [sys.executable, script, args.template, path],
+            "chatpipe": [*chatpipe, "template", "--chat-template", args.template, *variables, path],
+            "transformers": [sys.executable, script, args.template, path, json.dumps(tokens)],
         }
         # the same text on both sides, or the comparison means nothing
         import subprocess
@@ -128,7 +143,16 @@ def main() -> None:
         ratio, low, high = _paired(walls["transformers"], walls["chatpipe"])
         cpu_ratio, cpu_low, cpu_high = _paired(cpus["transformers"], cpus["chatpipe"])
         startup = _rounds(
-            {"template": [*chatpipe, "template", "--chat-template", args.template, small]},
+            {
+                "template": [
+                    *chatpipe,
+                    "template",
+                    "--chat-template",
+                    args.template,
+                    *variables,
+                    small,
+                ]
+            },
             max(args.repeat, 5),
             wall,
         )["template"]
