@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 
 import chatpipe.pipeline.fast_hooks
 from chatpipe.cli import app
+from chatpipe.pipeline.job import Inputs, Job
 from chatpipe.pipeline.reading import detect_file
 from conftest import FIXTURES, ROOT
 from test_lane import TEXT, message
@@ -406,3 +407,32 @@ def test_split_writes_the_same_files(monkeypatch, tmp_path, bench_rows, seed):
         sides.append([(out / f"{s}.jsonl").read_bytes() for s in "ab"])
     assert sides[0] == sides[1]
     assert all(sides[0])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["select", "--max-tokens", "40"],
+        ["sample", "-n", "7", "--seed", "2"],
+        ["dedupe", "--by", "prompt"],
+        ["redact"],
+        ["count"],
+        ["trim", "--max-tokens", "400"],
+    ],
+    ids=" ".join,
+)
+def test_workers_give_what_one_process_gives_without_the_lane(monkeypatch, tmp_path, command):
+    """--jobs 2 reads its parts with the lane, in two passes where the command has them."""
+    from chatpipe.pipeline import plan as planning
+
+    monkeypatch.setattr(planning, "JOB_BLOCKSIZE", 4096)  # (parts of a few rows each)
+    source = tmp_path / "rows.jsonl"
+    source.write_text(CORPUS, encoding="utf-8")
+    assert len(planning.plan(Job(Inputs((str(source),))), 4096).parts) > 8
+    outcomes = []
+    for lane, jobs in ((False, []), (True, ["--jobs", "2"])):
+        monkeypatch.setattr(chatpipe.pipeline.fast_hooks, "ENABLED", lane)
+        result = runner.invoke(app, [*command, "--on-error", "skip", *jobs, str(source)])
+        outcomes.append((result.exit_code, result.stdout, result.stderr))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][1]
