@@ -3,6 +3,7 @@ their items: fast/row_ops.py)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -11,7 +12,7 @@ from ..ops import facts
 from ..ops.count import ApproximateCounter, resolve_counter
 from ..ops.select import Selector, tokens_counter
 from ..ops.user_regex import PatternTooSlow, compile_regex
-from .budget import _plain_cost
+from .budget import _ROLE_CHARS
 from .rows import RowMessages, message_of, role_of, row_items, text_dict, untouched_row
 
 # -- select -------------------------------------------------------------------------------
@@ -159,11 +160,24 @@ def adds_up(counter: Any) -> bool:
 
 def items_tokens(counter: ApproximateCounter, items: list[Any]) -> int:
     """``counter.count`` of the items' messages (for a counter that ``adds_up``, or the
-    same with a row's tools)."""
-    plain = _plain_cost(counter)
-    total = counter.base
+    same with a row's tools): fast/budget.py's ``_plain_cost`` of a dict with text (here
+    inline: its characters to tokens, and the extra tokens of every message at once),
+    ``counter.cost`` of any other item's message."""
+    per_token, extra = counter.chars_per_token, int(counter.extra)
+    total = counter.base + extra * len(items)
     for item in items:
-        total += plain(item) if text_dict(item) else counter.cost(message_of(item))
+        if type(item) is dict and type(content := item["content"]) is str:
+            kind = item["type"]
+            chars = len(content) + _ROLE_CHARS[kind]
+            if len(item) > 2:
+                calls = item.get("tool_calls")
+                if calls:
+                    chars += len(repr(calls))
+                elif kind == "tool":
+                    chars += len(item["tool_call_id"])
+            total += math.ceil(chars / per_token)
+        else:
+            total += counter.cost(message_of(item)) - extra
     return total
 
 
