@@ -103,6 +103,24 @@ def workspace(folder: Path) -> Path:
     return folder
 
 
+# what a fresh clone holds (git ls-files' top level): the README's examples run in it
+CLONE = ("README.md", "CHANGELOG.md", "pyproject.toml", "src", "tests", "docs", "fixtures", "bench")
+
+
+def clone(folder: Path) -> Path:
+    """A folder as a fresh clone is, and nothing more: the README's examples run there
+    after its own set-up (no file made up for them; what they write lands beside)."""
+    for name in CLONE:
+        (folder / name).symlink_to(ROOT / name, target_is_directory=(ROOT / name).is_dir())
+    return folder
+
+
+def place(block: Block, folder: Path) -> Path:
+    """Where a block runs: the README's in a fresh clone, the docs' walk-throughs in a
+    workspace holding the files they name."""
+    return clone(folder) if block.page.name == "README.md" else workspace(folder)
+
+
 def environment() -> dict[str, str]:
     """This interpreter's ``python`` and ``chatpipe`` first on PATH."""
     bindir = os.path.dirname(sys.executable)

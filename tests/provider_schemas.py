@@ -52,7 +52,12 @@ extra, never chatpipe's rules:
     ``Message.role`` is any string; the roles are those of Ollama's API documentation
     (docs/api.md: system, user, assistant, tool). Ollama's server ignores unknown fields
     and its client drops them without a word, so a problem here is a field lost on the
-    way, not a request refused.
+    way, not a request refused. Its tool model takes a function's ``parameters`` as
+    ``type``, ``$defs``, ``items``, ``required`` and ``properties`` only, each property its
+    ``type``, ``items``, ``description`` and ``enum``: JSON Schema's other keys
+    (``additionalProperties``, ``default``, ``anyOf``...) are such fields, so ``--to
+    ollama`` writes the schemas as this model takes them and says the keys it leaves out
+    (formats/ollama_writer.py); the faithful superset keeps them.
 
 Why the SDK types and not the OpenAPI document for OpenAI: they are what the SDK itself
 sends and are generated from the same specification, they name every key of every message
@@ -688,8 +693,7 @@ TARGETS: tuple[Target, ...] = (
         (("anthropic-batch", anthropic_batch),),
     ),
     ("gemini", (), (("gemini", gemini),)),
-    # the writers the wave-four issue adds, checked once chatpipe has them
-    ("bedrock", (), (("bedrock-converse", bedrock_converse),)),
+    # the writers the wave-four issue adds
     ("bedrock-converse", (), (("bedrock-converse", bedrock_converse),)),
     ("ollama", (), (("ollama-chat", ollama_chat),)),
 )

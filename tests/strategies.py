@@ -531,3 +531,113 @@ def openai_wire_messages(draw):
     if role in ("user", "assistant", "system") and draw(_maybe):
         message["name"] = draw(short_names.filter(bool))
     return message
+
+
+# -- structure fuzzing: the fixtures' own records, one value swapped for one of another kind
+# (issue #51): every reader meets the shapes it was written for, but for one place where a
+# dict, a list, a string, a number, a boolean or null (or a nested oddity) stands instead
+
+_FIXTURES = __import__("pathlib").Path(__file__).resolve().parent.parent / "fixtures"
+# what a value is swapped for: every JSON kind, and the nested shapes readers trip on
+odd_values = st.one_of(
+    st.sampled_from(
+        [
+            {},
+            [],
+            "",
+            "x",
+            0,
+            -1,
+            1.5,
+            True,
+            False,
+            None,
+            [{}],
+            [[]],
+            [None],
+            ["x"],
+            {"type": {}},
+            {"type": []},
+            {"type": "text", "text": {}},
+            {"": None},
+            "\x00\x1b[2J\x7f\x85",
+            {"a": {"b": {"c": [{"d": []}]}}},
+        ]
+    ),
+    st.integers(-3, 300),  # (an index far past its list is another item's: #51, item 2)
+    st.floats(allow_nan=False, allow_infinity=False),
+    texts,
+    json_values,
+)
+
+
+def _records(path) -> tuple[str, object]:
+    """A fixture's records: ("jsonl", [line values]), or (container, its document)."""
+    import json
+
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        return "jsonl", [json.loads(line) for line in text.split("\n") if line.strip()]
+    if path.suffix == ".yaml":
+        return "yaml", __import__("yaml").safe_load(text)
+    return "json", json.loads(text)
+
+
+def _paths(value, path=()):
+    """Every place in a JSON value, itself included (dicts by key, lists by index)."""
+    yield path
+    if isinstance(value, (dict, list)):
+        for key, inner in value.items() if isinstance(value, dict) else enumerate(value):
+            yield from _paths(inner, (*path, key))
+
+
+def fixture_readers() -> dict[str, list]:
+    """The fixtures readers read whole (JSON, JSONL, YAML; not the malformed ones), by the
+    reader their name starts with: ``{reader: [(name, container, records, places)]}``."""
+    found: dict[str, list] = {}
+    for path in sorted(_FIXTURES.iterdir()):
+        if path.suffix not in (".json", ".jsonl", ".yaml") or path.name.startswith("malformed"):
+            continue
+        container, records = _records(path)
+        if container == "jsonl":  # a place in one of its lines
+            places = [(i, *inner) for i, line in enumerate(records) for inner in _paths(line)]
+        else:
+            places = list(_paths(records))
+        reader = path.name.split("__")[0].removesuffix(path.suffix)
+        found.setdefault(reader, []).append((path.name, container, records, places))
+    return found
+
+
+def _swapped(value, path, new):
+    import copy
+
+    if not path:
+        return new
+    value = copy.deepcopy(value)
+    inner = value
+    for key in path[:-1]:
+        inner = inner[key]
+    inner[path[-1]] = new
+    return value
+
+
+def _written(container: str, records) -> bytes:
+    import json
+
+    if container == "jsonl":
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode()
+    if container == "yaml":
+        return __import__("yaml").safe_dump(records, allow_unicode=True).encode()
+    return json.dumps(records, ensure_ascii=False).encode()
+
+
+@st.composite
+def swapped_fixtures(draw, readers: dict[str, list]):
+    """(reader, fixture name, suffix, bytes): a fixture of a reader with the value at one
+    of its places swapped for a value of another kind."""
+    reader = draw(st.sampled_from(sorted(readers)))
+    name, container, records, places = draw(st.sampled_from(readers[reader]))
+    place = draw(st.sampled_from(places))
+    new = draw(odd_values)
+    suffix = {"jsonl": ".jsonl", "yaml": ".yaml"}.get(container, ".json")
+    return reader, name, suffix, _written(container, _swapped(records, place, new))

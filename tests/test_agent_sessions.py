@@ -666,7 +666,7 @@ def test_each_kind_of_note_reads_as_a_line():
         "Undo snapshot",
         "Session 019d9249 (recorded again)",
         "API error: API Error: 529 overloaded",
-        "Command: <command-name>/mcp</command-name>",
+        "Command: /mcp",
         "Hooks: exit 2; timeout",
         "Error: quota exceeded",
         "Info",

@@ -187,7 +187,8 @@ def test_a_batch_chatpipe_writes_reads_back_with_its_answers_joined(tmp_path):
         "50",
         str(source),
     )
-    assert (code, err) == (0, "")
+    assert code == 0
+    assert err.startswith("chatpipe: warning: requests that end with their conversation's own")
     lines = records(written)
     assert lines[0] == {
         "custom_id": "request-1",
@@ -352,7 +353,13 @@ def test_responses_batches_are_read_and_written():
             ["--to", "anthropic-batch", "--model", "m", "--max-tokens", "9", "--endpoint", "chat"],
             "--to anthropic-batch takes no --endpoint",
         ),
-        (["--to", "openai", "--model", "m"], "--model: only --to openai-batch and anthropic"),
+        (
+            ["--to", "openai", "--model", "m"],
+            "--model: only --to bedrock-converse, ollama, openai-batch and",
+        ),
+        # an empty model names none (was: every request asked for model "", #51)
+        (["--to", "openai-batch", "--model", ""], "--model is empty (give --model MODEL)"),
+        (["--to", "anthropic-batch", "--model", " ", "--max-tokens", "9"], "--model is empty"),
     ],
 )
 def test_batch_options_are_checked_before_any_work(args, said):
@@ -366,3 +373,153 @@ def test_jobs_read_a_batch_and_its_results_in_one_process():
     code, out, err = cli("convert", "--jobs", "2", str(CHAT_IN), str(CHAT_OUT))
     assert (code, out) == (0, joined)
     assert "a batch's input and output files are joined in one process" in err
+
+
+FINISHED = FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"  # each ends answered
+
+
+def test_a_request_ending_with_its_own_answer_is_said():
+    """A finished conversation made a request that ends with the old answer, silently: the
+    model goes on from it instead of answering again (#51)."""
+    code, out, err = cli("convert", "--to", "openai-batch", "--model", "m", str(FINISHED))
+    assert code == 0
+    assert all(r["body"]["messages"][-1]["role"] == "assistant" for r in records(out))
+    assert err == (
+        "chatpipe: warning: requests that end with their conversation's own answer, which the "
+        "model would go on from (--until-last-user ends each at its last user turn): "
+        f"{len(records(out))} conversations (-v lists them)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("to", "more", "messages"),
+    [
+        ("openai-batch", [], lambda r: r["body"]["messages"]),
+        ("anthropic-batch", ["--max-tokens", "100"], lambda r: r["params"]["messages"]),
+    ],
+)
+def test_until_last_user_ends_each_request_at_its_last_user_turn(to, more, messages):
+    code, out, err = cli(
+        "convert", "--to", to, "--model", "m", *more, "--until-last-user", str(FINISHED)
+    )
+    # (the fourth row holds no user turn: written as it is, and said)
+    assert (code, err) == (
+        0,
+        "chatpipe: warning: requests that end with an answer and hold no user turn to end at "
+        "instead: 1 conversation (-v lists them)\n",
+    )
+    rows = [json.loads(line) for line in FINISHED.read_text().splitlines()]
+    asked = [messages(r) for r in records(out)]
+    assert [m[-1]["role"] for m in asked] == ["user", "user", "user", "assistant", "user"]
+    del rows[3], asked[3]
+    for row, request in zip(rows, asked, strict=True):
+        last = max(i for i, m in enumerate(row["messages"]) if m["role"] == "user")
+        assert request[-1]["content"] == row["messages"][last]["content"]
+        assert len([m for m in request if m["role"] != "system"]) == len(
+            [m for m in row["messages"][: last + 1] if m["role"] != "system"]
+        )
+
+
+def test_until_last_user_goes_with_a_batch_only():
+    code, _, err = cli("convert", "--to", "openai", "--until-last-user", str(FINISHED))
+    assert (code, err) == (
+        2,
+        "chatpipe: error: --until-last-user: only --to openai-batch and anthropic-batch take it\n",
+    )
+
+
+# -- commands that write the input's own dialect (#51, item 10) -----------------------------
+
+OWN_DIALECT = [
+    ("redact",),
+    ("head", "-n", "5"),
+    ("select", "--max-messages", "1000"),
+    ("sample", "-n", "5", "--seed", "1"),
+    ("dedupe", "--by", "messages"),  # (two failures, both empty, are one conversation)
+    ("trim", "--max-tokens", "1000"),
+    ("filter", "--exclude-all-tool-calls"),
+]
+
+
+@pytest.mark.parametrize("command", OWN_DIALECT, ids=" ".join)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_a_batch_file_through_a_command_keeps_its_lines_their_own_model(command, path):
+    """The input's dialect written back: each request for its own model, each result as
+    the result line it was (was: "--to openai-batch needs --model", which these commands
+    have no option for)."""
+    code, out, err = cli(*command, str(path))
+    assert code == 0, err
+    lines = load(path)
+    if isinstance(lines, dict):  # Anthropic's {"requests": [...]} body: a request a line
+        lines = lines["requests"]
+    written = sorted(records(out), key=lambda line: line["custom_id"])
+    assert written == sorted(lines, key=lambda line: line["custom_id"]) or (
+        path.name.startswith("openai_batch__cookbook_responses")  # (its input: items now)
+        and written[0]["body"]["model"] == lines[0]["body"]["model"]
+    )
+
+
+def test_a_redacted_batch_keeps_its_requests_and_results_but_the_secret(tmp_path):
+    secret = "sk-proj-" + "Ab1" * 16
+    request = json.loads(CHAT_IN.read_text().splitlines()[0])
+    request["body"]["messages"][1]["content"] = f"my key is {secret}"
+    result = json.loads(CHAT_OUT.read_text().splitlines()[0])
+    message = result["response"]["body"]["choices"][0]["message"]
+    message["content"] = f"Do not share {secret}"
+    for name, line in (("in.jsonl", request), ("out.jsonl", result)):
+        (tmp_path / name).write_text(json.dumps(line) + "\n")
+        code, out, err = cli("redact", str(tmp_path / name))
+        assert code == 0, err
+        [written] = records(out)
+        assert secret not in out and "[OPENAI_KEY]" in out
+        assert written.keys() == line.keys()
+        assert json.dumps(written).replace("[OPENAI_KEY]", secret) == json.dumps(line)
+
+
+def test_a_second_result_for_one_custom_id_is_said(tmp_path):
+    first = CHAT_OUT.read_text().splitlines()[0]
+    second = first.replace("Hello! How", "Hi! How")
+    output = tmp_path / "out.jsonl"
+    output.write_text(first + "\n" + second + "\n")
+    code, out, err = cli("convert", str(CHAT_IN), str(output))
+    # was: exit 0, the second answer gone without a word
+    assert (code, out) == (1, "")
+    assert err == (
+        f"chatpipe: error: {output}:2:1: a second result for custom_id 'request-1' (the "
+        f"first is at {output}:1:1) (a batch's output holds one result a request: give each "
+        "output file once, or --on-error skip to join the first)\n"
+    )
+    code, out, err = cli("convert", "--on-error", "skip", str(CHAT_IN), str(output))
+    assert code == 0
+    assert "Hello! How" in out and "Hi! How" not in out
+    assert f"skipped: {output}:2:1: a second result for custom_id 'request-1'" in err
+
+
+def test_a_request_of_another_endpoint_is_refused_not_read_as_a_turn(tmp_path):
+    embeddings = {
+        "custom_id": "e1",
+        "method": "POST",
+        "url": "/v1/embeddings",
+        "body": {"model": "text-embedding-3-small", "input": "hello"},
+    }
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(embeddings) + "\n")
+    code, out, err = cli("convert", str(path))
+    # was: exit 0, {"messages": [{"type": "human", "content": "hello"}], ...}
+    assert (code, out) == (1, "")
+    assert err.startswith(
+        f"chatpipe: error: {path}:1:1: this batch line is not a chat request (url /v1/embeddings)"
+    )
+
+
+def test_a_result_holding_an_integer_past_64_bits_is_joined_exactly(tmp_path):
+    """The output file's results are kept as JSON until their requests come: orjson could
+    not write one holding an integer past 64 bits (an internal TypeError; found by the
+    structure fuzzer, #51), and would have read it back a float."""
+    result = json.loads(CHAT_OUT.read_text().splitlines()[0])
+    result["response"]["body"]["usage"]["seed"] = 10**30
+    output = tmp_path / "out.jsonl"
+    output.write_text(json.dumps(result) + "\n")
+    code, out, err = cli("convert", str(CHAT_IN), str(output))
+    assert code == 0, err
+    assert records(out)[0]["response"]["body"]["usage"]["seed"] == 10**30

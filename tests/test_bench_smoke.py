@@ -182,3 +182,27 @@ def test_redact_comparison_runs_and_finds_every_planted_kind():
     )
     chatpipe_line = next(x for x in done.stdout.splitlines() if x.startswith("chatpipe "))
     assert chatpipe_line.split()[1:3] == ["22/22", "9/9"]
+
+
+def test_zip_and_big_export_benchmarks_run_small(tmp_path):
+    done = subprocess.run(
+        [
+            *(sys.executable, str(ROOT / "bench" / "zip_members.py")),
+            *("--members", "20", "--repeat", "1", "--no-dask"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "| count serial |" in done.stdout and "| count --jobs 2 |" in done.stdout
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "big_export.py"), "--mb", "0.2", "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "| convert --to openai (this chatpipe) |" in done.stdout
+    assert re.search(
+        r"\| convert --to html \(this chatpipe\) \| [\d.]+ s \| [\d.]+ s, \d+ ms CPU per MB",
+        done.stdout,
+    )

@@ -151,11 +151,13 @@ def test_on_error_skip_keeps_good_records_and_reports(tmp_path):
 def test_unknown_format_says_what_it_saw():
     result = cli("convert", input='{"foo": 1, "bar": 2}\n')
     assert result.exit_code == 1
-    assert result.stderr.startswith(
+    from chatpipe.formats.registry import readable
+
+    assert result.stderr == (
         "chatpipe: error: <stdin>:1:1: cannot tell what chat format this is (top-level keys: "
-        "foo, bar; name it with --from (chatgpt-export, claude-export, "
+        f"foo, bar; name it with --from ({', '.join(readable())}))\n"
     )
-    assert result.stderr.count("\n") == 1
+    assert "--from (openai, " in result.stderr
 
 
 def test_usage_errors_exit_2():
@@ -601,10 +603,49 @@ EMPTY_STATS = (
     ids=" ".join,
 )
 def test_empty_input_is_an_empty_result(command, stdout):
+    """An empty result, and said: an empty input left an empty -o file and said nothing."""
+    said = "chatpipe: warning: no conversations read from <stdin>\n"
     result = runner.invoke(app, command, input="")
-    assert (result.exit_code, result.stdout, result.stderr) == (0, stdout, "")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, stdout, said)
     blank = runner.invoke(app, command, input="\n\n  \n")
-    assert (blank.exit_code, blank.stdout, blank.stderr) == (0, stdout, "")
+    assert (blank.exit_code, blank.stdout, blank.stderr) == (0, stdout, said)
+
+
+# every command that reads conversations, with what it needs besides its input
+READERS = [
+    ["convert"],
+    ["convert", "--to", "html"],
+    ["buffer"],
+    ["openai"],
+    ["trim", "--max-tokens", "9"],
+    ["count"],
+    ["filter", "--include-types", "human"],
+    ["merge"],
+    ["stats"],
+    ["select", "--ids"],
+    ["head"],
+    ["sample", "-n", "2"],
+    ["dedupe"],
+    ["redact"],
+    ["show"],
+    ["template", "--chat-template", str(FIXTURES / "chat_templates" / "Qwen-Qwen3-0.6B.jinja")],
+]
+
+
+@pytest.mark.parametrize("command", READERS, ids=" ".join)
+def test_an_empty_file_is_said_and_a_full_one_not(command, tmp_path):
+    """'no conversations read' on stderr for an empty input, exit 0 (#51); never for an
+    input that has some, read in one process or in parts."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    done = runner.invoke(app, [*command, str(empty)])
+    assert done.exit_code == 0
+    assert f"chatpipe: warning: no conversations read from {empty}" in done.stderr.splitlines()
+    some = FIXTURES / "openai_chat__cookbook_toy_chat_fine_tuning.jsonl"
+    # (two files: two parts at least, on two workers, put together)
+    for more in (["--jobs", "2", str(some)], []) if command[0] != "show" else ([],):
+        full = runner.invoke(app, [*command, *more, str(some)])
+        assert full.exit_code == 0 and "no conversations" not in full.stderr, full.stderr
 
 
 def test_shell_completion_is_offered():
@@ -1393,3 +1434,14 @@ def test_quiet_silences_every_warning(tmp_path, monkeypatch, case, jobs):
         assert workers and str(os.getpid()) not in workers
     else:
         assert workers == set()
+
+
+def test_a_log_read_in_ranges_is_no_empty_input(tmp_path):
+    """A message log cut into byte ranges (--jobs) is one conversation read."""
+    log = tmp_path / "log.jsonl"
+    line = '{"role":"user","content":"' + "x" * 200 + '"}\n'
+    log.write_text(line * 12_000)  # 2.5 MB: ranges of 1 MB
+    for command in (["convert"], ["buffer"], ["openai"], ["filter", "--include-types", "ai"]):
+        done = runner.invoke(app, [*command, "--jobs", "2", str(log)])
+        assert done.exit_code == 0
+        assert "no conversations" not in done.stderr, (command, done.stderr)

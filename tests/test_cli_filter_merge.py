@@ -82,3 +82,15 @@ def test_merge_runs_with_separator_and_conversation_rows():
         "messages": [{"type": "human", "content": "x\ny"}],
         "id": 7,
     }
+
+
+def test_merge_of_a_chatgpt_export_keeps_runs_whose_times_cannot_add_apart():
+    """Every message of a ChatGPT export holds its create_time, a float: a run of two
+    answers failed with "internal error: TypeError" (#51)."""
+    export = FIXTURES / "chatgpt_export__realazthat_2024_code_interpreter.json"
+    result = cli("merge", str(export))
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+    [record] = [json.loads(line) for line in result.stdout.splitlines()]
+    read = json.loads(cli("convert", str(export)).stdout)
+    assert len(read["messages"]) >= len(record["messages"]) > 0

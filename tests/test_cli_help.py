@@ -204,3 +204,35 @@ def test_groups_reach_the_commands_that_lacked_them(tmp_path):
     alone = runner.invoke(app, ["validate", "--chat-template", "x.jinja", TOOL_LOG])
     assert alone.exit_code == 2
     assert alone.stderr == "chatpipe: error: --chat-template counts tokens for --max-tokens\n"
+
+
+USAGE_ERRORS = [
+    (
+        ["trim", TOOL_LOG],
+        "trim needs --max-tokens N ('chatpipe trim -h' says what it takes)",
+    ),
+    (
+        ["convert", "--verbos", TOOL_LOG],
+        "no such option: --verbos (did you mean --verbose? 'chatpipe convert -h' lists its "
+        "options)",
+    ),
+    (
+        ["head", "-n", "abc", TOOL_LOG],
+        "invalid value for '-n': 'abc' is not a valid int range ('chatpipe head -h' says what "
+        "it takes)",
+    ),
+    (["nocommand"], "no such command 'nocommand' ('chatpipe -h' lists the commands)"),
+    (
+        ["trim", "--max-tokens"],
+        "option '--max-tokens' requires an argument ('chatpipe trim -h' says what it takes)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("argv", "said"), USAGE_ERRORS, ids=[" ".join(a) for a, _ in USAGE_ERRORS])
+def test_a_usage_error_is_one_line_with_the_fix(argv, said):
+    """click printed its usage block, a hint and "Error: ..." on four lines (#51)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "chatpipe", *argv], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"chatpipe: error: {said}\n")

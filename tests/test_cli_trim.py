@@ -192,3 +192,31 @@ def test_hf_counter_with_a_tokenizer_trained_here(tmp_path):
     assert result.stdout == f"{3 + 3 + 1 + 3}\n"
     missing = cli("count", "--token-counter", f"hf:{tmp_path}/nope.json", input='"x"\n')
     assert missing.exit_code == 2 and "cannot load the tokenizer" in missing.stderr
+
+
+def test_trimming_a_preference_row_past_its_answer_writes_the_row_back():
+    """A ShareGPT preference row remembers how many turns its chosen answer was; a budget
+    that leaves fewer turns made the writer index past them: an internal IndexError (#51)."""
+    rows = FIXTURES / "sharegpt__llamafactory_dpo_preference_first5.json"
+    result = cli("trim", "--max-tokens", "3", str(rows))
+    assert result.exit_code == 0, result.stderr
+    written = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(written) == 5
+    assert all(row["conversations"] == [] and "chosen" not in row for row in written)
+    assert all("rejected" in row for row in written)  # the row's other fields stay
+
+
+def test_a_budget_of_no_tokens_is_a_usage_error_and_writes_no_file(tmp_path):
+    """trim --max-tokens -1 -o FILE exited 0 with an empty FILE; validate --max-tokens 0
+    flagged every conversation (#51)."""
+    out = tmp_path / "trimmed.jsonl"
+    for budget in ("-1", "0"):
+        result = cli("trim", "--max-tokens", budget, str(SESSION), "-o", str(out))
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert result.stderr == (
+            f"chatpipe: error: invalid value for '--max-tokens': {budget} is not in the range "
+            "x>=1 ('chatpipe trim -h' says what it takes)\n"
+        )
+        assert not out.exists()
+        result = cli("validate", "--max-tokens", budget, str(SESSION))
+        assert result.exit_code == 2 and "x>=1" in result.stderr

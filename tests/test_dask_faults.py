@@ -258,6 +258,65 @@ def test_a_signal_at_a_random_moment_of_a_dask_run_is_one_line(name, tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["in", "tmp"], said  # no shard, nothing staged
 
 
+@pytest.mark.parametrize("moment", [0.3, 0.8, 2.0])
+def test_sigterm_to_the_main_process_leaves_no_process_behind_it(moment, tmp_path):
+    """SIGTERM to chatpipe alone (not its group, as `kill PID` sends it) as its cluster
+    starts or runs: once it has ended, nothing of its own is left running (the fork
+    server, busy importing, went on 1 to 3 s after it; #51, item 14)."""
+    rows(tmp_path / "rows.jsonl", 3000)
+    argv = [*CHATPIPE, "count", "--engine", "dask", "--jobs", "2", "rows.jsonl"]
+    env = unmeasured({**os.environ, "TMPDIR": str(tmp_path)})
+    proc = in_a_group_of_its_own(argv, tmp_path, env)
+    me = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 60
+    while not me.children() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)  # until the cluster starts (the fork server, its first process)
+    time.sleep(moment)
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=120)  # (its end, not its pipes': what it left may hold them open)
+    left = group_left(proc.pid, within=0.5)
+    assert left == [], (moment, [psutil.Process(p).cmdline() for p in left])
+    stderr = proc.stderr.read()
+    assert stderr in (b"", b"chatpipe: terminated\n"), stderr
+    proc.stdout.close()
+    proc.stderr.close()
+
+
+def test_a_local_cluster_has_no_more_workers_than_parts_or_processors(tmp_path, monkeypatch):
+    """--workers 40 on a one-line file started 43 processes (1.8 GB), --workers 100000
+    ran 406 s (#51, item 14): a local cluster's workers are capped by the parts to run
+    and by the processors, the latter said as --jobs says it."""
+    from chatpipe.pipeline import dask_mapper
+
+    asked = []
+
+    @contextlib.contextmanager
+    def client(scheduler=None, workers=None):
+        asked.append(workers)
+        raise dask_mapper.UsageError("(the cluster is not started in this test)")
+        yield
+
+    monkeypatch.setattr(dask_mapper, "client", client)
+    cores = len(os.sched_getaffinity(0))
+    files = [str(rows(tmp_path / f"s{k}.jsonl", 5, seed=k)) for k in range(cores + 2)]
+
+    def workers(*args: str) -> tuple[int, list[str]]:
+        result = runner.invoke(app, ["count", "--engine", "dask", *args])
+        assert result.exit_code == 2, result.stderr  # (the test's client)
+        return asked.pop(), result.stderr.splitlines()
+
+    said = "chatpipe: --jobs {}: this machine runs {} at once; using {} workers"
+    # a part each file: no more workers than parts, no more than processors
+    count, stderr = workers("--workers", "40", files[0])
+    assert count == 1
+    if cores < 40:
+        assert stderr[0] == said.format(40, cores, cores)
+    assert workers("--workers", "100000", *files)[0] == cores
+    assert said.format(100000, cores, cores) in workers("--jobs", "100000", *files)[1]
+    assert workers(*files)[0] == min(2, cores)  # (two by default)
+    assert workers(files[0])[0] == 1  # (a worker with no part to run starts for nothing)
+
+
 def test_the_local_clusters_workers_get_the_limits_and_a_busy_port_says_nothing(tmp_path):
     """Workers forked from a fork server never saw the command line: --max-depth 300
     travels with the job (a raised limit honoured, a row past it refused there as here).

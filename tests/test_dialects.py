@@ -314,3 +314,69 @@ def test_the_worked_example_shows_the_module_as_it_is():
     page = Path(__file__).resolve().parent.parent / "docs" / "adding-a-dialect.md"
     shown = [b.text for b in blocks(page) if b.language == "python" and b.note]
     assert shown == [(SRC / "formats" / "chatbot_ui.py").read_text()]
+
+
+# -- what chatpipe writes, read back ------------------------------------------------------
+
+# dialects whose records say what they are whatever they hold (a dataset's rows, a
+# request of its own keys): every fixture written in one must read back as it
+_EXACT = ("canonical", "langchain", "gemini", "sharegpt", "alpaca")
+
+
+def _written_and_read_back() -> dict[str, list[tuple[str, set[str]]]]:
+    """Every fixture's conversations written in each record dialect, one file each, and
+    the dialects reading it back detected: {written as: [(fixture, read back as)]}."""
+    import tempfile
+
+    from chatpipe.pipeline.reading import ErrorLog
+    from chatpipe.pipeline.writing import write
+
+    targets = [
+        name
+        for name in registry.writable()
+        if name in registry.readable()
+        and not registry.get_dialect(name).document
+        and not registry.get_dialect(name).takes_settings
+    ]
+    found: dict[str, list[tuple[str, set[str]]]] = {to: [] for to in targets}
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "written.jsonl"
+        for name, (dialect, _) in sorted(DECLARED.items()):
+            if dialect == "none" or name.endswith(".zip"):
+                continue
+            conversations = [  # (messages held: a log's are read as they are written)
+                c.with_messages(list(c.messages))
+                for c in read([str(FIXTURES / name)], errors=ErrorLog("skip"))
+            ]
+            if not all(c.messages for c in conversations):
+                continue  # (a record of no messages is every dialect's shape, and none's)
+            for to in targets:
+                try:
+                    out.write_bytes(b"\n".join(write(conversations, to)) + b"\n")
+                except ChatpipeError:  # (what it cannot hold, refused: nothing to read back)
+                    continue
+                reading = Reading()
+                try:
+                    for _ in read([str(out)], reading=reading):
+                        pass
+                    got = {d.name for _, d, _ in reading.found}
+                except Ambiguous as exc:
+                    got = {"tie: " + " and ".join(exc.names)}
+                except ChatpipeError as exc:
+                    got = {"error: " + exc.message[:60]}
+                found[to].append((name, got))
+    return found
+
+
+def test_what_chatpipe_writes_reads_back_as_what_it_was_written_as():
+    found = _written_and_read_back()
+    ties = [
+        (to, name, got) for to, rows in found.items() for name, got in rows if "tie" in str(got)
+    ]
+    assert ties == [], "dialects tie on chatpipe's own output"
+    for to in _EXACT:
+        wrong = [(name, got) for name, got in found[to] if got != {to}]
+        assert len(found[to]) > 150 and wrong == [], f"written as {to}, read back otherwise"
+    right = sum(got == {to} for to, rows in found.items() for _, got in rows)
+    total = sum(len(rows) for rows in found.values())
+    assert right / total >= 0.9, f"{right} of {total} read back as written"

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT
-from doc_blocks import NOT_RUN, Block, all_blocks, blocks, environment, pages, workspace
+from doc_blocks import NOT_RUN, Block, all_blocks, blocks, environment, pages, place
 
 # blocks the tests cannot run, each with a "Not run by the tests:" note before it in its
 # page: first line of the block -> why (the note says the same in words)
@@ -284,7 +284,7 @@ LEAVES = {"python bench/corpus.py 200000": _dask_outputs, "chatpipe convert --to
 
 @pytest.mark.parametrize("block", WALKS, ids=[block.where for block in WALKS])
 def test_the_walk_through_runs_as_written(block, tmp_path):
-    folder = workspace(tmp_path)
+    folder = place(block, tmp_path)
     _run(block, folder)
     check = _listed(block, LEAVES)
     if check:
@@ -301,5 +301,5 @@ PYTHON = [b for b in all_blocks("python") if not b.note and not _listed(b, RUN_E
 
 @pytest.mark.parametrize("block", PYTHON, ids=[block.where for block in PYTHON])
 def test_the_python_example_runs(block, tmp_path, monkeypatch):
-    monkeypatch.chdir(workspace(tmp_path))
+    monkeypatch.chdir(place(block, tmp_path))
     exec(compile(block.text, block.where, "exec"), {})  # its asserts are its checks

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
+import tempfile
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from chatpipe.cli import app
-from strategies import json_values
+from conftest import FIXTURES
+from strategies import fixture_readers, json_values, swapped_fixtures
 from test_robustness import message_like_junk
 
 runner = CliRunner()
@@ -185,6 +189,99 @@ def test_every_option_value_ends_cleanly(option, value):
     )
     assert "internal error" not in result.stderr, (args, result.stderr)
     assert "Traceback" not in result.stderr
-    if result.exit_code == 2:  # a usage error: chatpipe's line, or click's
-        last = result.stderr.strip().split("\n")[-1]
-        assert last.startswith(("chatpipe: error: ", "Error: ")), (args, result.stderr)
+    if result.exit_code == 2:  # a usage error: one line, chatpipe's (click printed four)
+        assert result.stderr.startswith("chatpipe: error: "), (args, result.stderr)
+        assert result.stderr.count("\n") == 1, (args, result.stderr)
+
+
+# -- every reader x every command, on the fixtures' own shapes with a value swapped (#51) ----
+
+READERS = fixture_readers()
+QWEN = FIXTURES / "chat_templates" / "Qwen-Qwen2.5-7B-Instruct.jinja"
+TARGETS = ["canonical", "openai", "anthropic", "gemini", "openai-responses", "sharegpt"]
+TARGETS += ["alpaca", "pydantic-ai", "langchain", "markdown", "yaml", "html"]
+EVERY_COMMAND = [
+    *(["convert", "--to", to] for to in TARGETS),
+    ["convert", "--to", "openai-batch", "--model", "m"],
+    ["convert", "--to", "anthropic-batch", "--model", "m", "--max-tokens", "9"],
+    ["convert", "--branch", "all", "--include-subagents"],
+    ["buffer"],
+    ["buffer", "--format", "xml"],
+    ["openai"],
+    ["trim", "--max-tokens", "20"],
+    ["count"],
+    ["count", "--chat-template", str(QWEN)],
+    ["filter", "--exclude-all-tool-calls"],
+    ["merge"],
+    ["validate"],
+    ["stats"],
+    ["show", "--no-pager"],
+    ["select", "--max-tokens", "100", "--has", "tool-calls"],
+    ["grep", "a", "--in", "all"],
+    ["head", "-n", "1"],
+    ["sample", "-n", "1", "--seed", "1"],
+    ["split", "--ratio", "a=0.5,b=0.5", "--output-dir", "{folder}"],
+    ["dedupe"],
+    ["redact"],
+    ["template", "--chat-template", str(QWEN)],
+    ["tokenize", "--tokenizer", "{tokenizer}"],
+]
+# in the suite: a fixed sample of swaps a command, the same each run (derandomized); run
+# more with CHATPIPE_FUZZ_EXAMPLES=N (a run of 2,000 a command found what #51 fixed)
+SWAPS = int(os.environ.get("CHATPIPE_FUZZ_EXAMPLES", "8"))
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tmp_path_factory):
+    """A model folder: a small tokenizer.json and the Qwen template."""
+    pytest.importorskip("tokenizers")
+    folder = tmp_path_factory.mktemp("model")
+    source = FIXTURES / "chat_templates" / "all-MiniLM-L6-v2" / "tokenizer.json"
+    (folder / "tokenizer.json").write_bytes(source.read_bytes())
+    config = {"chat_template": QWEN.read_text(encoding="utf-8"), "eos_token": "[SEP]"}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("command", EVERY_COMMAND, ids=" ".join)
+def test_a_value_of_another_kind_anywhere_in_a_fixture_is_said_in_one_located_line(
+    command, tokenizer, tmp_path_factory
+):
+    """Each fixture's records, the value at one place swapped for one of another kind
+    (an object where a string was, a list for a block's type, null for a list...): every
+    command ends cleanly, and an error is one line naming the file (issue #51: internal
+    errors from tools [{"type": {}}] and blocks whose type was an object)."""
+    folder = tmp_path_factory.mktemp("swapped")
+
+    @settings(
+        max_examples=SWAPS,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(swapped_fixtures(READERS))
+    def check(swapped):
+        _, name, suffix, data = swapped
+        path = folder / f"swapped{suffix}"
+        path.write_bytes(data)
+        out = tempfile.mkdtemp(dir=folder)
+        args = [a.format(folder=f"{out}/sides", tokenizer=tokenizer) for a in command]
+        result = runner.invoke(app, [*args, str(path)])
+        said = (command, name, result.stderr[-2000:])
+        assert result.exit_code in (0, 1, 2), said
+        assert result.exception is None or isinstance(result.exception, SystemExit), (
+            command,
+            name,
+            repr(result.exception),
+        )
+        assert "internal error" not in result.stderr, said
+        assert "Traceback" not in result.stderr, said
+        assert not PYTHON_ERROR.search(result.stderr), said
+        errors = [line for line in result.stderr.splitlines() if "chatpipe: error: " in line]
+        assert len(errors) <= 1, said
+        if result.exit_code == 1 and (errors or command[0] not in ("validate", "grep")):
+            # (validate's 1 says it found problems, grep's that nothing matched)
+            assert len(errors) == 1 and str(path) in errors[0], said
+
+    check()

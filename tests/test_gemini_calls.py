@@ -156,12 +156,18 @@ def test_pieces_of_one_call_in_one_turn_of_a_request():
         "tool_calls": [
             {
                 "name": "f",
-                "args": {"a": {"b": [None, 2]}, "odd.key": True, "c": None, "s": "one two"},
+                # $.a.b[1] with nothing at b[0]: kept unread, not padded with a null (#51)
+                "args": {"odd.key": True, "c": None, "s": "one two"},
                 "id": "call_1_0",
                 "type": "tool_call",
             }
         ],
-        "additional_kwargs": {"unread_partial_args": [{"jsonPath": "nowhere", "stringValue": "x"}]},
+        "additional_kwargs": {
+            "unread_partial_args": [
+                {"jsonPath": "$.a.b[1]", "numberValue": 2},
+                {"jsonPath": "nowhere", "stringValue": "x"},
+            ]
+        },
     }
 
 
@@ -267,6 +273,7 @@ ONE_CHUNK = {
         "model_name": "gemini-3-flash-preview",
         "id": "a9--aa6MOKL4vdIPz7X2iQ4",
         "model_provider": "google_genai",
+        "createTime": "2026-03-21T18:11:55.919086Z",
     },
 }
 

@@ -125,17 +125,18 @@ def test_limits_out_of_range_are_usage_errors(option, value, shown):
 
 
 def test_a_json_array_is_measured_for_depth_once_not_once_per_element(tmp_path, monkeypatch):
-    import chatpipe.io.readers as cio
+    import chatpipe.io.documents
+    import chatpipe.io.records
 
-    scanned = []
-    real = cio.bytes_may_be_too_deep
+    walked = []
 
-    def counting(data, limit=None):
-        scanned.append(len(data))
-        return real(data, limit)
+    def counting(value, limit=None):
+        walked.append(value)
+        return False
 
-    monkeypatch.setattr(cio, "bytes_may_be_too_deep", counting)
-    # brackets enough to pass the cheap look, so every element would be measured
+    # the scan that finds an element measures its nesting: no value is walked again
+    monkeypatch.setattr(chatpipe.io.documents, "too_deep", counting)
+    monkeypatch.setattr(chatpipe.io.records, "too_deep", counting)
     messages = [
         {"role": "user", "content": [{"type": "text", "text": f"m{n}"}]} for n in range(300)
     ]
@@ -144,7 +145,7 @@ def test_a_json_array_is_measured_for_depth_once_not_once_per_element(tmp_path, 
     result = cli("convert", str(doc))
     assert result.exit_code == 0, result.stderr
     assert len(result.stdout.splitlines()) == 300
-    assert sum(scanned) <= 2 * doc.stat().st_size  # was 300 × the document
+    assert walked == []  # was one walk of each of the 300 elements' values
 
 
 def test_a_too_deep_element_of_a_json_array_is_still_found(tmp_path):

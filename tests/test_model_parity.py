@@ -340,3 +340,36 @@ def test_copies_change_only_what_they_are_told():
         update={"content": "bye", "id": "a2"}
     )
     assert cp.messages_to_dict([changed]) == lc.messages_to_dict([theirs])
+
+
+def test_summed_usage_keeps_one_key_order_whatever_the_hash_seed():
+    """merge's output was different from run to run: usage keys summed in a set's order."""
+    import os
+    import subprocess
+    import sys
+
+    import chatpipe
+
+    here = os.path.dirname(os.path.dirname(chatpipe.__file__))  # (this checkout's chatpipe)
+    code = (
+        "from chatpipe.model.tool_calls import add_usage\n"
+        "a = {'input_tokens': 1, 'output_tokens': 2, 'total_tokens': 3,"
+        " 'input_token_details': {'cache_read': 1}}\n"
+        "b = {'input_tokens': 1, 'output_tokens': 2, 'total_tokens': 3,"
+        " 'output_token_details': {'reasoning': 2}}\n"
+        "print(list(add_usage(a, b)))"
+    )
+    orders = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env={"PYTHONHASHSEED": str(seed), "PATH": "/usr/bin:/bin", "PYTHONPATH": here},
+            check=True,
+        ).stdout
+        for seed in range(8)
+    }
+    assert orders == {
+        "['input_tokens', 'output_tokens', 'total_tokens', 'input_token_details', "
+        "'output_token_details']\n"
+    }

@@ -5,6 +5,9 @@ Claude artifacts fenced under their titles (#41)."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import yaml
 from typer.testing import CliRunner
 
@@ -123,6 +126,40 @@ def test_a_title_that_yaml_would_misread_is_quoted(tmp_path):
     assert fields["id"] == "7"
 
 
+HOSTILE_TITLE = 'a\n# Injected heading\n\n---\nb\x7fc\x85d\u2028e\x9b[2J\ufeff\\ "q"'
+
+
+def test_a_title_of_control_characters_and_line_breaks_stays_a_title(tmp_path):
+    """A title holding line breaks added its own headings and rules to a note, and the
+    hand-written front matter broke on DEL and C1 characters (yaml.safe_load raised on
+    "a\x7fb"): written by YAML's own writer, it reads back as it was (#51)."""
+    log = tmp_path / "odd.json"
+    record = {"title": HOSTILE_TITLE, "id": "i\nd", "create_time": 1704067200}
+    record["messages"] = [{"role": "user", "content": "hi", "name": "x\n# y"}]
+    log.write_text(json.dumps(record))
+    out = tmp_path / "n"
+    code, _, err = run("convert", "--to", "markdown", "--output-dir", out, log)
+    assert code == 0, err
+    [note] = out.iterdir()
+    fields, body = front(note.read_text(encoding="utf-8"))
+    assert fields["title"] == HOSTILE_TITLE and fields["id"] == "i\nd"
+    heading = " ".join(HOSTILE_TITLE.split())
+    assert body.splitlines()[0] == f"# {heading}"
+    assert [line for line in body.splitlines() if line.startswith("#")] == [
+        f"# {heading}",
+        "### User (x # y)",
+    ]
+    assert "---" not in body.splitlines()
+    # and the transcript of the same, on stdout: one title, its facts a line each
+    code, text, err = run("convert", "--to", "markdown", log)
+    assert code == 0, err
+    assert [line for line in text.splitlines() if line.startswith("#")] == [
+        f"# {heading}",
+        "### User (x # y)",
+    ]
+    assert "- id: i d" in text.splitlines()
+
+
 def test_one_transcript_names_attachments_and_missing_images_and_dates_iso():
     code, out, _ = run(
         "convert",
@@ -178,3 +215,32 @@ def test_a_log_read_as_a_stream_is_named_by_its_first_question():
     )
     lines = log.read_text().splitlines()
     assert out.count("\n### ") == len(lines)
+
+
+def test_a_tool_call_is_written_once_whatever_the_dialect():
+    """Anthropic-shaped input holds a call twice, as a tool_use block and as the message's
+    tool call: the transcript wrote a bare JSON block, then "Tool call `X`" (#51)."""
+    for name in (
+        "claude_code__entire_2026_task_agent_progress_lines11_30_53_66.jsonl",
+        "anthropic_messages__pydanticai_req_system_parallel_tool_use_results.json",
+        "anthropic_messages__derived_bare_array_thinking_tool_use_tool_result.json",
+    ):
+        code, out, _ = run("convert", "--to", "markdown", FIXTURES / name)
+        assert code == 0
+        calls = re.findall(r"Tool call `[^`]+` \(`([^`]+)`\)", out)
+        assert calls and len(calls) == len(set(calls)), name
+        assert '"arguments":' not in out, name  # the tool_use block's own rendering
+
+
+def test_a_failed_tool_result_is_marked_failed(tmp_path):
+    """A Gemini CLI call whose status is error was written as any result (#51)."""
+    session = json.loads((FIXTURES / "gemini_cli__entire_2026_session_tools_info.json").read_text())
+    calls = [c for m in session["messages"] for c in m.get("toolCalls") or []]
+    calls[0]["status"] = "error"
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(session))
+    code, out, _ = run("convert", "--to", "markdown", path)
+    assert code == 0
+    headings = [line for line in out.splitlines() if " — result of `" in line]
+    assert headings[0] == f"### Tool ({calls[0]['name']}) — result of `{calls[0]['id']}` (failed)"
+    assert len(headings) == len(calls) and not any("failed" in h for h in headings[1:])

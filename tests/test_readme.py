@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT
-from doc_blocks import NOT_RUN, Block, all_blocks, blocks, environment, workspace
+from doc_blocks import NOT_RUN, Block, all_blocks, blocks, environment, place
 
 CONSOLE = all_blocks("console")
 
@@ -30,6 +30,17 @@ def test_the_readme_has_its_examples():
     assert 5 <= len(readme) <= 8
 
 
+def test_every_readme_example_is_run():
+    """Every example of the README is a block a test runs as written: console blocks here,
+    sh walk-throughs and the library's python in tests/test_docs.py, all in a fresh clone
+    (the tokenize example needed a train.jsonl that exists nowhere); text blocks are
+    what a command printed, never a command."""
+    readme = blocks(ROOT / "README.md")
+    assert {b.language for b in readme} <= {"console", "sh", "python", "text"}
+    assert not [b.where for b in readme if b.note]
+    assert not [b.where for b in readme if b.language == "text" and b.text.startswith("$")]
+
+
 def test_no_console_example_is_left_unrun():
     assert not [block.where for block in CONSOLE if block.note], (
         f"console examples always run: no '{NOT_RUN}' note before one"
@@ -38,7 +49,7 @@ def test_no_console_example_is_left_unrun():
 
 @pytest.mark.parametrize("block", CONSOLE, ids=[block.where for block in CONSOLE])
 def test_the_example_prints_what_it_shows(block, tmp_path):
-    folder = workspace(tmp_path)
+    folder = place(block, tmp_path)
     for command, shown in examples(block):  # (one after another, in one folder)
         # stdout and stderr in one stream, in the order a terminal shows them
         proc = subprocess.run(

@@ -81,12 +81,14 @@ def test_cline_history_keeps_its_calls_its_image_and_its_own_fields():
 
 
 def test_a_malformed_image_is_located_and_skipping_skips_its_conversation(tmp_path):
+    # no media_type, and bytes that are no image's: nothing tells what the image is (a
+    # PNG's or JPEG's bytes would: tests/test_provider_apis.py)
     bad = [
         {"role": "user", "content": [{"type": "text", "text": "look"}]},
         {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
         {
             "role": "user",
-            "content": [{"type": "image", "source": {"type": "base64", "data": "iVBORw0KGgo="}}],
+            "content": [{"type": "image", "source": {"type": "base64", "data": "AAAAAAAAAAA="}}],
         },
     ]
     good = [
@@ -110,7 +112,8 @@ def test_a_malformed_image_is_located_and_skipping_skips_its_conversation(tmp_pa
         0,
         "",
         f"chatpipe: skipped: {array}:20:2: message 3: {said}; its conversation is left out "
-        f"{hint}\nchatpipe: warning: skipped 1 bad record\n",
+        f"{hint}\nchatpipe: warning: skipped 1 bad record\n"
+        f"chatpipe: warning: no conversations read from {array}\n",  # (its one was skipped)
     )
     # one conversation a line: the bad one is skipped, the next one written
     lines = tmp_path / "histories.jsonl"

@@ -247,3 +247,14 @@ def test_a_users_pattern_travels_and_runs_unbounded_where_no_signal_reaches():
     thread.start()
     thread.join()
     assert seen == [(False, [(0, 7), (9, 16)])]
+
+
+@pytest.mark.parametrize(
+    "flag", ["--max-tokens", "--min-tokens", "--max-messages", "--min-messages"]
+)
+def test_a_negative_count_is_a_usage_error(flag):
+    """select --max-tokens -5 was accepted and matched nothing, exit 0 (#51)."""
+    result = runner.invoke(app, ["select", flag, "-5", TOY.as_posix()])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"chatpipe: error: {flag} must be 0 or more, got -5\n"
+    assert runner.invoke(app, ["select", flag, "0", TOY.as_posix()]).exit_code == 0

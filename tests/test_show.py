@@ -281,3 +281,58 @@ def test_escapes_in_the_data_never_reach_the_terminal(tmp_path):
         "│ }                                                                  │",
         "╰─────────────────────────────────────────────────────────────── #3 ─╯",
     ]
+
+
+def _one_line_paragraph(tmp_path, size: int) -> str:
+    import json
+
+    path = tmp_path / "paragraph.jsonl"
+    path.write_text(json.dumps({"role": "user", "content": "word " * (size // 5)}) + "\n")
+    return str(path)
+
+
+def test_a_long_line_is_folded_to_a_screenful(tmp_path):
+    """A 100 KB paragraph on one line printed 1,340 rows: a line is folded as lines are
+    (#51), and the note says how much is left."""
+    result = runner.invoke(app, ["show", _one_line_paragraph(tmp_path, 100_000)], env=ENV)
+    assert (result.exit_code, result.stderr) == (0, "")
+    rows = [line.rstrip() for line in result.stdout.splitlines()]
+    assert len(rows) <= 20
+    shown = sum(row.count("word") for row in rows)
+    assert rows[-2].startswith(f"│ … {100_000 - 5 * shown:,} more characters (--full shows them)")
+
+
+def test_a_fold_counts_lines_and_characters_left():
+    from chatpipe.cli.folding import fold
+
+    assert fold("short", 10) == ("short", "")
+    text = "\n".join(["x" * 25, *("y" * 5 for _ in range(20))])
+    shown, note = fold(text, 10, rows=4)  # three rows for the first line, then one
+    assert (shown, note) == ("x" * 25 + "\nyyyyy", "… 19 more lines (--full shows them)")
+    shown, note = fold("ab " * 30 + "\nz\nz", 10, rows=2)  # cut at a space in the first line
+    assert (shown, note) == ("ab " * 6, "… 76 more characters, in 3 lines (--full shows them)")
+    assert fold("日本語" * 20, 10, rows=1)[0] == "日本語日本"  # five wide characters fill ten cells
+    # a fold that would hide a line or two shows them instead
+    assert fold("a\nb\nc\nd", 10, rows=2) == ("a\nb\nc\nd", "")
+
+
+def test_full_hands_rich_one_row_at_a_time(tmp_path, monkeypatch):
+    """Rich splits a segment into rows by copying what is left of it at each line end: one
+    segment holding a long paragraph's rows cost n²/width (8 MB took 21 s). Every segment
+    that reaches the splitting holds one row at most."""
+    from rich.segment import Segment
+
+    split = Segment.split_and_crop_lines.__func__
+    most = []
+
+    def spy(cls, segments, *args, **kwargs):
+        segments = list(segments)
+        most.append(max((s.text.count("\n") for s in segments), default=0))
+        return split(cls, segments, *args, **kwargs)
+
+    monkeypatch.setattr(Segment, "split_and_crop_lines", classmethod(spy))
+    path = _one_line_paragraph(tmp_path, 20_000)
+    result = runner.invoke(app, ["show", "--full", path], env=ENV)
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert len(result.stdout.splitlines()) > 20_000 // 60  # the whole paragraph
+    assert most and max(most) <= 1

@@ -71,7 +71,7 @@ def test_a_command_loads_only_its_own_module() -> None:
     fixture = str(ROOT / "fixtures/openai_tool_calls.jsonl")
     loaded = _modules_after(["--max-depth", "300", "buffer", fixture])
     assert "chatpipe.cli.buffer" in loaded
-    for other in ("trim", "stats", "show", "validate", "filter", "convert", "openai"):
+    for other in ("trim", "stats", "show", "validate", "filter", "convert", "openai_dicts"):
         assert f"chatpipe.cli.{other}" not in loaded
     # what this interpreter loads anyway (site hooks may pull in tempfile, say) is not ours
     baseline = _modules_of("import typer, orjson")
@@ -80,7 +80,7 @@ def test_a_command_loads_only_its_own_module() -> None:
     # nor the parts of chatpipe that buffer does not use: the pipeline package loads its
     # public names on first use, and the content blocks' TypedDicts wait for a text file
     for unused in (
-        "pipeline.trim",
+        "pipeline.trim_policy",
         "ops.trim",
         "ops.count",
         "formats.openai_writer",

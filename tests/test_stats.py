@@ -243,3 +243,44 @@ def test_json_rows_name_their_file_and_title():
         (log, None),
     ]
     assert list(rows[0])[:4] == ["conversation", "id", "file", "title"]
+
+
+def test_a_table_of_several_files_says_which_file_and_conversation_a_row_is(tmp_path):
+    """With several inputs the table's rows were numbers only (#51): a file column (each
+    file's name) and a conversation column (its title), never markup or escapes."""
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text(
+        json.dumps(
+            {"title": "[red]x[/red] \x1b]0;t\x07", "messages": [{"role": "user", "content": "hi"}]}
+        )
+        + "\n"
+    )
+    export = FIXTURES / "chatgpt_export__pkuppens_2023_conversations_subset.json"
+    tool_log = FIXTURES / "openai_tool_calls.jsonl"
+    result = cli(
+        "stats",
+        "--table",
+        str(tool_log),
+        str(export),
+        str(odd),
+        env={"COLUMNS": "200", "NO_COLOR": "1"},
+    )
+    assert result.exit_code == 0
+    rows = [
+        [c.strip() for c in line.split("│")[1:-1]]
+        for line in result.stdout.splitlines()
+        if line.startswith("│")
+    ]
+    header = next(line for line in result.stdout.splitlines() if line.startswith("┃"))
+    assert [c.strip() for c in header.split("┃")[1:4]] == ["#", "file", "conversation"]
+    cut = export.name[:39] + "…"  # (a name column is 40 wide at most)
+    assert [r[:3] for r in rows[:3]] == [
+        ["1", "openai_tool_calls.jsonl", ""],
+        ["2", cut, "Offerte software project"],
+        ["3", cut, "Logo design for Pieterkuppens.net."],
+    ]
+    assert rows[5][1:3] == ["odd.jsonl", "[red]x[/red] \\x1b]0;t\\x07"]
+    assert rows[-1][:3] == ["all", "", ""]
+    # one file: no file column; no title anywhere: no conversation column
+    one = cli("stats", "--table", str(tool_log), env={"COLUMNS": "200", "NO_COLOR": "1"}).stdout
+    assert [c.strip() for c in one.splitlines()[2].split("┃")[1:3]] == ["#", "messages"]

@@ -33,6 +33,7 @@ from chatpipe.ops.count import HFCounter
 from chatpipe.pipeline.reading import read
 from chatpipe.templates import ChatTemplate, chat_messages
 from conftest import FIXTURES
+from expected_messages import conversation_fixtures
 
 TEMPLATES = FIXTURES / "chat_templates"
 TOKENIZER = TEMPLATES / "all-MiniLM-L6-v2" / "tokenizer.json"
@@ -223,10 +224,8 @@ def same(ours, theirs) -> bool:
 
 def fixture_conversations():
     out = []
-    for path in sorted(FIXTURES.glob("*")):
-        if path.is_dir() or path.name == "SOURCES.md" or path.name.startswith("malformed"):
-            continue
-        # (every fixture but the malformed ones reads: a failure here fails the module)
+    # (every chat-log fixture but the malformed ones reads: a failure here fails the module)
+    for path in conversation_fixtures():
         for conversation in read([str(path)]):
             messages = list(conversation.messages)
             try:  # what has no OpenAI form (langchain refuses it too) has no template form
@@ -256,10 +255,12 @@ def test_every_fixture_conversation_renders_as_transformers_renders_it(models, n
     for fixture, messages, meta in CONVERSATIONS:
         own = meta.get("tools")
         tools = own if isinstance(own, list) and own else default_tools
+        documents = meta.get("documents")  # a conversation's own (Cohere's, RAG logs')
         theirs = transformers_outcome(
             tokenizer,
             oracle_of(messages),
             tools=tools or None,
+            documents=documents if isinstance(documents, list) and documents else None,
             add_generation_prompt=generation,
         )
         ours = chatpipe_outcome(template, messages, meta)

@@ -470,3 +470,34 @@ def test_the_stream_trims_as_langchain_with_any_counter(cases, options, counter)
     assert_same_outcome(ours, theirs)
     if ours[0] == "ok":
         assert cp.messages_to_dict(ours[1]) == lc.messages_to_dict(theirs[1])
+
+
+def test_count_leaves_opaque_payloads_out():
+    """Encrypted reasoning and thinking signatures are for the provider, not text a model
+    reads: counted as langchain-core counts the message without them (#51; a Codex session
+    counted 2.2 times what its template and tokenizer give). Without them, the same count."""
+    opaque = "EqoBCkgIARABGAIiQL" * 60  # what a signature or encrypted reasoning looks like
+    thinking = {"type": "thinking", "thinking": "let me see", "signature": opaque}
+    reasoning = {
+        "type": "reasoning",
+        "reasoning": "checked the docs",
+        "extras": {"encrypted_content": opaque, "summary": [{"type": "summary_text"}]},
+    }
+    redacted = {"type": "redacted_thinking", "data": opaque}
+    text = {"type": "text", "text": "the answer", "extras": {"thought_signature": opaque}}
+    content = [thinking, reasoning, redacted, text]
+    readable = [
+        {"type": "thinking", "thinking": "let me see"},
+        {
+            "type": "reasoning",
+            "reasoning": "checked the docs",
+            "extras": {"summary": [{"type": "summary_text"}]},
+        },
+        {"type": "redacted_thinking"},
+        text,
+    ]
+    ours = count_tokens_approximately([cp.AIMessage(content)])
+    assert ours == lc_count([lc.AIMessage(readable)])
+    assert ours * 4 < lc_count([lc.AIMessage(content)])
+    plain = [{"type": "thinking", "thinking": "x"}, {"type": "note", "n": [1, {"k": "v"}]}]
+    assert count_tokens_approximately([cp.AIMessage(plain)]) == lc_count([lc.AIMessage(plain)])

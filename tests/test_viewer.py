@@ -571,7 +571,14 @@ def test_terminating_a_long_render_stops_it_at_once(tmp_path):
         stderr=subprocess.PIPE,
         env=unmeasured(env),
     )
-    time.sleep(1.5)
+    # the run is at work once -o's temporary file is there (a fixed sleep was too short on
+    # a loaded machine: the signal came while Python was still starting, before chatpipe's
+    # handlers were set); then it renders for seconds more
+    deadline = time.monotonic() + 60
+    while sorted(p.name for p in tmp_path.iterdir()) == ["huge.jsonl"]:
+        assert process.poll() is None and time.monotonic() < deadline, "no temporary file"
+        time.sleep(0.05)
+    time.sleep(0.5)
     assert process.poll() is None, "the run ended before it could be stopped"
     process.send_signal(signal.SIGTERM)
     started = time.monotonic()

@@ -338,7 +338,8 @@ def test_stats_on_a_terminal_screenshot(browser, tmp_path):
 
     execute(Job(Inputs(files), None, figures), Nowhere())
     console = Console(record=True, width=118, force_terminal=True, color_system="truecolor")
-    stats_module._print_table(console, figures.each, figures.overall())
+    names = stats_module._names(figures)  # (two files: a file column)
+    stats_module._print_table(console, figures.each, figures.overall(), names)
     text = console.export_text(styles=False, clear=False)
     assert "tokens per conversation" in text and "messages per conversation" in text
     assert re.search(r"\d+ over 1,000 tokens", text)
@@ -602,4 +603,34 @@ def test_a_claude_code_session_with_a_rewind_a_compaction_and_a_subagent(browser
     tools = page.locator("#view details.tool .tool-name").all_text_contents()
     assert tools[:2] == ["Read", "Bash"]
     view.shot("claude-code-subagent")
+    assert view.errors() == []
+
+
+def test_a_claude_code_session_reads_as_typed_and_its_results_wrap(browser, tmp_path):
+    """A slash command shown as typed, a collapsed call's row saying what it runs, and a
+    result's long lines wrapped in their pane, not scrolled out of it (#51)."""
+    session = FIXTURES / "claude_code__entire_2026_exit_resume_branch_lines1_53.jsonl"
+    view = Page(browser, write_page(tmp_path, "--branch", "all", str(session)))
+    page = view.page
+    assert visible_titles(page) == ["/exit"]
+    command = page.locator("#view p.command")
+    shown = "#view section.branch:not([hidden])"
+    page.locator(f"{shown} nav.fork button[data-branch='0']").click()
+    assert command.is_visible() and command.text_content() == "/exit"
+    assert "command-name" not in page.locator("#view").text_content()
+    view.shot("claude-code-command")
+    page.locator(f"{shown} nav.fork button[data-branch='1']").click()
+    calls = page.locator(f"{shown} details.tool")
+    bash = calls.filter(has=page.locator(".tool-name", has_text="Bash")).first
+    gist = bash.locator("summary .tool-arg")
+    assert gist.is_visible() and gist.text_content() == "mise run lint 2>&1"
+    bash.scroll_into_view_if_needed()
+    view.shot("claude-code-tool-rows")
+    edit = calls.filter(has=page.locator(".tool-name", has_text="Edit")).first
+    edit.locator("summary").click()
+    for pane in (edit.locator(".tool-call pre.code"), edit.locator(".tool-result pre.code")):
+        assert pane.evaluate("e => getComputedStyle(e).whiteSpace") == "pre-wrap"
+        assert pane.evaluate("e => e.scrollWidth <= e.clientWidth")  # none hidden to the right
+    edit.scroll_into_view_if_needed()
+    view.shot("claude-code-tool-wrapped")
     assert view.errors() == []

@@ -35,6 +35,19 @@ class _Root(TyperGroup):
                 )
 
 
+# a usage error (a missing or unknown option, a bad value) is one line, as every error;
+# on the click typer runs on (its own copy since typer 0.2x, else click)
+_click = import_module(TyperGroup.__mro__[1].__module__.rsplit(".", 1)[0])
+
+
+def _show_usage_error(exc: Any, file: Any = None) -> None:
+    from .diagnostics import show_usage_error  # (loaded when a usage error is shown)
+
+    show_usage_error(exc, file)
+
+
+_click.exceptions.UsageError.show = _show_usage_error
+
 _app = typer.Typer(
     name="chatpipe",
     cls=_Root,
@@ -86,7 +99,11 @@ def _root(
         metavar="N",
         min=1,
         max=MAX_RECORD_BYTES,
-        help="Refuse JSONL lines and stream events larger than this (at most 1 GiB).",
+        help=(
+            "Refuse a record larger than this: a JSONL line, a stream event, an element of "
+            "a JSON array, a JSON document that is no array, a run of blank space (at most "
+            "1 GiB)."
+        ),
     ),
     max_depth: int = typer.Option(
         LIMITS.depth,

@@ -53,8 +53,10 @@ def buffer(
 
     \b
       chatpipe buffer fixtures/openai_tool_calls.jsonl
-      chatpipe buffer --format xml --human-prefix User fixtures/openai_tool_calls.jsonl
-      chatpipe trim --max-tokens 4000 session.jsonl | chatpipe buffer --format xml
+      chatpipe buffer --format xml --human-prefix User \\
+          fixtures/openai_tool_calls.jsonl
+      chatpipe trim --max-tokens 4000 fixtures/agent_session.jsonl | chatpipe \\
+          buffer --format xml
     """
     one_of("--format", format, FORMATS)
     one_of("--tool-calls", tool_calls, TOOL_CALL_FORMATS)

@@ -49,7 +49,8 @@ def count(
 
     \b
       chatpipe count fixtures/openai_tool_calls.jsonl
-      chatpipe count --json --token-counter tiktoken:cl100k_base train.jsonl
+      chatpipe count --json --token-counter tiktoken:cl100k_base \\
+          fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
     """
     approximate = {}
     if o.token_counter == "approximate":

@@ -61,8 +61,12 @@ def dedupe(
     Examples:
 
     \b
-      chatpipe dedupe train.jsonl -o train.dedup.jsonl
-      chatpipe dedupe --by prompt --report dupes.json export.json --to openai
+      chatpipe dedupe \\
+          fixtures/sharegpt__fastchat_dummy_conversation_first20.json \\
+          -o train.dedup.jsonl
+      chatpipe dedupe --by prompt --report dupes.json \\
+          fixtures/sharegpt__fastchat_dummy_conversation_first20.json \\
+          --to openai
     """
     keep = Deduper(by, report=report is not None)
     _run(o, Job(o.inputs(), keep, o.to_dialect(to)), report, keep)
@@ -128,7 +132,11 @@ Kinds: {", ".join(KINDS)}.
 Examples:
 
 \b
-  chatpipe redact session.jsonl -o session.clean.jsonl
-  chatpipe redact --dry-run conversations.json
-  chatpipe redact --mask hash --skip IP_ADDRESS --report redacted.json logs.jsonl
+  chatpipe redact \\
+      fixtures/sharegpt__llamafactory_glaive_toolcall_first12.json \\
+      -o clean.json
+  chatpipe redact --dry-run \\
+      fixtures/sharegpt__llamafactory_glaive_toolcall_first12.json
+  chatpipe redact --mask hash --skip IP_ADDRESS --report redacted.json \\
+      fixtures/sharegpt__llamafactory_glaive_toolcall_first12.json
 """

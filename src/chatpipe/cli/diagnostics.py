@@ -73,3 +73,38 @@ def run(body: Callable[[], Any], quiet_flag: bool = False) -> None:
             "(please report it; CHATPIPE_DEBUG=1 shows the traceback)"
         )
         raise typer.Exit(1) from None
+
+
+def usage_error_line(exc: Any) -> str:
+    """click's usage error (a missing or unknown option, a bad value) as chatpipe's one
+    line: what is wrong, and what to do, where click printed its usage block, a hint and
+    "Error: ..." on four lines."""
+    kinds = {kind.__name__ for kind in type(exc).__mro__}  # (typer's click, or click)
+    ctx = exc.ctx
+    if ctx is not None:
+        command = ctx.command_path
+    else:  # (an option's missing value is found before a context is made)
+        from .argv import invoked_command
+
+        named = invoked_command(sys.argv[1:])
+        command = f"{PROG} {named}" if named else PROG
+    message = exc.format_message().strip().rstrip(".")
+    param = getattr(exc, "param", None)
+    fix = f"'{command} -h' says what it takes"
+    if "MissingParameter" in kinds and param is not None and param.param_type_name == "option":
+        metavar = param.metavar or param.make_metavar(ctx)
+        message = f"{command.split(' ', 1)[-1]} needs {param.opts[0]} {metavar}"
+    elif "NoSuchOption" in kinds:
+        message = f"no such option: {exc.option_name}"
+        fix = f"'{command} -h' lists its options"
+        if exc.possibilities:
+            fix = f"did you mean {' or '.join(sorted(exc.possibilities))}? {fix}"
+    elif ctx is not None and ctx.parent is None:  # the root's: a command unknown, or none
+        fix = f"'{PROG} -h' lists the commands"
+    message = message[:1].lower() + message[1:]
+    return f"{PROG}: error: {one_line(message)} ({fix})"
+
+
+def show_usage_error(exc: Any, file: Any = None) -> None:
+    """``UsageError.show``, chatpipe's way: one line on stderr."""
+    (file or sys.stderr).write(usage_error_line(exc) + "\n")

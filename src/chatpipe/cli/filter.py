@@ -42,7 +42,8 @@ def filter_(
     Examples:
 
     \b
-      chatpipe filter --include-types human --include-types ai session.jsonl
+      chatpipe filter --include-types human --include-types ai \\
+          fixtures/agent_session.jsonl
       chatpipe filter --exclude-all-tool-calls fixtures/openai_tool_calls.jsonl
     """
     user_types(include_types, "--include-types")
@@ -85,7 +86,8 @@ def merge(
 
     \b
       chatpipe merge fixtures/openai_tool_calls.jsonl
-      chatpipe merge --chunk-separator ' ' session.jsonl | chatpipe buffer
+      chatpipe merge --chunk-separator ' ' fixtures/agent_session.jsonl \\
+          | chatpipe buffer
     """
     target = o.to_dialect(to)
     separator = unescape(chunk_separator)

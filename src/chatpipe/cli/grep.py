@@ -58,9 +58,11 @@ def grep(
     Examples:
 
     \b
-      chatpipe grep -i 'refund' conversations.json
-      chatpipe grep --in tools -C 1 'rm -rf' fixtures/agent_session.jsonl
-      chatpipe grep -c --json 'T3BlbkFJ' logs/*.jsonl
+      chatpipe grep -i 'wiki' \\
+          fixtures/chatgpt_export__pkuppens_2023_conversations_subset.json
+      chatpipe grep --in tools -C 1 'pytest' fixtures/agent_session.jsonl
+      chatpipe grep -c --json 'weather' fixtures/openai_tool_calls.jsonl \\
+          fixtures/openai_chat__*.jsonl
     """
     one_of("--color", color, ("auto", "always", "never"))
     search = Grep(pattern, ignore_case=ignore_case, where=where, roles=role or (), context=context)

@@ -47,8 +47,10 @@ def openai(
 
     \b
       chatpipe openai fixtures/openai_tool_calls.jsonl
-      chatpipe openai --text-format block --include-id session.jsonl
-      chatpipe openai --keep-fields sharegpt_rows.jsonl > train.jsonl
+      chatpipe openai --text-format block --include-id fixtures/agent_session.jsonl
+      chatpipe openai --keep-fields \\
+          fixtures/sharegpt__fastchat_dummy_conversation_first20.json \\
+          > train.jsonl
     """
     one_of("--text-format", text_format, TEXT_FORMATS)
     writer = OpenAIWriter(text_format, include_id, pass_through_unknown_blocks, keep_fields)

@@ -9,13 +9,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model import AIMessage, AnyMessage, ToolMessage
+from ..model.media import MEDIA_KINDS
+from ..render.commands import message_markup
 from ..render.markup import terminal_safe
+from .folding import Wrapped, fold
 
 STYLES = {"human": "cyan", "ai": "green", "system": "magenta", "chat": "blue", "remove": "red"}
 STYLES.update(tool="yellow", function="yellow")
 LABELS = {"human": "User", "ai": "Assistant", "system": "System", "remove": "Remove"}
 LABELS.update(tool="Tool", function="Function")
-FOLD_LINES = 12
 
 
 def conversation_panels(conversation: Any, number: int, full: bool) -> Iterator[Any]:
@@ -60,7 +62,11 @@ def _panel(message: AnyMessage, index: int, full: bool) -> Any:
             title.append("error", style="red")
     parts: list[Any] = []
     content = message.content
-    if isinstance(content, str):
+    markup = message_markup(message)  # Claude Code's tags for a slash command, its output
+    if markup is not None:
+        if markup.text:
+            parts.append(Wrapped(_safe(markup.text), full))
+    elif isinstance(content, str):
         if content:
             parts.append(_text(content, full, as_json=isinstance(message, ToolMessage)))
     else:
@@ -74,17 +80,10 @@ def _panel(message: AnyMessage, index: int, full: bool) -> Any:
     if isinstance(message, AIMessage):
         for call in message.tool_calls:
             parts.append(_heading(f"→ {call['name']}", call["id"]))
-            parts.append(_json(call["args"]))
+            parts.append(_json(call["args"], full))
         for call in message.invalid_tool_calls:
-            parts.append(
-                _json(
-                    {
-                        "invalid tool call": call["name"],
-                        "args": call["args"],
-                        "error": call["error"],
-                    }
-                )
-            )
+            invalid = {"invalid tool call": call["name"], "args": call["args"]}
+            parts.append(_json({**invalid, "error": call["error"]}, full))
     if not parts:
         parts.append(_dim("(empty)"))
     return Panel(
@@ -118,33 +117,34 @@ def _safe(text: Any) -> str:
     return terminal_safe(str(text).replace("\r\n", "\n"))
 
 
-def _json(value: Any) -> Any:
-    from rich.syntax import Syntax
+def _json(value: Any, full: bool) -> Any:
+    # (JSON escapes C0 controls itself; C1 ones and bidi overrides it leaves as they are)
+    return _Json(terminal_safe(json.dumps(value, ensure_ascii=False, indent=2)), full)
 
-    return Syntax(
-        # (JSON escapes C0 controls itself; C1 ones and bidi overrides it leaves as they are)
-        terminal_safe(json.dumps(value, ensure_ascii=False, indent=2)),
-        "json",
-        word_wrap=True,
-        background_color="default",
-    )
+
+class _Json:
+    """Indented JSON, highlighted, folded as text is (the fold needs the panel's width)."""
+
+    def __init__(self, text: str, full: bool) -> None:
+        self.text, self.full = text, full
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.syntax import Syntax
+        from rich.text import Text
+
+        shown, note = (self.text, "") if self.full else fold(self.text, options.max_width)
+        yield Syntax(shown, "json", word_wrap=True, background_color="default")
+        if note:
+            yield Text(note, style="dim")
 
 
 def _text(text: str, full: bool, as_json: bool = False) -> Any:
-    from rich.console import Group
-    from rich.text import Text
-
     if as_json and text[:1] in "[{":
         try:
-            return _json(json.loads(text))
+            return _json(json.loads(text), full)
         except ValueError:
             pass
-    text = _safe(text)
-    lines = text.splitlines()
-    if full or len(lines) <= FOLD_LINES:
-        return Text(text)
-    shown = Text("\n".join(lines[:FOLD_LINES]))
-    return Group(shown, _dim(f"… {len(lines) - FOLD_LINES} more lines (--full shows them)"))
+    return Wrapped(_safe(text), full)
 
 
 def _block(block: Any, full: bool) -> Any:
@@ -154,25 +154,10 @@ def _block(block: Any, full: bool) -> Any:
     if kind == "text":
         return _text(str(block.get("text") or ""), full)
     if kind in ("reasoning", "thinking"):
-        from rich.text import Text
-
         text = _safe(block.get("reasoning") or block.get("thinking") or "")
-        return Text(
-            "thinking: " + text if full or len(text) < 400 else "thinking: " + text[:400] + " …",
-            style="italic dim",
-        )
-    if kind in (
-        "image",
-        "image_url",
-        "audio",
-        "video",
-        "file",
-        "input_audio",
-        "document",
-        "text-plain",
-        "input_image",
-        "input_file",
-    ):
+        shown = text if full or len(text) < 400 else text[:400] + " …"
+        return Wrapped("thinking: " + shown, True, style="italic dim")
+    if kind in MEDIA_KINDS:
         url = block.get("url") or block.get("file_id")
         if kind == "image_url":
             image = block.get("image_url")
@@ -182,4 +167,4 @@ def _block(block: Any, full: bool) -> Any:
             url = "inline data"
         name = (block.get("extras") or {}).get("file_name") or url or block.get("mime_type") or ""
         return _dim(f"[{kind.replace('_url', '').replace('input_', '')}: {name}]")
-    return _json(block)
+    return _json(block, full)

@@ -76,6 +76,8 @@ class Report:
     def close(self, run: Run) -> None:
         if self.verbose:
             self._read_notes(run)
+        for text in run.reading.warnings:
+            warn(text)
         taken, others = run.newest
         if taken:
             subject, chosen = (
@@ -105,6 +107,15 @@ class Report:
         if run.losses is not None:
             for line in run.losses.lines(bool(self.verbose)):
                 warn(line)
+        # an empty input: said, where a run wrote nothing and said nothing (validate reads
+        # records, not conversations, and says what it found)
+        if not run.read and not run.target.checks_records:
+            warn(f"warning: no conversations read from {_inputs(run)}")
+
+
+def _inputs(run: Run) -> str:
+    names = [("<stdin>" if f == "-" else f) for f in run.job.inputs.files] or ["<stdin>"]
+    return names[0] if len(names) == 1 else f"{len(names)} inputs"
 
 
 def _with_progress(

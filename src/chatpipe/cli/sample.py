@@ -27,8 +27,9 @@ def head(
     Examples:
 
     \b
-      chatpipe head -n 3 train.jsonl
-      chatpipe head -n 1 --to openai conversations.json
+      chatpipe head -n 3 fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
+      chatpipe head -n 1 --to openai \\
+          fixtures/chatgpt_export__pkuppens_2023_conversations_subset.json
     """
     execute(o, Job(o.inputs(), Head(n), o.to_dialect(to)))
 
@@ -53,8 +54,10 @@ def sample(
     Examples:
 
     \b
-      chatpipe sample -n 1000 --seed 7 train.jsonl -o sample.jsonl
-      chatpipe sample --fraction 0.01 logs/*.jsonl | chatpipe stats
+      chatpipe sample -n 2 --seed 7 \\
+          fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl \\
+          -o sample.jsonl
+      chatpipe sample --fraction 0.5 fixtures/sharegpt__*.json* | chatpipe stats
     """
     if (n is None) == (fraction is None):
         raise UsageError("give one of -n N and --fraction F")
@@ -85,8 +88,11 @@ def split(
     Examples:
 
     \b
-      chatpipe split --ratio train=0.9,test=0.1 --seed 1 --output-dir data/ train.jsonl
-      chatpipe split --ratio train=0.8,dev=0.1,test=0.1 --to openai --output-dir out/ export.json
+      chatpipe split --ratio train=0.9,test=0.1 --seed 1 --output-dir data/ \\
+          fixtures/sharegpt__fastchat_dummy_conversation_first20.json
+      chatpipe split --ratio train=0.8,dev=0.1,test=0.1 --to openai \\
+          --output-dir out/ \\
+          fixtures/sharegpt__fastchat_dummy_conversation_first20.json
     """
     target = Sides(Splitter(ratio, seed), o.to_dialect(to), output_dir)
     execute(o, Job(o.inputs(), listed, target))

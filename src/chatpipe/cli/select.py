@@ -76,9 +76,13 @@ def select(
     Examples:
 
     \b
-      chatpipe select --has tool-calls --max-tokens 4000 train.jsonl -o small_agentic.jsonl
-      chatpipe select --after 2024-05-01 --before 2024-05-08 --model 'gpt-4' conversations.json
-      chatpipe select --grep 'refund' --grep-role user --ids fixtures/agent_session.jsonl
+      chatpipe select --has tool-calls --max-tokens 4000 \\
+          fixtures/chatgpt_export__pkuppens_2023_conversations_subset.json \\
+          -o small_agentic.jsonl
+      chatpipe select --after 2023-05-20 --before 2023-06-01 --model 'gpt-4' \\
+          fixtures/chatgpt_export__pkuppens_2023_conversations_subset.json
+      chatpipe select --grep 'fail on CI' --grep-role user --ids \\
+          fixtures/agent_session.jsonl
     """
     tokens = min_tokens is not None or max_tokens is not None
     if o.chat_template is not None and not tokens:

@@ -24,15 +24,17 @@ def show(
     """Show a conversation for people: one panel per message, coloured by role.
 
     Tool calls and JSON tool results are highlighted; images and files appear as labelled
-    placeholders; long messages are folded (--full shows them whole). On a terminal, a long
-    transcript opens in a pager, as git's output does: CHATPIPE_PAGER, else PAGER, else less,
-    with LESS=FRX when LESS is not set (colours shown, one screen printed as it is).
+    placeholders; a long message or tool result is folded to about twelve rows, a long line
+    as well as many (--full shows it whole). On a terminal, a long transcript opens in a
+    pager, as git's output does: CHATPIPE_PAGER, else PAGER, else less, with LESS=FRX when
+    LESS is not set (colours shown, one screen printed as it is).
 
     Examples:
 
     \b
       chatpipe show fixtures/agent_session.jsonl
-      chatpipe show --full --branch all conversations.json
+      chatpipe show --full --branch all \\
+          fixtures/chatgpt_export__pkuppens_2023_conversations_subset.json
     """
     conversations = Conversations(o)
     console = rich_console()

@@ -3,12 +3,14 @@ machines."""
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
 from ..errors import UsageError
 from ..pipeline.job import Job
 from ..pipeline.targets import Stats
+from ..render.markup import terminal_safe
 from ..render.report import PAGE, stats_page
 from .command import ReadingOptions, command
 from .options import AsJson, choices, opt
@@ -49,8 +51,11 @@ def stats(
 
     \b
       chatpipe stats fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
-      chatpipe stats --json --token-counter tiktoken:cl100k_base train.jsonl | jq .overall
-      chatpipe stats --max-tokens 16385 --to html -o report.html train.jsonl
+      chatpipe stats --json --token-counter tiktoken:cl100k_base \\
+          fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl | jq \\
+          .overall
+      chatpipe stats --max-tokens 16385 --to html -o report.html \\
+          fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
     """
     if to not in (None, PAGE):
         raise UsageError(f"stats --to takes {PAGE}, got {to!r}", hint="or --json, or --table")
@@ -59,21 +64,40 @@ def stats(
     counter = o.counter()
     table = as_table or (not as_json and to is None and o.output is None and sys.stdout.isatty())
     # a table goes to the terminal, or as text into the -o file; a page anywhere
-    after = _table_text if table and o.output is not None else None
-    figures = Stats(counter, rows=not table and to is None, after=after, max_tokens=max_tokens)
+    figures = Stats(counter, rows=not table and to is None, after=None, max_tokens=max_tokens)
+    if table and o.output is not None:  # a table as text into the -o file
+        figures.after = lambda each, overall: _table_text(each, overall, _names(figures))
     if to == PAGE:
         sources = list(o.files or ["-"])
         figures.after = lambda each, overall: stats_page(each, overall, sources, figures.ids)
     execute(o, Job(o.inputs(), None, figures))
     if table and o.output is None:
-        _print_table(rich_console(), figures.each, figures.overall())
+        _print_table(rich_console(), figures.each, figures.overall(), _names(figures))
 
 
-def _table_text(each: list[dict], overall: dict) -> str:
+def _names(figures: Stats) -> list[list[str]]:
+    """The columns that say which conversation a row is: its file when the inputs are
+    several, its title (else its id) when any has one; each a list of cells, row by row."""
+    files = [str(n.get("file") or "-") for n in figures.names]
+    titles = [
+        str(n.get("title") or (ident if ident is not None else ""))
+        for n, ident in zip(figures.names, figures.ids, strict=True)
+    ]
+    columns = []
+    if len(set(files)) > 1:
+        shown = [os.path.basename(f) or f for f in files]  # (a file's name says it, if unique)
+        unique = len(set(shown)) == len(set(files))
+        columns.append(["file", *(shown if unique else files)])
+    if any(titles):
+        columns.append(["conversation", *titles])
+    return columns
+
+
+def _table_text(each: list[dict], overall: dict, names: list[list[str]]) -> str:
     import io
 
     text = io.StringIO()
-    _print_table(rich_console(file=text, width=120), each, overall)
+    _print_table(rich_console(file=text, width=120), each, overall, names)
     return text.getvalue()
 
 
@@ -81,14 +105,12 @@ def _many(number: int, what: str) -> str:
     return f"{number:,} {what}{'s' * (number != 1)}"
 
 
-def _print_table(console: Any, each: list[dict], overall: dict) -> None:
+def _print_table(console: Any, each: list[dict], overall: dict, names: list[list[str]]) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     kinds = sorted(overall["by_type"])
-    table = Table(title=_many(overall["conversations"], "conversation"), title_justify="left")
-    columns = ("#", "messages", *kinds, "tool calls", "images", "files", "characters", "tokens")
-    for column in columns:
-        table.add_column(column, justify="right")
+    columns = ("messages", *kinds, "tool calls", "images", "files", "characters", "tokens")
 
     def cells(figures: dict) -> list[str]:
         media = figures["files"] + figures["audio"] + figures["video"]
@@ -96,11 +118,25 @@ def _print_table(console: Any, each: list[dict], overall: dict) -> None:
         numbers = (figures["messages"], *by_type, figures["tool_calls"], figures["images"], media)
         return [f"{n:,}" for n in (*numbers, figures["characters"], figures["tokens"])]
 
-    for index, figures in enumerate(each[:_ROWS]):
-        table.add_row(f"{index + 1:,}", *cells(figures))
+    rows = [[f"{i + 1:,}", *cells(figures)] for i, figures in enumerate(each[:_ROWS])]
     if len(each) > _ROWS:
-        table.add_row("…", *[""] * (len(kinds) + 6))
-    table.add_row("all", *cells(overall), style="bold")
+        rows.append(["…", *[""] * len(columns)])
+    rows.append(["all", *cells(overall)])
+    table = Table(title=_many(overall["conversations"], "conversation"), title_justify="left")
+    # the figures keep their width; the names give way, cut short with an ellipsis
+    widths = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(("#", *columns))]
+    table.add_column("#", justify="right", min_width=widths[0], no_wrap=True)
+    room = console.width - 1 - sum(w + 3 for w in widths) - 3 * len(names)
+    for name, *_ in names:
+        width = min(40, max(8, room // len(names)))
+        table.add_column(name, overflow="ellipsis", no_wrap=True, max_width=width)
+    for column, width in zip(columns, widths[1:], strict=True):
+        table.add_column(column, justify="right", min_width=width, no_wrap=True)
+    for index, row in enumerate(rows):
+        # text from the data: never markup, its control characters written out
+        named = [Text(terminal_safe(c[index + 1])) if index < len(c) - 1 else "" for c in names]
+        style = "bold" if index == len(rows) - 1 else None
+        table.add_row(row[0], *named, *row[1:], style=style)
     console.print(table)
     length = overall["length"]
     console.print(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..pipeline import fast_hooks
 from ..pipeline.job import Job
 from ..pipeline.text_target import Texts
-from ..templates.options import chat_template_from_options, template_limits
+from ..templates.options import chat_template_from_options, template_limits, template_source
 from .command import ReadingOptions, command, unescape
 from .options import (
     DocumentsFile,
@@ -28,10 +28,10 @@ def template(
     chat_template: opt(
         "--chat-template",
         "tokenizer_config.json, chat_template.jinja/.json, a model directory, or a cached "
-        "model id.",
-        metavar="SOURCE",
-        show_default=False,
-    ) = ...,
+        "model id (default: the model --tokenizer names).",
+        str | None,
+        "SOURCE",
+    ) = None,
     template_name: TemplateName = None,
     add_generation_prompt: opt(
         "--add-generation-prompt",
@@ -56,7 +56,8 @@ def template(
     tokenizer: opt(
         "--tokenizer",
         "The model's tokenizer folder (or its tokenizer.json): the special tokens (bos_token, "
-        "eos_token, ...) of its tokenizer_config.json or special_tokens_map.json.",
+        "eos_token, ...) of its tokenizer_config.json or special_tokens_map.json, and its "
+        "chat template when --chat-template is not given.",
         str | None,
         "PATH",
     ) = None,
@@ -71,7 +72,8 @@ def template(
     The same text as Hugging Face transformers' tokenizer.apply_chat_template(messages,
     tokenize=False), from the model's own Jinja template, without transformers or torch.
     SOURCE is a tokenizer_config.json, a chat_template.jinja or .json, a model directory,
-    or a model id already in the local Hugging Face cache (never downloaded). Tools and
+    or a model id already in the local Hugging Face cache (never downloaded); without
+    --chat-template, the model --tokenizer names gives its own, as for tokenize. Tools and
     documents come from each conversation (a fine-tuning row's "tools") or --tools/--documents.
 
     The special tokens the template prints (bos_token, eos_token, ...) come from the model's
@@ -86,14 +88,27 @@ def template(
     Examples:
 
     \b
-      chatpipe template --chat-template Qwen/Qwen3-0.6B --var enable_thinking=false session.jsonl
-      chatpipe template --chat-template Qwen/Qwen2.5-7B-Instruct train.jsonl
-      chatpipe template --chat-template DIR --continue-field reasoning_content chat.jsonl
-      chatpipe template --chat-template llama.jinja --tokenizer Llama-3.1-8B/ chat.jsonl
-      chatpipe count --chat-template DIR --token-counter hf:DIR/tokenizer.json train.jsonl
+      chatpipe template \\
+          --chat-template fixtures/chat_templates/Qwen-Qwen3-0.6B.jinja \\
+          --var enable_thinking=false fixtures/agent_session.jsonl
+      chatpipe template \\
+          --tokenizer fixtures/chat_templates/deepseek-ai-DeepSeek-R1-Distill-Qwen-32B \\
+          fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
+      chatpipe template \\
+          --chat-template fixtures/chat_templates/Qwen-Qwen3-0.6B.jinja \\
+          --continue-final-message \\
+          fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
+      chatpipe template \\
+          --chat-template fixtures/chat_templates/meta-llama-Llama-3.1-8B-Instruct.jinja \\
+          --tokenizer fixtures/chat_templates/ultravox-v0_6-llama-3_1-8b \\
+          fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
+      chatpipe count \\
+          --chat-template fixtures/chat_templates/Qwen-Qwen2.5-7B-Instruct.jinja \\
+          --token-counter hf:fixtures/chat_templates/all-MiniLM-L6-v2/tokenizer.json \\
+          fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
     """
     prompt = chat_template_from_options(
-        chat_template,
+        template_source(chat_template, tokenizer),
         template_name,
         add_generation_prompt=add_generation_prompt,
         continue_final_message=continue_field or continue_final_message,

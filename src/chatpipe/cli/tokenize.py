@@ -76,9 +76,20 @@ def tokenize(
     Examples:
 
     \b
-      chatpipe tokenize --tokenizer Qwen/Qwen2.5-7B-Instruct train.jsonl -o train.parquet
-      chatpipe tokenize --tokenizer DIR --max-length 4096 --truncate left --labels train.jsonl
-      chatpipe tokenize --tokenizer DIR --chat-template training.jinja --pack 8192 train.jsonl
+      chatpipe tokenize \\
+          --tokenizer fixtures/chat_templates/all-MiniLM-L6-v2/tokenizer.json \\
+          --chat-template fixtures/chat_templates/Qwen-Qwen2.5-7B-Instruct.jinja \\
+          fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl \\
+          -o train.parquet
+      chatpipe tokenize \\
+          --tokenizer fixtures/chat_templates/all-MiniLM-L6-v2/tokenizer.json \\
+          --chat-template fixtures/chat_templates/Qwen-Qwen2.5-7B-Instruct.jinja \\
+          --max-length 4096 --truncate left --labels \\
+          fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
+      chatpipe tokenize \\
+          --tokenizer fixtures/chat_templates/all-MiniLM-L6-v2/tokenizer.json \\
+          --chat-template fixtures/chat_templates/huggingface-trl-qwen3_training.jinja \\
+          --pack 8192 fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
     """
     from ..pipeline.training_rows import TokenRows
 

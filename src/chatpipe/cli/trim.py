@@ -13,7 +13,7 @@ from .runtime import execute
 @command("output", "records", "engine", "counting")
 def trim(
     o: ReadingOptions,
-    max_tokens: opt("--max-tokens", "The token budget.", int, "N", show_default=False) = ...,
+    max_tokens: opt("--max-tokens", "The token budget.", int, "N", show_default=False, min=1) = ...,
     strategy: opt(
         "--strategy",
         "Keep the newest or the oldest.",
@@ -47,9 +47,12 @@ def trim(
     Examples:
 
     \b
-      chatpipe trim --max-tokens 4000 --start-on human session.jsonl | chatpipe buffer --format xml
-      chatpipe trim --max-tokens 4000 --keep-tool-pairs -v fixtures/agent_session.jsonl
-      chatpipe trim --max-tokens 8000 --token-counter tiktoken:cl100k_base train.jsonl
+      chatpipe trim --max-tokens 4000 --start-on human \\
+          fixtures/agent_session.jsonl | chatpipe buffer --format xml
+      chatpipe trim --max-tokens 4000 --keep-tool-pairs -v \\
+          fixtures/agent_session.jsonl
+      chatpipe trim --max-tokens 8000 --token-counter tiktoken:cl100k_base \\
+          fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
     """
     target = o.to_dialect(to)
 

@@ -26,7 +26,9 @@ def validate(
         metavar="all|openai-finetune|structure",
         autocompletion=choices(*RULES),
     ) = "all",
-    max_tokens: opt("--max-tokens", "Flag conversations over N tokens.", int | None, "N") = None,
+    max_tokens: opt(
+        "--max-tokens", "Flag conversations over N tokens.", int | None, "N", min=1
+    ) = None,
     as_json: AsJson = False,
 ) -> None:
     """Check chat logs and fine-tuning files; exit 1 if any problem is found, 0 if clean.
@@ -41,8 +43,9 @@ def validate(
     Examples:
 
     \b
-      chatpipe validate train.jsonl
-      chatpipe validate --rules structure --max-tokens 16000 --json logs/*.jsonl > problems.jsonl
+      chatpipe validate fixtures/validate/finetune_problems.jsonl
+      chatpipe validate --rules structure --max-tokens 16000 --json \\
+          fixtures/validate/*.jsonl > problems.jsonl
     """
     if rules not in RULES:
         raise UsageError(f"--rules must be one of {', '.join(RULES)}, got {rules!r}")

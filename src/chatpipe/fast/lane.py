@@ -25,14 +25,13 @@ from ..formats.base import Dialect, message_of
 from ..formats.openai import OpenAIDialect
 from ..formats.tool_links import ToolLinks, needs_link
 from ..io.json_numbers import loads
-from ..io.limits import LIMITS, too_deep
+from ..io.limits import LIMITS
 from ..io.readers import DocumentReader, JsonlReader
 from ..io.records import (
     BadRecord,
     Record,
     checked_record,
     line_record,
-    nested_too_deep,
     start_column,
 )
 from ..model import AIMessage, AnyMessage
@@ -422,12 +421,11 @@ class Lane:
 
     def _value_item(self, value: Any, line: bytes | None, lineno: int) -> AnyMessage | _Bad:
         """A parsed line that is not plain: its message, or _Bad. A document's element
-        (no line: ``lineno`` is its index) was checked with its document."""
+        (no line: ``lineno`` is its index) was checked as it was read."""
         if line is None:
-            location = self.reader.location(lineno)
-            if self.reader.may_be_deep and too_deep(value):
-                return _Bad(nested_too_deep(location).error)
-            return self._message(value, location)
+            if isinstance(value, BadRecord):  # (too large, too deep: measured as read)
+                return _Bad(value.error)
+            return self._message(value, self.reader.location(lineno))
         location = Location(self.reader.source.name, lineno, start_column(line))
         record = checked_record(value, line, location)
         if isinstance(record, BadRecord):

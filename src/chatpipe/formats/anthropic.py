@@ -26,6 +26,9 @@ from .base import (
     Sample,
     _keys_hint,
 )
+from .media import fill_media_type
+from .reasoning_fields import LEFT_OUT as REASONING_LEFT_OUT
+from .reasoning_fields import field_reasoning
 from .tool_specs import for_target
 
 _BLOCK_TYPES = frozenset(
@@ -41,16 +44,22 @@ _BLOCK_TYPES = frozenset(
 )
 
 
+def _own_block(block: Any) -> bool:
+    """A block of Anthropic's own types, or a media block with a source. A ``thinking``
+    block is Anthropic's when signed: Cohere's have no signature, Mistral's a list."""
+    if not isinstance(block, dict):
+        return False
+    kind = block.get("type")
+    if kind == "thinking":
+        return isinstance(block.get("thinking"), str) and "signature" in block
+    return (isinstance(kind, str) and kind in _BLOCK_TYPES) or isinstance(block.get("source"), dict)
+
+
 def _blocks_look_anthropic(messages: list[Any]) -> bool:
     for message in messages:
         content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list):
-            for block in content:
-                if isinstance(block, dict) and (
-                    (isinstance(block.get("type"), str) and block["type"] in _BLOCK_TYPES)
-                    or isinstance(block.get("source"), dict)
-                ):
-                    return True
+        if isinstance(content, list) and any(_own_block(b) for b in content):
+            return True
     return False
 
 
@@ -140,7 +149,7 @@ def read_turn(item: Any) -> list[AnyMessage]:
     kept on the turn's message."""
     if not isinstance(item, dict):
         raise ValidationError("a message must be an object")
-    role, content = item.get("role"), item.get("content")
+    role, content = item.get("role"), with_media_types(item.get("content"))
     if role not in ("user", "assistant"):
         raise ValidationError(f"Anthropic roles are user and assistant, got {role!r}")
     check_blocks(content)
@@ -160,6 +169,23 @@ _SOURCE_FIELDS = {
     "file": ("file_id",),
     "text": ("data",),
 }
+
+
+def with_media_types(content: Any) -> Any:
+    """Content whose base64 images and documents that give no ``media_type`` (agents
+    that save what they sent leave it out) have the one their bytes show, in tool
+    results too; content with none of them as it is."""
+    if not isinstance(content, list):
+        return content
+    filled = []
+    for block in content:
+        made = fill_media_type(block)
+        if isinstance(made, dict) and made.get("type") == "tool_result":
+            inner = with_media_types(made.get("content"))
+            if inner is not made.get("content"):
+                made = {**made, "content": inner}
+        filled.append(made)
+    return content if all(a is b for a, b in zip(filled, content, strict=True)) else filled
 
 
 def check_blocks(content: Any, where: str = "") -> None:
@@ -235,6 +261,8 @@ def _cannot_hold(message: AnyMessage) -> list[str]:
         found.append("message names")
     if getattr(message, "invalid_tool_calls", None):
         found.append("invalid tool calls")
+    if field_reasoning(message):  # (Anthropic takes back only its own signed thinking)
+        found.append(REASONING_LEFT_OUT)
     return found
 
 

@@ -133,15 +133,47 @@ class AnthropicBatchDialect(BatchDialect):
         meta["batch_error"] = failure or "succeeded, with no message"
         return Conversation([], meta, location)
 
-    def request(self, custom_id: str, conversation: Conversation, number: int) -> dict[str, Any]:
+    def is_result(self, meta: dict[str, Any]) -> bool:
+        return "result" in meta and "model" not in meta
+
+    def write_result(self, conversation: Conversation) -> dict[str, Any]:
+        """A result line as it was read, its message's content written back."""
+        line = {k: v for k, v in conversation.meta.items() if k != "batch_error"}
+        result, messages = line.get("result"), list(conversation.messages)
+        message = result.get("message") if isinstance(result, dict) else None
+        if not messages or not isinstance(message, dict):
+            return line  # (errored, canceled, expired: no message)
+        turns = write_turns(messages)[1]
+        content = [b for turn in turns for b in _blocks(turn["content"])]
+        written = {**message, "content": content}
+        line["result"] = {**result, "message": _in_order(written, message)}
+        return line
+
+    def request(
+        self, custom_id: str, conversation: Conversation, number: int, settings: dict[str, Any]
+    ) -> dict[str, Any]:
         system, turns = write_turns(conversation.messages)
         params: dict[str, Any] = {
-            "model": self.settings["model"],
-            "max_tokens": self.settings["max_tokens"],
+            "model": settings["model"],
+            "max_tokens": settings["max_tokens"],
         }
         if system is not None:
             params["system"] = system
         params["messages"] = turns
         for key, value in self.body_fields(conversation.meta, PARAMS, number).items():
-            params[key] = [_tool(t) for t in value] if key == "tools" else value
+            tools = key == "tools" and isinstance(value, list)  # (Gemini's one object: kept)
+            params[key] = [_tool(t) for t in value] if tools else value
         return {"custom_id": custom_id, "params": params}
+
+
+def _blocks(content: Any) -> list[Any]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+def _in_order(written: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]:
+    """``written``'s fields in the order the message read had them (content where it
+    stood: after role)."""
+    order = [k for k in read if k != "content"]
+    at = order.index("role") + 1 if "role" in order else len(order)
+    order[at:at] = ["content"]
+    return {k: written[k] for k in order if k in written}

@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..errors import Location
+from ..errors import DataError, Location
 from .anthropic import message_from_response
 from .base import Conversation, StreamDialect
 
@@ -52,12 +52,13 @@ def assemble_stream(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]
             continue
         elif kind == "content_block_start":
             block = dict(event.get("content_block") or {})
-            index = event.get("index", len(message["content"]))
-            while len(message["content"]) <= index:
-                message["content"].append({})
-            message["content"][index] = block
+            index = _block_index(event, message["content"], True)
+            if index == len(message["content"]):
+                message["content"].append(block)
+            else:  # (a block started again)
+                message["content"][index] = block
         elif kind == "content_block_delta":
-            index = event.get("index", 0)
+            index = _block_index(event, message["content"], False)
             block = message["content"][index]
             delta = event.get("delta") or {}
             dtype = delta.get("type")
@@ -81,6 +82,23 @@ def assemble_stream(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]
             message, partial = None, {}
     if message is not None:
         yield _finish(message, partial)
+
+
+def _block_index(event: dict[str, Any], content: list[Any], starting: bool) -> int:
+    """The content block an event names by its ``index``: one already started, or (a
+    start) the next; any other is refused, never padded with empty blocks up to it."""
+    seen = len(content)
+    index = event.get("index", seen if starting else 0)
+    last = seen if starting else seen - 1
+    if type(index) is not int or not 0 <= index <= last:
+        shown = repr(index) if len(repr(index)) <= 40 else repr(index)[:40] + "..."
+        started = f"{seen} block{'s' if seen != 1 else ''} started before it"
+        raise DataError(
+            f"a {event.get('type')} event with index {shown}: {started}",
+            hint="the blocks of a message are numbered 0, 1, 2... in the order they start; "
+            "this stream is damaged",
+        )
+    return index
 
 
 def _finish(message: dict[str, Any], partial: dict[int, str]) -> dict[str, Any]:

@@ -11,63 +11,33 @@ conversation records lives here.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ChatpipeError, DataError, Location, UsageError, ValidationError, kind_of
 from ..model import AnyMessage, Conversation
+from .evidence import (  # (what a dialect's score answers with, named here for its modules)
+    CERTAIN,
+    CONVERSATIONS,
+    EMPTY,
+    GENERIC,  # noqa: F401
+    LIKELY,
+    MESSAGES,
+    STREAM,
+    VARIANT,  # noqa: F401
+    Guess,
+    Sample,
+    holds_messages,  # noqa: F401
+)
+from .shapes import check_message
 
 if TYPE_CHECKING:
     from .rules import RecordRules
-
-# the shapes a source's records come in
-MESSAGES = "messages"  # the records are the messages of one conversation
-CONVERSATIONS = "conversations"  # each record is a conversation
-STREAM = "stream"  # the records are events that spell out messages
-
-# how sure a dialect is that a sample is its own (``Dialect.score``): named levels, so that
-# dialects weigh the same evidence alike
-CERTAIN = 1.0  # a marker only this format has (a stream event's type, an export's tree)
-LIKELY = 0.8  # keys or shapes of its own, which other formats rarely have
-VARIANT = 0.65  # a shared shape with keys of its own in it (Mellea's fields in OpenAI messages)
-GENERIC = 0.5  # a shape several formats share ({role, content} messages)
 
 # where system messages stand in a dialect's records (``Dialect.system_messages``)
 ANYWHERE = "anywhere"  # a session log: the context an agent adds, where it came
 TURNS = "turns"  # among the turns, as written
 ONE = "one"  # one system prompt before the turns: later ones are lifted into it
-
-
-@dataclass(frozen=True)
-class Sample:
-    """What detection shows a dialect: a source's first record that any dialect knows
-    (``first``), the records after it in the window (``more``), and whether the records came
-    framed, as a sequence of their own (SSE events, the elements of a JSON array)."""
-
-    first: Any
-    more: Sequence[Any] = ()
-    framed: bool = False
-
-    @property
-    def records(self) -> list[Any]:
-        return [self.first, *self.more]
-
-    def messages(self) -> list[Any]:
-        """The messages the sample shows: the records themselves, or those of its
-        conversation records (``{"messages": [...]}``)."""
-        found = []
-        for record in self.records:
-            inner = record.get("messages") if isinstance(record, dict) else None
-            found.extend(inner if isinstance(inner, list) else [record])
-        return found
-
-
-class Guess(NamedTuple):
-    """A dialect's answer to a sample: how sure it is, and the shape it reads it as."""
-
-    score: float
-    shape: str
 
 
 class Kept(str):
@@ -123,8 +93,9 @@ class Dialect:
     # the dialect whose loss checks its records' messages take (a batch's requests)
     checked_as: str | None = None
     # its writer takes settings of its own (``configured``: a batch's --model) and numbers
-    # what it writes in order, so it writes in one process
+    # what it writes in order, so it writes in one process; which settings it takes
     takes_settings = False
+    settings_taken: tuple[str, ...] = ()
 
     # -- its row in docs/formats.md ---------------------------------------------------
     # a fixture of it (its file name in fixtures/), the example its row shows
@@ -146,7 +117,8 @@ class Dialect:
         if self.is_message(value):
             return Guess(self.evidence, MESSAGES)
         if self.is_conversation(value):
-            return Guess(self.evidence, CONVERSATIONS)
+            listed = value.get(self.list_key) if isinstance(value, dict) else None
+            return Guess(EMPTY if listed == [] else self.evidence, CONVERSATIONS)
         return None
 
     def is_message(self, value: Any) -> bool:
@@ -283,6 +255,8 @@ class StreamDialect(Dialect):
         values go to ``read_stream``; the session-log dialects read lines in their places."""
         from ..io.records import BadRecord
 
+        place = [location]  # the event being read: where a fault in it is said
+
         def good() -> Iterator[Any]:
             for record in records:
                 if isinstance(record, BadRecord):
@@ -290,9 +264,79 @@ class StreamDialect(Dialect):
                         raise record.error
                     handle(record.error)
                 else:
+                    place[0] = record.location
                     yield record.value
 
-        return self.read_stream(good(), location)
+        try:
+            yield from self.read_stream(good(), location)
+        except ChatpipeError as exc:
+            raise exc.located(place[0]) from None
+        except _SHAPE_ERRORS as exc:
+            raise _shape_error(self, exc, place[0]) from None
+
+
+class SessionDialect(StreamDialect):
+    """A coding agent's session log (Claude Code, Codex, Gemini CLI, ...): its lines are
+    read in their places by ``read_records`` (each message's line in ``Conversation.places``,
+    a bad line handled where it stands); ``read_stream`` gives it bare values, each placed at
+    the source. The context such an agent adds stands where it came (``ANYWHERE``)."""
+
+    system_messages = ANYWHERE
+
+    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
+        from ..io.records import Record
+
+        return self.read_records((Record(v, location) for v in values), location)
+
+    def read_records(
+        self,
+        records: Iterable[Any],
+        location: Location,
+        options: Any = None,
+        handle: Callable[[ChatpipeError], None] | None = None,
+    ) -> Iterator[Conversation]:
+        raise NotImplementedError
+
+    # what a line of the log is, for the error that names a line that is not one
+    line_hint = ""
+
+    def lines(
+        self, records: Iterable[Any], handle: Callable[[ChatpipeError], None] | None
+    ) -> Iterator[tuple[Any, Location]]:
+        """The log's good lines with their places: a bad record, or a line that is not one
+        of this log's (``is_stream_event``), goes to ``handle`` (None: raised)."""
+        from ..io.records import BadRecord
+
+        for record in records:
+            error = record.error if isinstance(record, BadRecord) else None
+            if error is None and not self.is_stream_event(record.value):
+                error = DataError(
+                    f"not a {self.name} line", record.location, hint=self.line_hint or None
+                )
+            if error is not None:
+                report(error, handle)
+                continue
+            yield record.value, record.location
+
+    @contextlib.contextmanager
+    def line_errors(
+        self, location: Location, handle: Callable[[ChatpipeError], None] | None
+    ) -> Iterator[None]:
+        """A line that cannot be read is reported at its place (``handle``) and the reading
+        goes on with the next line."""
+        try:
+            yield
+        except ChatpipeError as exc:
+            report(exc.located(location), handle)
+        except _SHAPE_ERRORS as exc:
+            report(_shape_error(self, exc, location), handle)
+
+
+def report(error: ChatpipeError, handle: Callable[[ChatpipeError], None] | None) -> None:
+    """A bad line's error: raised, or given to the run's handler, which counts it."""
+    if handle is None:
+        raise error
+    handle(error)
 
 
 def dict_blocks(message: AnyMessage) -> list[dict]:
@@ -321,8 +365,8 @@ def shape_errors(dialect: Dialect, location: Location) -> Iterator[None]:
     """A record of an unexpected shape is bad input: a located DataError, not a crash."""
     try:
         yield
-    except ChatpipeError:
-        raise
+    except ChatpipeError as exc:  # (placed by the reader where it knew the place)
+        raise exc.located(location) from None
     except _SHAPE_ERRORS as exc:
         raise _shape_error(dialect, exc, location) from None
 
@@ -345,7 +389,7 @@ def _shape_error(dialect: Dialect, exc: Exception, location: Location) -> DataEr
 def turn_of(dialect: Dialect, value: Any, location: Location) -> list[AnyMessage]:
     """The messages one message record gives (``Dialect.read_turn``), as ``message_of``."""
     try:
-        return dialect.read_turn(value)
+        return [check_message(message) for message in dialect.read_turn(value)]
     except ChatpipeError as exc:
         raise exc.located(location) from None
     except _SHAPE_ERRORS as exc:
@@ -355,7 +399,7 @@ def turn_of(dialect: Dialect, value: Any, location: Location) -> list[AnyMessage
 def message_of(dialect: Dialect, value: Any, location: Location) -> AnyMessage:
     """One message record read by a dialect; every failure a DataError at its place."""
     try:
-        return dialect.read_message(value)
+        return check_message(dialect.read_message(value))
     except ChatpipeError as exc:
         raise exc.located(location) from None
     except _SHAPE_ERRORS as exc:

@@ -23,6 +23,15 @@ REQUESTS, RESULTS = "requests", "results"
 NO_RESULT = "no result for this custom_id in the output files"
 # the conversation fields that may name it, in the order a custom_id is taken from them
 _ID_FIELDS = ("custom_id", "id", "conversation_id", "uuid", "session_id")
+# what every batch writer takes besides its own settings
+_COMMON = ("until_last_user",)
+# said of the requests that end with the answer their conversation already has (the run's
+# report says a kind that starts "left out: " as what follows it: pipeline/losses.py)
+ANSWERED = (
+    "left out: requests that end with their conversation's own answer, which the model "
+    "would go on from (--until-last-user ends each at its last user turn)"
+)
+NO_USER = "left out: requests that end with an answer and hold no user turn to end at instead"
 
 
 class BatchDialect(Dialect):
@@ -46,16 +55,26 @@ class BatchDialect(Dialect):
             return Guess(VARIANT, guess.shape)
         return guess
 
+    report: Any = None  # where fields the requests cannot hold are said (``report_to``)
+
     def role(self, value: Any) -> str | None:
         """REQUESTS or RESULTS: which file a record of this dialect belongs to."""
         raise NotImplementedError
 
+    @property
+    def settings_taken(self) -> tuple[str, ...]:  # type: ignore[override]
+        return (*self.required, *self.optional, *_COMMON)
+
     def configured(self, **settings: Any) -> BatchDialect:
         """This dialect set to write requests for a model (a copy, numbering from 1)."""
-        unknown = [k for k in settings if k not in (*self.required, *self.optional)]
+        unknown = [k for k in settings if k not in (*self.required, *self.optional, *_COMMON)]
         if unknown:
             flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
             raise UsageError(f"--to {self.name} takes no {flags}")
+        for key, value in settings.items():  # (an empty --model names no model)
+            if isinstance(value, str) and not value.strip():
+                flag = "--" + key.replace("_", "-")
+                raise UsageError(f"{flag} is empty", hint=f"give {flag} {key.upper()}")
         missing = [k for k in self.required if settings.get(k) is None]
         if missing:
             flags = " ".join(f"--{k.replace('_', '-')} {k.upper()}" for k in missing)
@@ -76,13 +95,59 @@ class BatchDialect(Dialect):
             self.report.cases.setdefault(kind, []).append((number - 1, None))
 
     def write_conversation(self, conversation: Conversation) -> dict[str, Any]:
-        if not self.settings:  # the registry's own instance: not set up for a model
-            self.configured()
+        if not self.settings:  # the input's own dialect, written back (head, redact...)
+            return self.as_read(conversation)
         self.count += 1
         custom_id = self._custom_id(conversation.meta, self.count)
-        return self.request(custom_id, conversation, self.count)
+        return self.request(
+            custom_id, self._ending(conversation, self.count), self.count, self.settings
+        )
 
-    def request(self, custom_id: str, conversation: Conversation, number: int) -> dict[str, Any]:
+    def _ending(self, conversation: Conversation, number: int) -> Conversation:
+        """The conversation a request asks with: up to its last user turn with
+        --until-last-user; else as it is, a request ending with its own answer said (the
+        model would continue that answer, or follow it, not answer the question again)."""
+        messages = list(conversation.messages)
+        asked = [i for i, m in enumerate(messages) if _from_user(m)]
+        if self.settings.get("until_last_user") and asked:
+            return conversation.with_messages(messages[: asked[-1] + 1])
+        if messages and messages[-1].type == "ai":
+            self._lost(NO_USER if self.settings.get("until_last_user") else ANSWERED, number)
+        return conversation.with_messages(messages)
+
+    def as_read(self, conversation: Conversation) -> dict[str, Any]:
+        """A conversation read from a batch file written back as its line was: a result
+        as a result, a request as a request for its own model (and settings), under its
+        own custom_id. A conversation that holds no request's model is said."""
+        meta = conversation.meta
+        if self.is_result(meta):
+            return self.write_result(conversation)
+        settings = self.own_settings(meta)
+        missing = [k for k in self.required if settings.get(k) is None]
+        if missing or not isinstance(meta.get("custom_id"), str):
+            flags = " ".join(f"--{k.replace('_', '-')} {k.upper()}" for k in self.required)
+            raise DataError(
+                f"this conversation is not a {self.name} request (it has no "
+                + (f"{missing[0]!r})" if missing else "custom_id)"),
+                conversation.location,
+                hint=f"write a batch of it with --to {self.name} {flags}",
+            )
+        return self.request(meta["custom_id"], conversation, 0, settings)
+
+    def is_result(self, meta: dict[str, Any]) -> bool:
+        """Whether a conversation's fields are a result line's (not a request's)."""
+        raise NotImplementedError
+
+    def own_settings(self, meta: dict[str, Any]) -> dict[str, Any]:
+        """The settings a request read from a batch file was made with (its model...)."""
+        return {k: meta.get(k) for k in self.required}
+
+    def write_result(self, conversation: Conversation) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def request(
+        self, custom_id: str, conversation: Conversation, number: int, settings: dict[str, Any]
+    ) -> dict[str, Any]:
         raise NotImplementedError
 
     def _custom_id(self, meta: dict[str, Any], number: int) -> str:
@@ -156,3 +221,7 @@ def not_chat(what: str, location: Location) -> DataError:
         location,
         hint="chatpipe reads batches of chat completions, Responses and Messages requests",
     )
+
+
+def _from_user(message: Any) -> bool:
+    return message.type == "human" or getattr(message, "role", None) == "user"

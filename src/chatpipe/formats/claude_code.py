@@ -37,7 +37,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, Location
 from ..model import Conversation
-from .base import ANYWHERE, StreamDialect
+from .base import SessionDialect
 from .claude_code_agents import subagents
 from .claude_code_session import _conversations, is_claude_code_line, read_session
 from .exports import ReadOptions
@@ -45,22 +45,18 @@ from .exports import ReadOptions
 __all__ = ["ClaudeCodeDialect", "is_claude_code_line"]
 
 SUBAGENTS = "subagents' conversations left out (--include-subagents writes them)"
+# a line whose uuid an earlier line has, with another message: the tree holds the first
+REPEATED = "lines that repeat an earlier line's uuid with another message (the first is read)"
 
 
-class ClaudeCodeDialect(StreamDialect):
+class ClaudeCodeDialect(SessionDialect):
     name = "claude-code"
     description = "Claude Code session transcripts (~/.claude/projects/*/<session>.jsonl)"
     example = "claude_code__entire_2026_exit_resume_branch_lines1_53.jsonl"
     extras_key = "claude_code"  # (the rest of each record, under additional_kwargs)
-    system_messages = ANYWHERE  # context the agent adds stands where it came
 
     def is_stream_event(self, value: Any) -> bool:
         return is_claude_code_line(value)
-
-    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
-        from ..io.records import Record
-
-        return self.read_records((Record(v, location) for v in values), location)
 
     def read_records(
         self,
@@ -79,6 +75,9 @@ class ClaudeCodeDialect(StreamDialect):
         if not options.include_subagents and (side or session.agents_seen):
             for conversation in conversations:
                 conversation.left_out = [SUBAGENTS]
+        if session.repeated:
+            for conversation in conversations:
+                conversation.left_out = [*(conversation.left_out or ()), REPEATED]
         yield from conversations
         if options.include_subagents and conversations:
             yield from subagents(conversations, side, session, options, location, handle)

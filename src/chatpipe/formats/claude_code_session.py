@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, kind_of
-from ..model import AIMessage, AnyMessage, Conversation, HumanMessage, SystemMessage, ToolMessage
-from .anthropic import message_from_response
+from ..model import Conversation
+from .claude_code_messages import Builder
 from .exports import ReadOptions, branch_meta
 from .session_tree import Node, Tree, choose_branches, live_index
 
@@ -39,7 +39,6 @@ _SESSION_KEYS = (
     "agentId",
     "entrypoint",
 )
-_NOT_NOTES = ("turn_duration",)
 
 
 def is_claude_code_line(value: Any) -> bool:
@@ -49,6 +48,9 @@ def is_claude_code_line(value: Any) -> bool:
     if not isinstance(kind, str):
         return False
     if kind in _TREE_LINES:
+        message = value.get("message")
+        if "systemPayload" in value or (isinstance(message, dict) and "parts" in message):
+            return False  # Qwen Code's records: the same envelope, Gemini parts inside
         return isinstance(value.get("uuid"), str) and (
             "parentUuid" in value or "sessionId" in value
         )
@@ -79,7 +81,12 @@ class _Session:
         self.titles: dict[str, str] = {}
         self.pull_requests: list[dict[str, Any]] = []
         self.progress: dict[str, dict[str, Any]] = {}  # agent id -> tool id and lines
+        self.last: dict[str, str] = {}  # the last tree line of each chain (main: "")
         self.count = 0
+        # what each tree line's uuid first came with: a later line of that uuid with other
+        # content is not read (the tree holds one line an id), and is said
+        self.first: dict[str, Any] = {}
+        self.repeated = 0
 
     def add(self, value: Any, location: Location) -> None:
         if not isinstance(value, dict) or not is_claude_code_line(value):
@@ -110,6 +117,10 @@ class _Session:
         parent = value.get("parentUuid")
         if parent is None and isinstance(value.get("logicalParentUuid"), str):
             parent = value["logicalParentUuid"]  # a compaction: the chain goes on
+        chain = str(value.get("agentId")) if value.get("isSidechain") else ""
+        if "parentUuid" not in value and "logicalParentUuid" not in value:
+            parent = self.last.get(chain)  # (sessions that link no line: in file order)
+        self.last[chain] = value["uuid"]
         if kind in ("user", "assistant"):
             _check_message(value, location)
         keep: dict[str, Any] | None = value
@@ -120,6 +131,10 @@ class _Session:
                 self.agents_seen = True
                 if self.keep_progress:
                     self._agent_progress(value, data, location)
+        said = (kind, value.get("message"))
+        first = self.first.setdefault(value["uuid"], said)
+        if first is not said and first != said:
+            self.repeated += 1
         is_message = kind in ("user", "assistant") and not value.get("isApiErrorMessage")
         node = Node(
             value["uuid"],
@@ -164,6 +179,15 @@ def _check_message(value: dict[str, Any], location: Location) -> None:
         raise DataError(
             f'"message.content" must be a string or a list of blocks, got {kind_of(content)}',
             location,
+        )
+    odd = (
+        None
+        if isinstance(content, str)
+        else next((b for b in content if not isinstance(b, (str, dict))), None)
+    )
+    if odd is not None:
+        raise DataError(
+            f'"message.content" holds {kind_of(odd)}, where blocks are objects', location
         )
 
 
@@ -256,7 +280,7 @@ def conversation_of(
     lines = [n.value for n in branch]
     first = next((n.value.value for n in branch if n.is_message), None) or {}
     consts = {k: first[k] for k in _SESSION_KEYS if k in first}
-    builder = _Builder(consts)
+    builder = Builder(consts)
     for node in branch:
         builder.add(node)
     meta: dict[str, Any] = {}
@@ -288,150 +312,6 @@ def _title(branch: list[Node], session: _Session | None) -> str | None:
         if node.ident in session.summaries:
             return session.summaries[node.ident]
     return session.titles.get("ai-title")
-
-
-class _Builder:
-    """A branch's lines made messages in order: an assistant message's lines joined, tool
-    results named after their calls, the other lines noted."""
-
-    def __init__(self, consts: dict[str, Any]) -> None:
-        self.consts = consts
-        self.items: list[Any] = []  # messages, and lists of an assistant message's lines
-        self.places: list[Location] = []
-        self.notes: list[dict[str, Any]] = []
-        self.open: dict[str, list[dict[str, Any]]] = {}  # message id -> its lines
-        self.calls: dict[str, str] = {}  # tool call id -> tool name
-
-    def envelope(self, line: dict[str, Any]) -> dict[str, Any]:
-        return {
-            k: v
-            for k, v in line.items()
-            if k not in ("type", "message", "toolUseResult")
-            and not (k in self.consts and self.consts[k] == v)
-        }
-
-    def add(self, node: Node) -> None:
-        line, place = node.value.value, node.value.location
-        if line is None:
-            return  # a progress line
-        if not node.is_message:
-            note = self.note(line)
-            if note is not None:
-                self.notes.append({"at": len(self.items), **note})
-            return
-        if line["type"] == "assistant":
-            self.assistant(line, place)
-        else:
-            self.user(line, place)
-
-    def note(self, line: dict[str, Any]) -> dict[str, Any] | None:
-        if line["type"] == "system" and (
-            line.get("subtype") in _NOT_NOTES
-            or (
-                line.get("subtype") == "stop_hook_summary"
-                and not (line.get("hookErrors") or line.get("preventedContinuation"))
-            )
-        ):
-            return None
-        note = self.envelope(line)
-        note["type"] = line["type"]
-        if line["type"] == "assistant":  # an API error Claude Code wrote as a reply
-            note["type"] = "api_error"
-            content = line["message"].get("content")
-            note["content"] = content if isinstance(content, str) else _text(content)
-        return note
-
-    def assistant(self, line: dict[str, Any], place: Location) -> None:
-        for block in _blocks(line["message"].get("content")):
-            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
-                self.calls[block["id"]] = str(block.get("name") or "")
-        ident = line["message"].get("id")
-        group = self.open.get(ident) if isinstance(ident, str) else None
-        if group is not None:
-            group.append(line)
-            return
-        group = [line]
-        if isinstance(ident, str):
-            self.open[ident] = group
-        self.items.append(group)
-        self.places.append(place)
-
-    def user(self, line: dict[str, Any], place: Location) -> None:
-        content = line["message"].get("content")
-        envelope = self.envelope(line)
-        results = [b for b in _blocks(content) if b.get("type") == "tool_result"]
-        rest = (
-            content
-            if isinstance(content, str)
-            else [b for b in content if not any(b is r for r in results)]
-        )
-        for block in results:
-            call = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else ""
-            extra = {
-                k: v
-                for k, v in block.items()
-                if k not in ("type", "tool_use_id", "content", "is_error")
-            }
-            if "toolUseResult" in line and len(results) > 1:
-                extra["toolUseResult"] = line["toolUseResult"]
-            self.items.append(
-                ToolMessage(
-                    block.get("content", ""),
-                    tool_call_id=call,
-                    name=self.calls.get(call) or None,
-                    status="error" if block.get("is_error") else "success",
-                    artifact=line.get("toolUseResult") if len(results) == 1 else None,
-                    id=line.get("uuid"),
-                    additional_kwargs={**extra, "claude_code": envelope},
-                )
-            )
-            self.places.append(place)
-        if rest or not results:
-            fields = {"id": line.get("uuid"), "additional_kwargs": {"claude_code": envelope}}
-            generated = line.get("isCompactSummary") or line.get("isMeta")
-            self.items.append(
-                SystemMessage(rest, **fields) if generated else HumanMessage(rest, **fields)
-            )
-            self.places.append(place)
-            if not generated:
-                self.open = {}  # a new turn: an assistant message id starts afresh
-
-    def messages(self) -> list[AnyMessage]:
-        return [self.ai(item) if isinstance(item, list) else item for item in self.items]
-
-    def ai(self, lines: list[dict[str, Any]]) -> AIMessage:
-        """One AI message of an API response's lines: their blocks in order, the last
-        line's usage and stop reason (each line repeats the usage as it stood)."""
-        first, last = lines[0]["message"], lines[-1]["message"]
-        blocks = [b for line in lines for b in _content_blocks(line["message"].get("content"))]
-        response = {**first, **{k: v for k, v in last.items() if k != "content"}, "content": blocks}
-        message = message_from_response(response)
-        envelope = self.envelope(lines[0])
-        if len(lines) > 1:
-            envelope["merged"] = [
-                {
-                    k: v
-                    for k, v in self.envelope(line).items()
-                    if k in ("uuid", "parentUuid", "timestamp", "requestId")
-                }
-                for line in lines[1:]
-            ]
-        message.additional_kwargs["claude_code"] = envelope
-        return message
-
-
-def _blocks(content: Any) -> list[dict[str, Any]]:
-    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
-
-
-def _content_blocks(content: Any) -> list[Any]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}] if content else []
-    return list(content) if isinstance(content, list) else []
-
-
-def _text(content: Any) -> str:
-    return "".join(str(b.get("text") or "") for b in _blocks(content))
 
 
 def subagent_file(location: Location, session_id: str | None, agent: str) -> str | None:

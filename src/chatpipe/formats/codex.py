@@ -26,8 +26,8 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, kind_of
 from ..model import AIMessage, AnyMessage, Conversation, SystemMessage, ToolMessage
-from .base import ANYWHERE, StreamDialect
-from .openai_responses import messages_from_items
+from .base import SessionDialect
+from .openai_responses_items import messages_from_items
 
 _LINE_TYPES = frozenset(("session_meta", "response_item", "event_msg", "turn_context", "compacted"))
 # items of the assistant's turn (the rest close it)
@@ -62,10 +62,14 @@ _NOTED_EVENTS = frozenset(("error", "stream_error", "turn_aborted", "warning"))
 
 
 def is_codex_line(value: Any) -> bool:
+    return _is_line(value) and value["type"] in _LINE_TYPES
+
+
+def _is_line(value: Any) -> bool:
+    """A rollout line's shape, of any type: a type Codex added since is kept, as a note."""
     return (
         isinstance(value, dict)
         and isinstance(value.get("type"), str)
-        and value["type"] in _LINE_TYPES
         and isinstance(value.get("payload"), dict)
     )
 
@@ -85,20 +89,14 @@ def is_context(item: dict[str, Any]) -> bool:
     )
 
 
-class CodexDialect(StreamDialect):
+class CodexDialect(SessionDialect):
     name = "codex"
     description = "OpenAI Codex CLI rollouts (~/.codex/sessions/**/rollout-*.jsonl)"
     example = "codex__idaho_vault_2026_developer_parallel_calls_error.jsonl"
     extras_key = "codex"  # (the rest of each record, under additional_kwargs)
-    system_messages = ANYWHERE  # context the agent adds stands where it came
 
     def is_stream_event(self, value: Any) -> bool:
         return is_codex_line(value)
-
-    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
-        from ..io.records import Record
-
-        return self.read_records((Record(v, location) for v in values), location)
 
     def read_records(
         self,
@@ -107,7 +105,8 @@ class CodexDialect(StreamDialect):
         options: Any = None,
         handle: Callable[[ChatpipeError], None] | None = None,
     ) -> Iterator[Conversation]:
-        rollout = _Rollout(iter(records), handle)
+        note = getattr(options, "note", None)
+        rollout = _Rollout(iter(records), handle, note)
         meta = rollout.start()
         conversation = Conversation(rollout.messages(), meta, rollout.first or location)
         conversation.places = rollout.places
@@ -117,9 +116,16 @@ class CodexDialect(StreamDialect):
 class _Rollout:
     """A rollout read line by line: its fields first, then its messages as they come."""
 
-    def __init__(self, records: Iterator[Any], handle: Callable[[ChatpipeError], None] | None):
+    def __init__(
+        self,
+        records: Iterator[Any],
+        handle: Callable[[ChatpipeError], None] | None,
+        say: Callable[[str], None] | None = None,
+    ):
         self.records = records
         self.handle = handle
+        self.say = say  # what -v says (a line of a type this reader does not know)
+        self.unknown: set[str] = set()
         self.meta: dict[str, Any] = {}
         self.places: list[Location] = []
         self.first: Location | None = None
@@ -138,7 +144,7 @@ class _Rollout:
             yield self.ahead.pop(0)
         for record in self.records:
             error = record.error if isinstance(record, BadRecord) else None
-            if error is None and not is_codex_line(record.value):
+            if error is None and not _is_line(record.value):
                 error = DataError(
                     "not a Codex rollout line",
                     record.location,
@@ -192,14 +198,28 @@ class _Rollout:
                 elif kind == "compacted":
                     yield from self.close()
                     yield self.emit(self.compacted(line), at)
-                else:
+                elif kind == "response_item":
                     yield from self.item(payload, line.get("timestamp"), at)
+                else:
+                    self.new_kind(line, at)
             except (ChatpipeError, *_SHAPE_ERRORS) as exc:
                 error = exc if isinstance(exc, ChatpipeError) else _shape_error()
                 if self.handle is None:
                     raise error.located(at) from None
                 self.handle(error.located(at))
         yield from self.close()
+
+    def new_kind(self, line: dict[str, Any], at: Location) -> None:
+        """A line of a type Codex added after this reader: kept whole as a note (the
+        session read on), said once a type under -v."""
+        kind = line["type"]
+        self.note({"type": kind, "timestamp": line.get("timestamp"), "payload": line["payload"]})
+        if kind not in self.unknown and self.say is not None:
+            self.say(
+                f"{at}: Codex lines of type {kind!r}, a type this reader does not know: kept "
+                "as notes"
+            )
+        self.unknown.add(kind)
 
     def note(self, note: dict[str, Any]) -> None:
         note = {"at": self.count + (1 if self.turn else 0), **note}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import DataError
-from .base import CONVERSATIONS, MESSAGES, STREAM, Dialect, Guess, Sample
+from .base import CONVERSATIONS, EMPTY, MESSAGES, STREAM, Dialect, Guess, Sample
 from .registry import dialects
 
 __all__ = ["CONVERSATIONS", "MESSAGES", "STREAM", "Ambiguous", "detect", "scores"]
@@ -46,6 +46,8 @@ def detect(value: Any, more: list[Any] = (), framed: bool = False) -> tuple[Dial
         return None
     best, guess = ranked[0]
     tied = [(d, g) for d, g in ranked[1:] if guess.score - g.score < _SAME]
+    if guess.score <= EMPTY:  # a record of no messages: the first dialect that takes it
+        return best, guess.shape
     if tied and not _read_alike(Sample(value, tuple(more), framed), [(best, guess), *tied]):
         raise Ambiguous([best.name] + [d.name for d, _ in tied])
     return best, guess.shape
@@ -55,6 +57,8 @@ def scores(sample: Sample) -> list[tuple[Dialect, Guess]]:
     """Every dialect that claims ``sample``, the surest first (registry order among equals)."""
     claimed = []
     for dialect in dialects():
+        if not dialect.readable:
+            continue
         try:
             guess = dialect.score(sample)
         except (TypeError, AttributeError, KeyError, IndexError, ValueError):
@@ -63,6 +67,13 @@ def scores(sample: Sample) -> list[tuple[Dialect, Guess]]:
             claimed.append((dialect, guess))
     claimed.sort(key=lambda found: -found[1].score)  # (stable: registry order kept)
     return claimed
+
+
+def telling(value: Any) -> bool:
+    """Whether a record says more of its dialect than a conversation with no messages
+    (every dialect's shape): detection looks at the first such record."""
+    ranked = scores(Sample(value))
+    return bool(ranked) and ranked[0][1].score > EMPTY
 
 
 def is_message_list(value: Any) -> bool:

@@ -10,6 +10,8 @@ missing, as conversation listings hold) is an empty conversation with its metada
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import DataError, Location, kind_of
@@ -39,6 +41,18 @@ class ReadOptions:
         # a message log's conversation keeps each message's place (``Conversation.places``):
         # for what names messages by their line (redact --dry-run); it costs a place each
         self.places = places
+        # what a reader says under -v of what it read (a line of a kind it does not know)
+        self.note: Callable[[str], None] = _unheard
+
+    def hearing(self, note: Callable[[str], None]) -> ReadOptions:
+        """These options, a reader's notes told to ``note``."""
+        heard = copy.copy(self)
+        heard.note = note
+        return heard
+
+
+def _unheard(text: str) -> None:
+    """Where a reader's notes go when no run listens."""
 
 
 def branch_paths(

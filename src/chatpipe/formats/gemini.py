@@ -20,6 +20,8 @@ from ..errors import ChatpipeError, Location, ValidationError
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from .base import ONE, Conversation, Dialect, dict_blocks
 from .gemini_calls import CallPieces, Pairing
+from .reasoning_fields import LEFT_OUT as REASONING_LEFT_OUT
+from .reasoning_fields import field_reasoning
 from .tool_specs import for_target
 
 _SNAKE = re.compile(r"_([a-z])")
@@ -241,6 +243,8 @@ def _cannot_hold(message: AnyMessage) -> list[str]:
         found.append("chat and function roles (written as user turns)")
     if getattr(message, "invalid_tool_calls", None):
         found.append("invalid tool calls")
+    if field_reasoning(message):
+        found.append(REASONING_LEFT_OUT)
     return found
 
 

@@ -67,6 +67,8 @@ def apply_piece(args: dict[str, Any], piece: Any) -> bool:
     if not steps or found is None:
         return False
     kind, value = found
+    if not _within(args, steps):
+        return False
     target: Any = args
     for step, after in itertools.pairwise(steps):
         empty: Any = [] if isinstance(after, int) else {}
@@ -78,6 +80,18 @@ def apply_piece(args: dict[str, Any], piece: Any) -> bool:
     if kind == "stringValue" and isinstance(here, str):
         value = here + str(value)
     return _set(target, last, value)
+
+
+def _within(args: dict[str, Any], steps: list[str | int]) -> bool:
+    """Whether each list index of a path names an item of its list or the one after its
+    end: a list is filled in order, never padded with nulls up to an index (2000000 made
+    a list of two million). One past it is kept unread, nothing made on its way."""
+    target: Any = args
+    for step in steps:
+        if isinstance(step, int) and step > (len(target) if isinstance(target, list) else 0):
+            return False
+        target = _get(target, step)
+    return True
 
 
 def _get(container: Any, step: str | int) -> Any:
@@ -93,8 +107,10 @@ def _set(container: Any, step: str | int, value: Any) -> bool:
         container[step] = value
         return True
     if isinstance(container, list) and isinstance(step, int):
-        container.extend([None] * (step + 1 - len(container)))
-        container[step] = value
+        if step == len(container):  # (``_within`` allows no index past it)
+            container.append(value)
+        else:
+            container[step] = value
         return True
     return False
 

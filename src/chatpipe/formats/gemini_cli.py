@@ -6,7 +6,9 @@ messages}``; the newer JSONL form, a header line with those fields, then message
 the messages so far) and ``{"$rewindTo": id}`` lines that drop that message and the ones
 after it. A message written again under the same id replaces the first (the last write
 wins) where the first stood. And ``logs.json``, the prompts typed, ``{sessionId,
-messageId, type, message, timestamp}``: one conversation per session id.
+messageId, type, message, timestamp}``: one conversation per session id; and the
+checkpoints ``/chat save`` writes (``checkpoint-<tag>.json``): ``{history, authType}``,
+the Gemini contents the session sent, or (older ones) a bare list of them.
 
 ``gemini`` messages are AI messages: ``thoughts`` are reasoning blocks before the text,
 ``tokens`` the usage, ``model`` the model; each of ``toolCalls`` is a tool call followed by
@@ -24,11 +26,12 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, kind_of
 from ..model import AIMessage, AnyMessage, Conversation, HumanMessage, ToolMessage
-from .base import ANYWHERE, StreamDialect
+from .base import SessionDialect
 from .exports import ReadOptions
 from .gemini import _block as part_block
 from .gemini import _content as blocks_content
 from .gemini import _usage as gemini_usage
+from .gemini import messages_from_contents
 
 _MESSAGE_TYPES = frozenset(("user", "gemini", "info", "warning", "error"))
 _NOTES = frozenset(("info", "warning", "error"))
@@ -56,9 +59,31 @@ def _is_log_entry(value: dict[str, Any]) -> bool:
     )
 
 
+def _is_content(value: Any) -> bool:
+    """A Gemini ``Content`` alone: a legacy checkpoint's item (a bare list of them)."""
+    return (
+        isinstance(value, dict)
+        and value.get("role") in ("user", "model")
+        and isinstance(value.get("parts"), list)
+        and set(value) <= {"role", "parts"}
+    )
+
+
+def _is_checkpoint(value: dict[str, Any]) -> bool:
+    """A ``/chat save`` checkpoint: ``{history: [Content], authType}``."""
+    history = value.get("history")
+    return (
+        isinstance(history, list)
+        and all(_is_content(c) for c in history)
+        and set(value) <= {"history", "authType"}
+    )
+
+
 def is_gemini_cli_record(value: Any) -> bool:
     if not isinstance(value, dict):
         return False
+    if _is_content(value) or _is_checkpoint(value):
+        return True
     if "$set" in value or "$rewindTo" in value:
         return len(value) == 1 and (
             isinstance(value.get("$set"), dict) or isinstance(value.get("$rewindTo"), str)
@@ -66,20 +91,14 @@ def is_gemini_cli_record(value: Any) -> bool:
     return _is_header(value) or _is_message(value) or _is_log_entry(value)
 
 
-class GeminiCliDialect(StreamDialect):
+class GeminiCliDialect(SessionDialect):
     name = "gemini-cli"
     description = "Gemini CLI chats (session-*.json, its JSONL form) and logs.json"
     example = "gemini_cli__entire_2026_session_tools_info.json"
     extras_key = "gemini_cli"  # (the rest of each record, under additional_kwargs)
-    system_messages = ANYWHERE  # context the agent adds stands where it came
 
     def is_stream_event(self, value: Any) -> bool:
         return is_gemini_cli_record(value)
-
-    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
-        from ..io.records import Record
-
-        return self.read_records((Record(v, location) for v in values), location)
 
     def read_records(
         self,
@@ -93,6 +112,7 @@ class GeminiCliDialect(StreamDialect):
         options = options if isinstance(options, ReadOptions) else ReadOptions()
         session: _Session | None = None
         logs: dict[str, _Session] = {}
+        saved: list[tuple[Any, Location]] = []  # a legacy checkpoint's contents
         for record in records:
             try:
                 if isinstance(record, BadRecord):
@@ -103,6 +123,12 @@ class GeminiCliDialect(StreamDialect):
                         "not a Gemini CLI chat record",
                         hint="a session's fields, a message, a $set or $rewindTo line",
                     )
+                if _is_checkpoint(value) or _is_content(value):
+                    if _is_content(value):
+                        saved.append((value, record.location))
+                    else:
+                        yield _checkpoint(value["history"], value, record.location)
+                    continue
                 if _is_log_entry(value) and not _is_message(value):
                     _log_entry(logs, value, record.location)
                     continue
@@ -121,6 +147,18 @@ class GeminiCliDialect(StreamDialect):
             yield from session.conversations(options)
         for log in logs.values():
             yield from log.conversations(options)
+        if saved:
+            yield _checkpoint([c for c, _ in saved], {}, saved[0][1])
+
+
+def _checkpoint(history: list[Any], value: dict[str, Any], at: Location) -> Conversation:
+    """A checkpoint's history: the model's contents as the session sent them."""
+    try:
+        messages = messages_from_contents(history)
+    except ChatpipeError as exc:
+        raise exc.located(at) from None
+    meta = {k: v for k, v in value.items() if k != "history"}
+    return Conversation(messages, meta, at)
 
 
 def _log_entry(logs: dict[str, _Session], value: dict[str, Any], at: Location) -> None:
@@ -167,7 +205,12 @@ class _Session:
         if "$rewindTo" in value:
             ids = list(self.messages)
             target = value["$rewindTo"]
-            cut = ids.index(target) if target in ids else 0
+            if target not in self.messages:  # (cut at 0, it emptied the conversation)
+                raise DataError(
+                    f"$rewindTo names no message of the session before it ({target!r})",
+                    hint="the file is cut or damaged; --on-error skip reads on without the line",
+                )
+            cut = ids.index(target)
             dropped = [self.messages.pop(i) for i in ids[cut:]]
             if dropped:
                 self.rewound.append(list(self.messages.values()) + dropped)

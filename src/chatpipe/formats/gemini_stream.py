@@ -3,6 +3,7 @@ and their ``partialArgs`` rebuilt), then read as a response."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -89,9 +90,15 @@ class GeminiStreamDialect(StreamDialect):
         return None
 
     def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
-        chunks = [v for v in values if _is_chunk(v)]
-        if chunks:  # none: records of another kind, which the reader says (not silence)
-            yield Conversation([message_from_response(assemble_stream(chunks))], {}, location)
+        # (read as they come: a fault is said at its chunk's place)
+        chunks = (v for v in values if _is_chunk(v))
+        first = next(chunks, None)
+        if first is not None:  # none: records of another kind, which the reader says
+            response = assemble_stream(itertools.chain([first], chunks))
+            message = message_from_response(response)
+            if isinstance(response.get("createTime"), str):  # when it answered: its date
+                message.response_metadata["createTime"] = response["createTime"]
+            yield Conversation([message], {}, location)
 
 
 def _is_chunk(value: Any) -> bool:

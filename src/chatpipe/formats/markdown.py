@@ -6,9 +6,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..model import AnyMessage
+from ..model.media import MEDIA_KINDS
 from .base import Conversation, Dialect, dict_blocks
-
-_MEDIA = ("image", "image_url", "audio", "video", "file", "input_audio", "document", "text-plain")
 
 
 def _cannot_hold(message: AnyMessage) -> list[str]:
@@ -16,7 +15,7 @@ def _cannot_hold(message: AnyMessage) -> list[str]:
         b
         for b in dict_blocks(message)
         if isinstance(b.get("type"), str)
-        and b["type"] in _MEDIA
+        and b["type"] in MEDIA_KINDS
         and (b.get("base64") or str(b.get("url", "")).startswith("data:"))
     ]
     return ["inline media data (shown as a placeholder)"] if inline else []

@@ -48,6 +48,7 @@ from .base import (
     not_a_message,
 )
 from .openai_media import PROCESSOR_MEDIA, processor_media
+from .openai_rows import answer_key, row_key, with_row_images
 from .tool_links import _UNLINKED, link_tool_results
 from .tool_specs import for_target
 
@@ -330,19 +331,8 @@ def is_openai_message(value: Any) -> bool:
     return isinstance(value, dict) and isinstance(value.get("role"), str)
 
 
-def _preference_key(value: Any) -> str | None:
-    """Where a preference row's conversation stands (``prompt`` when the row gives the
-    prompt as messages beside the chosen answer, ``chosen`` when the chosen list is the
-    whole conversation), or None for any other record."""
-    if not isinstance(value, dict) or "messages" in value:
-        return None
-    chosen = value.get("chosen")
-    if not (isinstance(chosen, list) and chosen and _role_dict(chosen[0])):
-        return None
-    prompt = value.get("prompt")
-    if isinstance(prompt, list) and prompt and _role_dict(prompt[0]):
-        return "prompt"
-    return None if "prompt" in value else "chosen"
+# content parts the reader makes standard blocks: processors' media, reasoning parts
+_PART_TYPES = PROCESSOR_MEDIA | {"thinking"}
 
 
 def _with_processor_media(content: list[Any]) -> list[Any]:
@@ -352,8 +342,30 @@ def _with_processor_media(content: list[Any]) -> list[Any]:
     return [(type(p) is dict and processor_media(p)) or p for p in content]
 
 
-def _role_dict(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("role"), str)
+def reasoning_parts(content: list[Any]) -> list[Any]:
+    """Parts of reasoning that OpenAI-compatible servers put in the content as
+    ``{"type": "thinking"}`` made standard reasoning blocks: Cohere's text, Mistral's list
+    of text chunks (a block each: a request's chunks are thoughts of their own, a stream's
+    the pieces of one, which the stream's reader joins); a signature, and the part's
+    other keys, are the first block's ``extras``. Other parts as they are."""
+    made: list[Any] = []
+    for part in content:
+        given = (
+            part.get("thinking") if type(part) is dict and part.get("type") == "thinking" else None
+        )
+        if isinstance(given, str):
+            given = [{"text": given}]
+        if not isinstance(given, list):
+            made.append(part)
+            continue
+        extras = {k: v for k, v in part.items() if k not in ("type", "thinking")}
+        for chunk in given:
+            text = chunk.get("text") if isinstance(chunk, dict) else chunk
+            block: dict[str, Any] = {"type": "reasoning", "reasoning": str(text or "")}
+            if extras:
+                block["extras"], extras = extras, {}
+            made.append(block)
+    return made
 
 
 def is_openai_response(value: Any) -> bool:
@@ -395,7 +407,7 @@ def variant_score(dialect: Dialect, sample: Sample) -> Guess | None:
     first = sample.first
     if is_openai_message(first):
         shape = MESSAGES
-    elif Dialect.is_conversation(OPENAI, first) or _preference_key(first) is not None:
+    elif Dialect.is_conversation(OPENAI, first) or row_key(first) is not None:
         shape = CONVERSATIONS
     else:
         return None
@@ -435,16 +447,17 @@ class OpenAIDialect(Dialect):
         return (
             super().is_conversation(value)
             or is_openai_response(value)
-            or _preference_key(value) is not None
+            or row_key(value) is not None
         )
 
     def read_message(self, value: Any) -> AnyMessage:
         if type(value) is dict:
             content = value.get("content")
             if type(content) is list and any(
-                type(p) is dict and p.get("type") in PROCESSOR_MEDIA for p in content
+                type(p) is dict and p.get("type") in _PART_TYPES for p in content
             ):
-                value = {**value, "content": _with_processor_media(content)}
+                content = reasoning_parts(_with_processor_media(content))
+                value = {**value, "content": content}
             return message_from_dict(value)  # which says what is wrong with a dict
         if isinstance(value, AnyMessage) or not is_openai_message(value):
             raise not_a_message(self.name, value)
@@ -477,18 +490,24 @@ class OpenAIDialect(Dialect):
     def read_conversation(self, value: Any, location: Location) -> Conversation:
         if is_openai_response(value):
             return self._read_response(value, location)
-        key = _preference_key(value)
+        if isinstance(value, dict):
+            value = with_row_images(value)
+        key = row_key(value)
         if key is not None:
-            return self._read_preference(value, key, location)
+            return self._read_row(value, key, location)
         return super().read_conversation(value, location)
 
-    def _read_preference(self, value: dict[str, Any], key: str, location: Location) -> Conversation:
-        """A preference row as TRL and Hugging Face datasets give them: the conversation
-        is ``prompt`` (when it is a list of messages) followed by ``chosen``; ``rejected``
-        and the other fields stay among the row's fields, the messages where ``key`` was."""
-        prompt = value.get("prompt") if key == "prompt" else None
-        messages = [*(prompt or ()), *value["chosen"]]
-        row = {k: v for k, v in value.items() if k != "chosen" or key == "chosen"}
+    def _read_row(self, value: dict[str, Any], key: str, location: Location) -> Conversation:
+        """A TRL row (openai_rows.py): the conversation is ``prompt`` followed by
+        ``chosen`` or ``completion`` when the row has one, or ``chosen`` whole;
+        ``rejected`` and the other fields stay among the row's fields, the messages
+        where ``key`` was."""
+        answer = answer_key(value, key)
+        prompt = value["prompt"] if key == "prompt" else []
+        messages = [*prompt, *(value[answer] if answer else ())]
+        if key == "chosen":
+            messages = value["chosen"]
+        row = {k: v for k, v in value.items() if k != answer}
         conversation = super().read_conversation({"messages": messages}, location)
         meta = {k: (None if k == key else v) for k, v in row.items()}
         return Conversation(conversation.messages, meta, location, key)

@@ -10,7 +10,8 @@ from ..errors import DataError, Location, UsageError
 from ..model import Conversation
 from .batch import REQUESTS, RESULTS, BatchDialect, not_chat
 from .openai import OpenAIDialect, is_openai_response
-from .openai_responses import ResponsesDialect, conversation_from_response, is_responses_response
+from .openai_responses import ResponsesDialect, is_responses_response
+from .openai_responses_items import conversation_from_response
 from .openai_responses_writer import REQUEST_FIELDS as RESPONSES_FIELDS
 from .openai_responses_writer import write_request
 
@@ -115,18 +116,18 @@ class OpenAIBatchDialect(BatchDialect):
 
     def read_request(self, value: dict[str, Any], location: Location) -> Conversation:
         body, url = value["body"], value["url"]
-        if url.endswith("/responses") or "input" in body:
+        if url.endswith("/responses"):
             read = ResponsesDialect().read_conversation(body, location)
+        elif not url.endswith("/chat/completions"):  # embeddings, moderations...: no chat
+            raise not_chat(f"url {url}", location)
         elif isinstance(body.get("messages"), list):
             read = OpenAIDialect().read_conversation(body, location)
-        elif url.endswith("/chat/completions"):
+        else:
             raise DataError(
                 'the request\'s body has no "messages" list',
                 location,
                 hint=f"a {url} request holds its conversation in body.messages",
             )
-        else:
-            raise not_chat(f"url {url}", location)
         envelope = {k: v for k, v in value.items() if k != "body"}
         meta = {**envelope, **{k: v for k, v in read.meta.items() if k != "messages"}}
         return Conversation(read.messages, meta, location)
@@ -154,8 +155,31 @@ class OpenAIBatchDialect(BatchDialect):
             meta["batch_error"] = failure
         return Conversation(messages, meta, location)
 
-    def request(self, custom_id: str, conversation: Conversation, number: int) -> dict[str, Any]:
-        settings = self.settings
+    def is_result(self, meta: dict[str, Any]) -> bool:
+        return "url" not in meta and ("response" in meta or "error" in meta)
+
+    def own_settings(self, meta: dict[str, Any]) -> dict[str, Any]:
+        url = meta.get("url")
+        responses = isinstance(url, str) and url.endswith("/responses")
+        return {"model": meta.get("model"), "endpoint": "responses" if responses else "chat"}
+
+    def write_result(self, conversation: Conversation) -> dict[str, Any]:
+        """A result line as it was read, its answer written back from the messages."""
+        line = {k: v for k, v in conversation.meta.items() if k != "batch_error"}
+        response, messages = line.get("response"), list(conversation.messages)
+        if not messages or not isinstance(response, dict):
+            return line  # (a failure: its line holds no answer)
+        body = dict(response.get("body") or {})
+        if body.get("object") == "response":
+            body["output"] = write_request(messages)["input"]
+        else:
+            body = _with_choice(body, messages)
+        line["response"] = {**response, "body": body}
+        return line
+
+    def request(
+        self, custom_id: str, conversation: Conversation, number: int, settings: dict[str, Any]
+    ) -> dict[str, Any]:
         responses = settings["endpoint"] == "responses"
         fields = self.body_fields(
             conversation.meta, RESPONSES_FIELDS if responses else CHAT_FIELDS, number
@@ -174,3 +198,21 @@ class OpenAIBatchDialect(BatchDialect):
                 body["max_tokens"] = settings["max_tokens"]
         url = ENDPOINTS[settings["endpoint"]]
         return {"custom_id": custom_id, "method": "POST", "url": url, "body": body}
+
+
+def _with_choice(body: dict[str, Any], messages: list[Any]) -> dict[str, Any]:
+    """A chat completion's body with its first choice made again from its message (what
+    the reader took out of it: its fields in the message's response_metadata)."""
+    [written, *_] = OpenAIDialect().write_messages(messages[-1:])
+    said = messages[-1].response_metadata
+    choice = {"index": said.get("index", 0), "message": written}
+    choice.update({k: v for k, v in said.items() if k not in ("index", "model_name")})
+    choices = [choice, *(body.get("choices") or [])]
+    out: dict[str, Any] = {}
+    for key, value in body.items():
+        if key != "choices":
+            out[key] = value
+        if key == "model":  # where a completion has its choices
+            out["choices"] = choices
+    out.setdefault("choices", choices)
+    return out

@@ -141,13 +141,16 @@ PROCESSOR_MEDIA = frozenset(("image", "video", "audio"))
 
 def processor_media(part: dict[str, Any]) -> dict[str, Any] | None:
     """``{"type": "image", "image": URL or path}`` (``video``, ``audio`` the same; ``path``
-    for the reference too) as a standard media block, or None for any other part (a
+    for the reference too; the reference inside an object, ``{"image": {"url": URL}}``)
+    as a standard media block, or None for any other part (a
     standard block already, an Anthropic or Bedrock image, a bare placeholder)."""
     kind = part.get("type")
     if kind not in PROCESSOR_MEDIA or any(k in part for k in ("url", "base64", "source")):
         return None
-    key = kind if isinstance(part.get(kind), str) else "path"
+    key = kind if isinstance(part.get(kind), (str, dict)) else "path"
     value = part.get(key)
+    if isinstance(value, dict):  # {"image": {"url": ...}}: the reference inside
+        value = next((value[k] for k in ("url", "path") if isinstance(value.get(k), str)), None)
     if not isinstance(value, str):
         return None
     return media_reference(kind, value, {k: v for k, v in part.items() if k not in ("type", key)})

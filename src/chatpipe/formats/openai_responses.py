@@ -1,5 +1,6 @@
-"""The OpenAI Responses API: requests and responses (``input`` / ``output`` items) and their
-event streams."""
+"""The OpenAI Responses API: requests and responses (``input`` / ``output`` items) and the
+Conversations API's listed items (reading them: openai_responses_items.py; their event
+streams: openai_responses_stream.py)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ from .base import (
     Guess,
     Kept,
     Sample,
-    StreamDialect,
     dict_blocks,
 )
+from .openai_responses_items import conversation_from_response, messages_from_items
 
 _RESPONSE_ITEM_TYPES = frozenset(
     (
@@ -92,12 +93,12 @@ _REQUEST_KEYS = frozenset(
 
 
 def is_responses_response(value: Any) -> bool:
-    return isinstance(value, dict) and (
+    """A response: its ``output`` items (a record that kept a response's other fields
+    beside another dialect's messages, as chatpipe writes them, holds no output)."""
+    output = value.get("output") if isinstance(value, dict) else None
+    return isinstance(output, list) and (
         value.get("object") == "response"
-        or (
-            isinstance(value.get("output"), list)
-            and all(isinstance(i, dict) and "type" in i for i in value["output"])
-        )
+        or all(isinstance(i, dict) and "type" in i for i in output)
     )
 
 
@@ -142,175 +143,6 @@ def newest_first(items: list[dict[str, Any]]) -> bool:
     return answer and asked
 
 
-def _part_block(part: Any) -> Any:
-    """A Responses content part as a standard block; extras keep the rest."""
-    if not isinstance(part, dict):
-        return part
-    kind = part.get("type")
-    if kind in ("input_text", "output_text", "text"):
-        block: dict[str, Any] = {"type": "text", "text": part.get("text", "")}
-        rest = {k: v for k, v in part.items() if k not in ("type", "text")}
-        if rest.get("annotations") == []:
-            rest.pop("annotations")
-        if rest.get("logprobs") == []:
-            rest.pop("logprobs")
-        if kind != "input_text":
-            rest["source_type"] = kind
-        if rest:
-            block["extras"] = rest
-        return block
-    if kind == "input_image":
-        url = part.get("image_url")
-        block = (
-            {"type": "image", "url": url}
-            if url
-            else {"type": "image", "file_id": part.get("file_id")}
-        )
-        rest = {k: v for k, v in part.items() if k not in ("type", "image_url", "file_id")}
-        if rest:
-            block["extras"] = rest
-        return block
-    return {"type": "non_standard", "value": part}
-
-
-def messages_from_items(items: list[Any], instructions: Any = None) -> list[Any]:
-    """Responses items as messages: one assistant turn's reasoning, text and calls together."""
-    from ..model import AIMessage, HumanMessage, SystemMessage, ToolMessage
-
-    out: list[Any] = []
-    if instructions:
-        out.append(SystemMessage(instructions, additional_kwargs={"source": "instructions"}))
-    turn: dict[str, Any] | None = None  # the assistant turn being gathered
-
-    def close() -> None:
-        nonlocal turn
-        if turn is not None:
-            out.append(
-                AIMessage(
-                    turn["blocks"],
-                    tool_calls=turn["calls"],
-                    id=turn.get("id"),
-                    additional_kwargs=turn["kwargs"],
-                )
-            )
-            turn = None
-
-    def assistant() -> dict[str, Any]:
-        nonlocal turn
-        if turn is None:
-            turn = {"blocks": [], "calls": [], "kwargs": {}}
-        return turn
-
-    for item in items:
-        if isinstance(item, str):
-            close()
-            out.append(HumanMessage(item))
-            continue
-        kind = item.get("type", "message")
-        if kind == "message" and item.get("role") == "assistant":
-            current = assistant()
-            content = item.get("content")
-            parts = (
-                content if isinstance(content, list) else [{"type": "output_text", "text": content}]
-            )
-            for part in parts:
-                if isinstance(part, dict) and part.get("type") == "refusal":
-                    current["kwargs"]["refusal"] = part.get("refusal")
-                current["blocks"].append(_part_block(part))
-            current.setdefault("id", item.get("id"))
-            rest = {k: v for k, v in item.items() if k not in ("type", "role", "content", "id")}
-            if rest:
-                current["kwargs"].setdefault("items", []).append({"id": item.get("id"), **rest})
-        elif kind == "message":
-            close()
-            content = item.get("content")
-            content = [_part_block(p) for p in content] if isinstance(content, list) else content
-            role = item.get("role")
-            extra = {k: v for k, v in item.items() if k not in ("type", "role", "content")}
-            if role in ("system", "developer"):
-                kwargs = {"__openai_role__": "developer", **extra} if role == "developer" else extra
-                out.append(SystemMessage(content or "", additional_kwargs=kwargs))
-            else:
-                out.append(HumanMessage(content or "", additional_kwargs=extra))
-        elif kind == "reasoning":
-            summary = "".join(
-                s.get("text", "") for s in item.get("summary") or () if isinstance(s, dict)
-            )
-            extras = {k: v for k, v in item.items() if k not in ("type",)}
-            assistant()["blocks"].append(
-                {"type": "reasoning", "reasoning": summary, "extras": extras}
-            )
-        elif kind in ("function_call", "custom_tool_call"):
-            current = assistant()
-            if kind == "function_call":
-                from .openai import parse_arguments
-
-                args, _ = parse_arguments(item.get("arguments"))
-                args = args if isinstance(args, dict) else {"arguments": item.get("arguments")}
-            else:
-                args = {"input": item.get("input")}
-            current["calls"].append(
-                {"name": item.get("name") or "", "args": args, "id": item.get("call_id")}
-            )
-            current["kwargs"].setdefault("items", []).append(
-                {k: v for k, v in item.items() if k not in ("arguments", "input", "name")}
-            )
-        elif kind in ("function_call_output", "custom_tool_call_output"):
-            close()
-            output = item.get("output")
-            extra = {k: v for k, v in item.items() if k not in ("type", "call_id", "output")}
-            if kind != "function_call_output":
-                extra["type"] = kind
-            out.append(
-                ToolMessage(
-                    output if output is not None else "",
-                    tool_call_id=item.get("call_id") or "",
-                    additional_kwargs=extra,
-                )
-            )
-        else:  # built-in tools, item references: kept whole in the assistant turn
-            assistant()["blocks"].append({"type": "non_standard", "value": item})
-    close()
-    return out
-
-
-def _responses_usage(usage: Any) -> Any:
-    if not isinstance(usage, dict):
-        return None
-    out = {
-        "input_tokens": usage.get("input_tokens") or 0,
-        "output_tokens": usage.get("output_tokens") or 0,
-        "total_tokens": usage.get("total_tokens") or 0,
-    }
-    cached = (usage.get("input_tokens_details") or {}).get("cached_tokens")
-    reasoning = (usage.get("output_tokens_details") or {}).get("reasoning_tokens")
-    if cached:
-        out["input_token_details"] = {"cache_read": cached}
-    if reasoning:
-        out["output_token_details"] = {"reasoning": reasoning}
-    return out
-
-
-def conversation_from_response(value: dict[str, Any], location: Location) -> Conversation:
-    messages = messages_from_items(value.get("output") or [])
-    usage = _responses_usage(value.get("usage"))
-    for message in messages:
-        if message.type == "ai":
-            message.response_metadata = {
-                "id": value.get("id"),
-                "model_name": value.get("model"),
-                "status": value.get("status"),
-                "model_provider": "openai",
-            }
-            if message.id is None:
-                message.id = value.get("id")
-    ais = [m for m in messages if m.type == "ai"]
-    if ais and usage:
-        ais[-1].usage_metadata = usage
-    meta = {k: v for k, v in value.items() if k != "output"}
-    return Conversation(messages, meta, location)
-
-
 _FOREIGN_REASONING = Kept(
     "reasoning that is not a Responses reasoning item",
     "written as reasoning items of summary text, without the id and encrypted content the "
@@ -352,6 +184,8 @@ class ResponsesDialect(Dialect):
 
     def score(self, sample: Sample) -> Guess | None:
         first = sample.first
+        if isinstance(first, dict) and isinstance(first.get("messages"), list):
+            return None  # (a conversation of another dialect that kept a response's fields)
         if is_responses_response(first) or is_item_list(first):
             return Guess(LIKELY, CONVERSATIONS)
         if is_responses_request(first):
@@ -388,39 +222,6 @@ class ResponsesDialect(Dialect):
         from .openai_responses_writer import write_request
 
         return write_request(conversation.messages, conversation.meta)
-
-
-def is_responses_event(value: Any) -> bool:
-    return isinstance(value, dict) and str(value.get("type", "")).startswith("response.")
-
-
-class ResponsesStreamDialect(StreamDialect):
-    name = "openai-responses-stream"
-    description = "OpenAI Responses API stream events, one response per response.completed"
-    example = "openai_responses__pydanticai_stream_events_after_tool.jsonl"
-    stream = True
-
-    def is_stream_event(self, value: Any) -> bool:
-        return is_responses_event(value)
-
-    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
-        latest: dict[str, Any] | None = None
-        items: dict[int, Any] = {}
-        for value in values:
-            if not isinstance(value, dict):
-                continue
-            kind = value.get("type")
-            if kind in ("response.created", "response.in_progress"):
-                latest, items = value.get("response"), {}
-            elif kind == "response.output_item.done":
-                items[value.get("output_index", len(items))] = value.get("item")
-            elif kind in ("response.completed", "response.failed", "response.incomplete"):
-                yield conversation_from_response(value.get("response") or {}, location)
-                latest, items = None, {}
-        if latest is not None:  # a truncated capture: the items that finished
-            response = dict(latest)
-            response["output"] = [items[i] for i in sorted(items)]
-            yield conversation_from_response(response, location)
 
 
 def _listed_items(value: dict[str, Any], location: Location) -> Conversation:

@@ -1,7 +1,7 @@
 """Messages as OpenAI Responses API ``input`` items, with ``instructions`` from the system
 turn: what ``--to openai-responses`` writes, and the body of a ``/v1/responses`` batch line.
 
-The reader (openai_responses.py) gathers one assistant turn's items (reasoning, messages,
+The reader (openai_responses_items.py) gathers one assistant turn's items (reasoning, messages,
 function calls) into one AI message and keeps each item's own fields (ids, status) in
 ``additional_kwargs["items"]``; this writer gives those items back, so that a request
 chatpipe reads is written as the same request.

@@ -17,7 +17,7 @@ from ..model.chunk_merge import STREAM_IDENTITY_KEYS
 from ..model.chunks import add_ai_message_chunks
 from ..model.tool_calls import chunks_from_openai
 from .base import Conversation, StreamDialect
-from .openai import usage_from_openai
+from .openai import reasoning_parts, usage_from_openai
 
 
 def is_openai_chunk(value: Any) -> bool:
@@ -89,9 +89,30 @@ def assemble_openai(values: Iterable[dict[str, Any]]) -> Iterator[Any]:
 
 def _finish(total: AIMessageChunk, metadata: dict[str, Any]) -> Any:
     message = message_chunk_to_message(total)
+    if isinstance(message.content, list):  # (Mistral's thinking chunks, one a delta)
+        message.content = _joined(reasoning_parts(message.content))
     message.id = metadata.get("id")
     message.response_metadata = {**metadata, "model_provider": "openai"}
     return message
+
+
+def _joined(content: list[Any]) -> list[Any]:
+    """Content whose reasoning (and text) pieces, one a delta, are joined into one block
+    each, in order."""
+    joined: list[Any] = []
+    for part in content:
+        last = joined[-1] if joined else None
+        kind = part.get("type") if isinstance(part, dict) else None
+        if (
+            kind in ("reasoning", "text")
+            and isinstance(last, dict)
+            and last.get("type") == kind
+            and set(part) == set(last) == {"type", kind}
+        ):
+            joined[-1] = {"type": kind, kind: last[kind] + part[kind]}
+        else:
+            joined.append(part)
+    return joined
 
 
 class OpenAIStreamDialect(StreamDialect):

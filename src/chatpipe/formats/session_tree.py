@@ -11,7 +11,7 @@ turn of its own (a rewind: two prompts under one parent).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import DataError, Location
@@ -167,3 +167,35 @@ def live_index(branches: list[list[Node]], live: Node | None) -> int | None:
         if live is not None and any(n is live for n in nodes):
             return index
     return None
+
+
+def branches_from_last(
+    tree: Tree,
+    last: str | None,
+    absorbable: Callable[[Node, list[Node]], bool],
+    options: ReadOptions,
+    location: Location,
+) -> Iterator[tuple[list[Node], dict[str, Any] | None]]:
+    """The branches of a log that goes on from its last line, whatever that line is
+    (Qwen Code, Copilot CLI): the live branch ends at the last message on the path from
+    the line ``last`` to the root (the last message of the file when ``last`` is not in
+    the tree). Each branch comes with its ``branch`` field (None when there is nothing to
+    say: one branch, and not ``--branch all``)."""
+    from .exports import branch_meta
+
+    messages = [n for n in tree.order if n.is_message]
+    if not messages:
+        return
+    live = messages[-1]
+    if last is not None and last in tree.nodes:
+        on_path = [n for n in tree.walk(tree.nodes[last], location) if n.is_message]
+        live = on_path[-1] if on_path else live
+    branches, dropped = choose_branches(tree, live, absorbable, options, location)
+    active = live_index(branches, live) if len(branches) > 1 else None
+    for number, nodes in enumerate(branches):
+        leaf = [n.ident for n in nodes if n.is_message][-1:]
+        tip = leaf[-1] if leaf else None
+        meta = branch_meta(leaf, number, len(branches), dropped, tip, options)
+        if number == active:
+            meta["active"] = True  # the branch the session goes on in
+        yield nodes, meta if options.branch == "all" or dropped else None

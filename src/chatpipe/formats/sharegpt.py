@@ -198,6 +198,8 @@ class ShareGPTDialect(Dialect):
         turns = [t for m in messages for t in write_turns(m)]
         meta = dict(conversation.meta)
         chosen = meta.pop("chosen_turns", None)
+        if isinstance(chosen, int):  # (an operation may have left fewer turns: trim)
+            chosen = min(chosen, len(turns))
         if chosen == "text" and turns:  # read from a plain-text answer: written back so
             record["conversations"] = turns[:-1]
             record["chosen"] = turns[-1]["value"]

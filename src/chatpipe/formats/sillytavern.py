@@ -29,11 +29,14 @@ _FORMATS = ("%B %d, %Y %I:%M%p", "%B %d, %Y %I:%M %p", "%Y-%m-%d@%Hh%Mm%Ss", "%Y
 
 
 def is_header(value: Any) -> bool:
+    """A chat file's first line (a conversation that kept a header's fields beside its
+    messages, as chatpipe writes it, is no header: it holds its messages)."""
     return (
         isinstance(value, dict)
         and "user_name" in value
         and "character_name" in value
         and "mes" not in value
+        and not any(k in value for k in ("messages", "conversations", "contents", "input"))
     )
 
 

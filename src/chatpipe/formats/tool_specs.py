@@ -37,8 +37,8 @@ def _kind(tool: dict[str, Any]) -> tuple[str, Any]:
     """What a tool of a list is: ("function", its spec), ("gemini" | "anthropic" |
     "responses", its name) for a provider's built-in tool, or ("unknown", None)."""
     kind = tool.get("type")
-    if kind == "function" and isinstance(tool.get("function"), dict):
-        return "function", _spec(tool["function"])
+    if kind in ("function", None) and isinstance(tool.get("function"), dict):
+        return "function", _spec(tool["function"])  # (Mistral's requests leave type out)
     if kind in (None, "function", "custom") and isinstance(tool.get("name"), str):
         return "function", _spec(tool)
     if kind is None and tool and all(k in _GEMINI_BUILT_INS for k in tool):

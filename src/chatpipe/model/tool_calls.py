@@ -195,8 +195,10 @@ def normalize_usage(usage: Any) -> UsageMetadata | None:
 
 
 def _sum_ints(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
+    """Key by key, in a fixed order: the left's keys, then the right's new ones
+    (langchain-core walks a set, whose order changes from run to run with the hash seed)."""
     out: dict[str, Any] = {}
-    for key in {*left, *right}:
+    for key in [*left, *(k for k in right if k not in left)]:
         a, b = left.get(key, 0), right.get(key, 0)
         out[key] = _sum_ints(a or {}, b or {}) if isinstance(a or b, dict) else a + b
     return out

@@ -120,7 +120,7 @@ class ApproximateCounter(TokenCounter):
                         raise ValidationError("a text block without text cannot be counted")
                     chars += len(text)
                 else:
-                    chars += len(repr(block))
+                    chars += len(repr(readable(block)))
         if isinstance(message, AIMessage) and isinstance(content, str) and message.tool_calls:
             chars += len(repr(message.tool_calls))
         if isinstance(message, ToolMessage):
@@ -166,6 +166,39 @@ class ApproximateCounter(TokenCounter):
         ):
             total *= min(1.25, max(1.0, last_total / at_last_ai))
         return math.ceil(total)
+
+
+# what a provider hands back to itself and no model reads as text: encrypted reasoning, the
+# signatures of thinking and of Gemini's thoughts (a Codex session counted 2.2 times what
+# its template and tokenizer give with them in)
+OPAQUE = frozenset(
+    (
+        "encrypted_content",
+        "signature",
+        "thought_signature",
+        "thoughtSignature",
+        "thought_signatures",
+    )
+)
+
+
+def readable(value: Any) -> Any:
+    """A content block without its opaque payloads (``OPAQUE``, a redacted thinking
+    block's ``data``), as the approximate counter counts it; the block itself when it
+    holds none (langchain-core's count, character for character)."""
+    if isinstance(value, list):
+        items = [readable(item) for item in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if not isinstance(value, dict):
+        return value
+    redacted = value.get("type") == "redacted_thinking"
+    kept = {
+        key: readable(item)
+        for key, item in value.items()
+        if key not in OPAQUE and not (redacted and key == "data")
+    }
+    same = len(kept) == len(value) and all(kept[k] is value[k] for k in kept)
+    return value if same else kept
 
 
 def _tool_dict(tool: Any) -> dict[str, Any]:

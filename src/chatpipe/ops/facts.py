@@ -4,29 +4,32 @@ system turn or attachments. ``select``, ``grep``, ``sample`` and ``split`` ask h
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Iterator
 from typing import Any
 
 from ..errors import UsageError
-from ..model import AIMessage, AnyMessage, ChatMessage, Conversation, SystemMessage, ToolMessage
+from ..model import (
+    AIMessage,
+    AnyMessage,
+    ChatMessage,
+    Conversation,
+    SystemMessage,
+    ToolMessage,
+    dates,
+)
+from ..model.dates import parse_time as parse_time  # the dates users give, as sources'
+from ..model.media import MEDIA_KINDS
 
 # where the dialects keep a conversation's id (chatgpt/claude exports, OpenAI responses,
-# datasets), its title, and its creation time, in the order they are looked at
+# datasets) and its title, in the order they are looked at
 ID_KEYS = ("id", "uuid", "conversation_id", "session_id")
 TITLE_KEYS = ("title", "name", "summary")
-TIME_KEYS = ("create_time", "created_at", "createdAt", "created", "timestamp", "start_time")
 MODEL_KEYS = ("model", "default_model_slug", "model_slug", "model_name", "modelVersion")
-# per message: the exports' own fields, then response metadata and provider fields
-_MESSAGE_TIME_KEYS = ("create_time", "created_at", "timestamp", "created")
-_PROVIDERS = ("chatgpt", "claude")
 
 HAS = ("tool-calls", "images", "reasoning", "system", "attachments")
-_IMAGE_BLOCKS = frozenset(("image", "image_url", "input_image", "image_file"))
-_FILE_BLOCKS = frozenset(
-    ("file", "document", "text-plain", "input_file", "audio", "input_audio", "video")
-)
+_IMAGE_BLOCKS = frozenset(block for block, kind in MEDIA_KINDS.items() if kind == "image")
+_FILE_BLOCKS = frozenset(block for block, kind in MEDIA_KINDS.items() if kind != "image")
 _REASONING_BLOCKS = frozenset(("reasoning", "thinking", "redacted_thinking"))
 _CALL_BLOCKS = frozenset(("tool_use", "tool_call", "function_call", "server_tool_use"))
 _REASONING_KWARGS = ("reasoning_content", "reasoning", "reasoning_details")
@@ -77,38 +80,6 @@ def title(conversation: Conversation) -> str | None:
 
 # -- time -----------------------------------------------------------------------------
 
-_EPOCH = re.compile(r"[+-]?\d+(\.\d*)?")
-
-
-def parse_time(value: Any) -> float | None:
-    """Seconds since the epoch (UTC) of a time as sources and users write it: a number
-    (seconds, or milliseconds past the year 5138), an ISO 8601 date or date-time
-    (``2024-05-01``, ``2024-05-01T10:00:00Z``, ``2024-05-01 10:00+02:00``; without an
-    offset, UTC), or such a number as text. None for anything else."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        seconds = float(value)
-    elif isinstance(value, str):
-        text = value.strip()
-        if _EPOCH.fullmatch(text):
-            seconds = float(text)
-        else:
-            try:
-                parsed = dt.datetime.fromisoformat(
-                    text.replace("Z", "+00:00").replace("z", "+00:00")
-                )
-            except ValueError:
-                return None
-            if parsed.tzinfo is None:
-                parsed = parsed.replace(tzinfo=dt.timezone.utc)
-            return parsed.timestamp()
-    else:
-        return None
-    if seconds != seconds or seconds in (float("inf"), float("-inf")):
-        return None
-    return seconds / 1000 if abs(seconds) >= 1e11 else seconds
-
 
 def user_time(text: str, flag: str) -> float:
     """A date given on the command line, or a UsageError naming the flag."""
@@ -125,31 +96,8 @@ def user_time(text: str, flag: str) -> float:
 def created(conversation: Conversation, messages: list[AnyMessage]) -> float | None:
     """When the conversation was created (its record's time), or its first message was
     written (an export's message time, a log line's ``timestamp``); None when the source
-    says neither."""
-    meta = conversation.meta
-    for key in TIME_KEYS:
-        if key in meta:
-            seconds = parse_time(meta[key])
-            if seconds is not None:
-                return seconds
-    for message in messages[:1]:
-        for where in _message_places(message):
-            for key in _MESSAGE_TIME_KEYS:
-                if key in where:
-                    seconds = parse_time(where[key])
-                    if seconds is not None:
-                        return seconds
-    return None
-
-
-def _message_places(message: AnyMessage) -> Iterator[dict[str, Any]]:
-    kwargs = message.additional_kwargs
-    for provider in _PROVIDERS:
-        if isinstance(kwargs.get(provider), dict):
-            yield kwargs[provider]
-    yield kwargs
-    yield message.response_metadata
-    yield message.extra
+    says neither (model/dates.py: the one place that knows where each dialect keeps it)."""
+    return dates.created(conversation, messages)
 
 
 # -- models ---------------------------------------------------------------------------

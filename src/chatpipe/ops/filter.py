@@ -5,8 +5,8 @@ content blocks, not only its ``tool_use`` blocks (langchain-ai/langchain#36492).
 linear where langchain's is quadratic, and fixes what docs/langchain-differences.md
 lists: names and extra fields are kept, equal ``__openai_role__`` values are not doubled,
 invalid tool calls stay invalid, a string merged into an empty list is kept, and runs that
-cannot merge (different names, function names or chat roles; remove messages) stay
-separate instead of raising.
+cannot merge (different names, function names or chat roles; remove messages; metadata
+that langchain's rules cannot combine) stay separate instead of raising.
 """
 
 from __future__ import annotations
@@ -143,12 +143,38 @@ def iter_merge(
             run.append(message)
         else:
             if run:
-                yield _merge_run(run, chunk_separator)
+                yield from _merged(run, chunk_separator)
             run, name = [message], None
         if name is None:
             name = message.name
     if run:
-        yield _merge_run(run, chunk_separator)
+        yield from _merged(run, chunk_separator)
+
+
+class _Unmergeable(TypeError):
+    """additional_kwargs that langchain's merge rules cannot combine."""
+
+
+def _merged(run: list[AnyMessage], separator: str) -> Iterator[AnyMessage]:
+    """The run merged; where its messages' additional_kwargs hold what langchain's rules
+    cannot combine (a number under one key in two of them, as every message of a ChatGPT
+    export has its create_time), it is cut there and each piece merged: kept apart, as
+    runs that cannot merge are, instead of raising (issue #51)."""
+    try:
+        merged = _merge_run(run, separator)
+    except _Unmergeable:
+        pass
+    else:
+        yield merged
+        return
+    start, kwargs = 0, run[0].additional_kwargs
+    for index in range(1, len(run)):
+        try:
+            kwargs = merge_dicts(kwargs, run[index].additional_kwargs)
+        except TypeError:
+            yield _merge_run(run[start:index], separator)
+            start, kwargs = index, run[index].additional_kwargs
+    yield _merge_run(run[start:], separator)
 
 
 def _plain(cls: type) -> type:
@@ -222,9 +248,13 @@ def _merge_run(run: list[AnyMessage], separator: str) -> AnyMessage:
         if role is not None and kwargs.get("__openai_role__") == role:
             kwargs = {k: v for k, v in kwargs.items() if k != "__openai_role__"}
         extra_kwargs.append(kwargs)
+    try:
+        kwargs = merge_dicts(head.additional_kwargs, *extra_kwargs)
+    except TypeError as exc:
+        raise _Unmergeable(str(exc)) from None
     fields: dict[str, Any] = {
         "content": content.value(),
-        "additional_kwargs": merge_dicts(head.additional_kwargs, *extra_kwargs),
+        "additional_kwargs": kwargs,
         "response_metadata": dict(head.response_metadata),
         "name": next((m.name for m in run if m.name is not None), None),
         "id": head.id,

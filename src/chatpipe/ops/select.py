@@ -70,7 +70,13 @@ class Selector(Stateless):
         if c.title is not None:
             title = compile_regex(c.title, "--title", c.ignore_case)
             add(lambda conv, _m: title.search(facts.title(conv) or "") is not None)
-        for value, flag in ((c.min_messages, "--min-messages"), (c.max_messages, "--max-messages")):
+        counts = (
+            (c.min_messages, "--min-messages"),
+            (c.max_messages, "--max-messages"),
+            (c.min_tokens, "--min-tokens"),  # (-5 was taken, and matched nothing: #51)
+            (c.max_tokens, "--max-tokens"),
+        )
+        for value, flag in counts:
             if value is not None and value < 0:
                 raise UsageError(f"{flag} must be 0 or more, got {value}")
         if c.min_messages is not None:

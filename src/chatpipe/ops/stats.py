@@ -8,19 +8,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..model import AIMessage, AnyMessage
+from ..model.media import MEDIA_KINDS
 
-_MEDIA = {
-    "image": "images",
-    "image_url": "images",
-    "input_image": "images",
-    "audio": "audio",
-    "input_audio": "audio",
-    "video": "video",
-    "file": "files",
-    "input_file": "files",
-    "document": "files",
-    "text-plain": "files",
-}
+# each media block kind, as the field of the figures it counts in
+_FIELDS = {"image": "images", "audio": "audio", "video": "video", "file": "files"}
+_MEDIA = {block: _FIELDS[kind] for block, kind in MEDIA_KINDS.items()}
 FIELDS = ("messages", "tool_calls", "images", "audio", "video", "files", "characters", "tokens")
 
 

@@ -36,6 +36,7 @@ def run_in_parts(
     from ..io.shards import ShardFolder, ShardStreams
 
     parts = found.parts
+    run.reading.warnings.extend(found.warnings)
     extension = ".parquet" if parquet else ".jsonl"
     names: list[str] = []
     shards: list[str] = []
@@ -129,6 +130,7 @@ class Assembly:
         run.newest[0] += result.newest[0]
         run.newest[1] += result.newest[1]
         run.unanswered += result.unanswered
+        run.read += result.read
         if result.state is not None:  # what the operation gathered there (``PerPart``)
             run.job.operation.absorb(result.state, placed(before))
         data, start = result.data, 0
@@ -165,6 +167,8 @@ class Assembly:
         from .parts import Output
 
         run, target = self.run, self.run.target
+        if not self.logged:
+            run.read += 1  # the log: one conversation, read in ranges
         self.logged = True
         between = target.log_between() if self.written else b""
         if self.links is None:

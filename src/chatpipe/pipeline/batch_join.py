@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-import orjson
-
 from ..errors import DataError, Location
 from ..formats.batch import REQUESTS, RESULTS, BatchDialect
+from ..io.encode import dumps
+from ..io.json_numbers import loads
 from ..io.readers import read_records
 from ..io.records import BadRecord
 from ..io.sources import Source
@@ -79,12 +79,12 @@ class BatchJoin:
             if found is None:
                 yield dialect.unanswered(conversation)
                 continue
-            result = dialect.read_result(orjson.loads(found[0]), found[1])
+            result = dialect.read_result(loads(found[0]), found[1])
             yield dialect.join(conversation, result)
         inputs = self._files(dialect.name, REQUESTS)
         if inputs and spec == inputs[-1]:  # results no request of the run asked for
             for data, location in index.values():
-                yield dialect.read_result(orjson.loads(data), location)
+                yield dialect.read_result(loads(data), location)
             index.clear()
 
 
@@ -100,7 +100,10 @@ def _results(
                     errors.handle(record.error)
                 elif dialect.role(record.value) == RESULTS:
                     key = record.value.get("custom_id")
-                    index.setdefault(key, (orjson.dumps(record.value), record.location))
+                    if key in index:  # one request, one answer: a second is said, not joined
+                        errors.handle(_second(key, index[key][1], record.location))
+                        continue
+                    index[key] = (dumps(record.value), record.location)  # (ints past 64 bits)
                 else:
                     errors.handle(
                         DataError(
@@ -113,3 +116,12 @@ def _results(
             if source.stream is not None:
                 source.stream.close()
     return index
+
+
+def _second(key: Any, first: Location, location: Location) -> DataError:
+    return DataError(
+        f"a second result for custom_id {key!r} (the first is at {first})",
+        location,
+        hint="a batch's output holds one result a request: give each output file once, "
+        "or --on-error skip to join the first",
+    )

@@ -206,7 +206,9 @@ def _on_dask(
     refuse_once(found, "the dask engine's workers read files")
     if output_dir is None:
         job = settled(job, found)
-    workers = engine.jobs if engine.jobs > 1 else None
+    workers = None
+    if engine.scheduler is None:  # a local cluster: no more workers than parts, or cores
+        workers = _local_workers(engine.jobs, len(found.parts), say)
     with client(engine.scheduler, workers) as connected:
         mapper = DaskMapper(connected)
         run = Run(_second_pass(job, found, mapper), say=say)
@@ -238,6 +240,17 @@ def refuse_state(operation: Any, engine: Engine) -> None:
         "it in stateless(); to say how the parts' states merge, derive it from PerPart "
         "(docs/library.md); or run it in one process",
     )
+
+
+def _local_workers(jobs: int, parts: int, say: Note) -> int:
+    """The workers of a local cluster: ``--jobs N`` (two by default), but no more than the
+    processors this process may use (said, as for --jobs) or the parts to run (a worker
+    with no part to run is a process started for nothing: 40 asked for a one-line file)."""
+    asked = jobs if jobs > 1 else 2
+    usable = min(asked, _cores())
+    if usable < jobs:
+        say(f"--jobs {jobs}: this machine runs {usable} at once; using {usable} workers")
+    return max(1, min(usable, parts))
 
 
 def two_passes(operation: Any) -> bool:

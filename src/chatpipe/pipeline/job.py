@@ -109,6 +109,7 @@ class Run:
         # and the other branches left out (said once, at the end of a run)
         self.newest = [0, 0]
         self.unanswered = 0  # batch requests read with no answer (their ``batch_error``)
+        self.read = 0  # conversations read (none: the run says so)
 
     def note(self, text: str) -> None:
         """A warning of the target's: said, or kept for the part's result."""
@@ -151,9 +152,10 @@ class Run:
         return self.losses.watch(changed, start)
 
     def tallied(self, conversations: Iterable[Conversation]) -> Iterator[Conversation]:
-        """The conversations, the newest branches written among them counted."""
+        """The conversations, counted, and the newest branches written among them."""
         newest = self.newest
         for conversation in conversations:
+            self.read += 1
             branch = conversation.meta.get("branch")
             if type(branch) is dict and branch.get("chosen") == "newest":
                 newest[0] += 1

@@ -3,7 +3,8 @@ place): each read as a file of its own; one that holds no chat log (an image, a 
 an account's details beside an export's conversations) skipped and one that is empty (an
 export's `[]` files), each said under -v; a zip none
 of whose members is a chat log, an error. A member's conversations carry the files the
-zip holds beside them (an export's images), for the pages that show them."""
+zip holds beside them (an export's images), for the pages that show them. A zip inside
+the zip is not read, and said without -v: it may be what holds the chat logs."""
 
 from __future__ import annotations
 
@@ -62,6 +63,10 @@ class Members:
                 f"{archive.name}: {len(empty)} member{'s' if len(empty) != 1 else ''} empty, "
                 f"no conversations in {'them' if len(empty) != 1 else 'it'}: {listed}"
             )
+        nested = [member for member, kind in skipped if kind == NESTED_ZIP]
+        if nested and read_any:  # a zip inside: said without -v (it may hold the logs)
+            self.reading.warnings.append(nested_zips_said(archive.name, nested))
+            skipped = [(member, kind) for member, kind in skipped if kind != NESTED_ZIP]
         if not skipped:
             return
         said = _skipped_said(skipped)
@@ -90,6 +95,21 @@ def with_files(conversations: Iterator[Conversation], files: Any) -> Iterator[Co
         if files is not None:
             conversation.files = files
         yield conversation
+
+
+NESTED_ZIP = "a zip archive inside a zip"  # what io/readers.py calls a zip's member zip
+
+
+def nested_zips_said(archive: str, members: list[str], shown: int = 5) -> str:
+    """The warning for the zips inside a zip, which are not read."""
+    listed = ", ".join(members[:shown])
+    if len(members) > shown:
+        listed += f" and {len(members) - shown} more"
+    many = len(members) != 1
+    return (
+        f"warning: {archive}: {'zips' if many else 'a zip'} inside it not read: {listed} "
+        f"(unzip it and name the {'zips' if many else 'zip'} inside it)"
+    )
 
 
 def _skipped_said(skipped: list[tuple[str, str]], shown: int = 5) -> str:

@@ -59,6 +59,7 @@ class PartResult:
     losses: list[tuple[str, int, int | None]] = field(default_factory=list)
     newest: tuple[int, int] = (0, 0)
     unanswered: int = 0  # Run.unanswered's count (batch requests with no answer)
+    read: int = 0  # Run.read's count (conversations read)
     context: bool = False
     links: Any = None
     state: Any = None  # what the job's operation gathered in the part (``for_part``)
@@ -125,4 +126,5 @@ def finished(run: Any, result: PartResult, lines: int, conversations: int) -> Pa
     result.lines, result.conversations = lines, conversations
     result.newest = (run.newest[0], run.newest[1])
     result.unanswered = run.unanswered
+    result.read = run.read
     return result

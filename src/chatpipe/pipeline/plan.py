@@ -20,13 +20,14 @@ Inputs that can be read only once (stdin, a pipe) are not cut: ``Plan.once`` nam
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import ChatpipeError, Location, NotAChatLog, UsageError
 from ..io.ranges import expand, line_ranges
-from ..io.sources import Source, input_sources, is_url, open_input, split_member
+from ..io.sources import Source, display_path, input_sources, is_url, open_input, split_member
 
 LINES, ROWS, FILE, LOG = "lines", "rows", "file", "log"
 DEFAULT_BLOCKSIZE = 64 << 20  # bytes of input a part (Dask's own default for text)
@@ -71,6 +72,7 @@ class Plan:
     dialect: Any = None
     once: list[str] = field(default_factory=list)
     joined: bool = False
+    warnings: list[str] = field(default_factory=list)  # said without -v (a zip in a zip)
 
 
 def is_pipe(spec: str) -> bool:
@@ -162,14 +164,17 @@ def _member_parts(found: Plan, spec: str, sources: list[Source], forced: Any) ->
     of whose members is one is a part of its own, whose worker says so. Whether a batch
     file is among them."""
     from ..formats.batch import BatchDialect
+    from .members import NESTED_ZIP, nested_zips_said
     from .reading import detect_file
 
-    taken, batches = 0, False
+    taken, batches, nested = 0, False, []
     try:
         for source in sources:
             try:
                 detected = detect_file(source, forced)
-            except NotAChatLog:
+            except NotAChatLog as exc:
+                if exc.kind == NESTED_ZIP:
+                    nested.append(source.member)
                 continue
             except ChatpipeError:  # read by its part, which says what is wrong
                 detected = None
@@ -187,6 +192,8 @@ def _member_parts(found: Plan, spec: str, sources: list[Source], forced: Any) ->
         sources[0].archive.close()  # type: ignore[union-attr]
     if not taken:
         found.parts.append(Part(spec, FILE))
+    elif nested:
+        found.warnings.append(nested_zips_said(display_path(spec), nested))
     return batches
 
 
@@ -248,8 +255,12 @@ def shard_name(part: Part, extension: str) -> str:
     return stem + extension
 
 
+# control characters (C0, DEL, C1): never copied from a name into a shard's
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
 def _stem(spec: str) -> str:
-    base = os.path.basename(spec.rstrip("/")) or "part"
+    base = _CONTROLS.sub("_", os.path.basename(spec.rstrip("/"))) or "part"
     hidden = len(base) - len(base.lstrip("."))
     return base[:hidden] + base[hidden:].split(".", 1)[0]
 

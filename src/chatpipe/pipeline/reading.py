@@ -24,9 +24,11 @@ from ..formats.detect import (
     detect,
     is_message_list,
     refusal,
+    telling,
 )
 from ..formats.exports import ReadOptions
 from ..formats.registry import readable, reading_dialect
+from ..formats.shapes import checked
 from ..io.readers import read_records
 from ..io.records import BadRecord, Record
 from ..io.sources import Source, input_sources
@@ -67,6 +69,8 @@ class Reading:
         # what a run says under -v besides: the members of a zip that are not chat logs
         self.notes: list[str] = []
         self.empty: list[Source] = []  # sources that held nothing (a zip's `[]` members)
+        # what a run says without -v: the zips inside a zip, which are not read
+        self.warnings: list[str] = []
         # what the one source read was detected as before (a part's file): not detected again
         self.known = known
         self.current: Source | None = None  # the source being read
@@ -88,8 +92,8 @@ def read(
     """Conversations from every source in turn."""
     forced = reading_dialect(dialect)
     errors = errors or ErrorLog()
-    options = options or ReadOptions()
     reading = reading if reading is not None else Reading()
+    options = (options or ReadOptions()).hearing(reading.notes.append)  # (said under -v)
     specs = list(specs)
     # a batch's input and output files, given together (or in one zip), are joined
     # (batch_join.py): looked for only once a batch file is met
@@ -186,6 +190,11 @@ def _read_source(
         with shape_errors(dialect, first.location):
             for conversation in dialect.read_records(rest, first.location, options, errors.handle):
                 spelled = True
+                try:
+                    conversation = checked(conversation, errors.handle)
+                except ChatpipeError as exc:
+                    errors.handle(exc)  # (skipped: the conversation is left out, said)
+                    continue
                 yield conversation
         if not spelled:  # events of another kind (a --from that does not fit): not silence
             raise DataError(
@@ -275,7 +284,12 @@ def _conversation_records(
         if row_reader is not None:
             conversation = row_reader(dialect, record.value, record.location)
             if conversation is not None:
-                yield conversation
+                try:
+                    conversation = checked(conversation)
+                except ChatpipeError as exc:
+                    errors.handle(exc)
+                else:
+                    yield conversation
                 continue
         try:
             yield from conversations_of(dialect, record, options)
@@ -286,7 +300,8 @@ def _conversation_records(
 def conversations_of(dialect: Dialect, record: Record, options: ReadOptions) -> list[Conversation]:
     """The conversations one record holds (several for ``--branch all``)."""
     with shape_errors(dialect, record.location):
-        return list(dialect.read_conversations(record.value, record.location, options))
+        read = list(dialect.read_conversations(record.value, record.location, options))
+    return [checked(conversation) for conversation in read]
 
 
 def log_piece(
@@ -366,7 +381,9 @@ def open_records(
         at = (place.line, place.col)
         first = next((r for r in good if (r.location.line, r.location.col) == at), good[0])
         return dialect, shape, first, Records(window, records)
-    first = next((r for r in good if forced or _known(r.value)), good[0])
+    first = next((r for r in good if forced or telling(r.value)), None) or next(
+        (r for r in good if _known(r.value)), good[0]
+    )
     more = [r.value for r in good if r is not first]
     framed = source.container == "sse" or source.document is not None
     try:

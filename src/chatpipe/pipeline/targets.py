@@ -42,8 +42,11 @@ class ToDialect(Target):
         self.dialect = None if to is None else writing_dialect(to)
         if settings and (self.dialect is None or not self.dialect.takes_settings):
             flags = ", ".join("--" + k.replace("_", "-") for k in settings)
-            takers = [d.name for d in map(get_dialect, writable()) if d.takes_settings]
-            raise UsageError(f"{flags}: only --to {' and '.join(takers)} take it")
+            takers = [
+                d.name for d in map(get_dialect, writable()) if set(settings) <= {*d.settings_taken}
+            ]
+            named = " and ".join([", ".join(takers[:-1]), takers[-1]] if takers[1:] else takers)
+            raise UsageError(f"{flags}: only --to {named} take{'s' * (len(takers) == 1)} it")
         if self.dialect is not None and (settings or self.dialect.takes_settings):
             # what a writer asks for (a batch's --model...): a dialect of the run's own,
             # which numbers what it writes in order, so in one process
@@ -205,6 +208,7 @@ class Stats(Target):
         self.max_tokens = max_tokens
         self.each: list[dict[str, Any]] = []
         self.ids: list[Any] = []  # each conversation's id (None when it has none)
+        self.names: list[dict[str, Any]] = []  # each conversation's file and title
 
     def overall(self) -> dict[str, Any]:
         from ..ops.stats import overall_stats
@@ -249,6 +253,7 @@ class _Collected:
         stats = self.stats
         stats.each.append(figures)
         stats.ids.append(ident)
+        stats.names.append(named)
         if stats.rows:
             row = {"conversation": len(stats.each), **({"id": ident} if ident is not None else {})}
             row.update(named)

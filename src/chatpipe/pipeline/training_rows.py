@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..errors import ChatpipeError
+from ..io.encode import dumps
 from ..model import Conversation
 from .target import Target
 
@@ -87,7 +88,7 @@ class TokenRows(Target):
             row, made = self.row(conversation)
             if made.cut:
                 run.note(f"{_CUT}{made.cut}")
-            yield orjson.dumps(row)
+            yield dumps(row)
 
     def collect(self, run: Run, sink: Any) -> Any:
         return _Counted(self, sink) if self.packer is None else self._collect(run, sink)
@@ -108,7 +109,7 @@ class TokenRows(Target):
                 continue
             self.tally.add(made)
             if collected is None:
-                sink.line(orjson.dumps(row))
+                sink.line(dumps(row))  # (a row's own fields: integers past 64 bits too)
             else:
                 collected.add(row)
         if collected is not None:

@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import ChatpipeError
 from ..formats.base import ANYWHERE, shape_errors, turn_of
 from ..formats.rules import Problem
+from ..formats.shapes import checked
 from ..model import AnyMessage
 from ..ops.validate import StructureCheck, check_messages, conversation_problems, unreadable
 from .target import Target
@@ -118,16 +119,18 @@ def _validate_streamed(dialect, first, records, structure, max_tokens, counter, 
     bad: list[Problem] = []
     try:
         with shape_errors(dialect, first.location):
-            conversations = list(
-                dialect.read_records(
+            conversations = [
+                checked(conversation, lambda e: bad.append(unreadable(e)))
+                for conversation in dialect.read_records(
                     records, first.location, options, lambda e: bad.append(unreadable(e))
                 )
-            )
+            ]
     except ChatpipeError as exc:
         yield from bad
         yield unreadable(exc.located(first.location))
         return
     yield from bad
+    said = len(bad)
     if structure:
         # session logs put the context their agent adds where it came
         anywhere = dialect.system_messages == ANYWHERE
@@ -136,6 +139,8 @@ def _validate_streamed(dialect, first, records, structure, max_tokens, counter, 
             yield from check_messages(
                 _placed(conversation, where), where, max_tokens, counter, anywhere
             )
+            yield from bad[said:]  # messages of a shape past reading's, met as they passed
+            said = len(bad)
 
 
 def _placed(conversation: Any, where: Any) -> Iterator[tuple[AnyMessage, Any]]:

@@ -4,11 +4,14 @@ reasoning recap."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 
-from ..model import AnyMessage, Conversation
+from ..model import AnyMessage, Conversation, dates
+from ..model.dates import message_time as message_time  # a message's time, for the viewer
+from .commands import message_markup
 
 # an untitled conversation is called by the start of its first question, this long at most
 TITLE_LENGTH = 60
@@ -63,33 +66,35 @@ def message_model(message: AnyMessage) -> str:
     return str(model) if model else ""
 
 
-def message_time(message: AnyMessage) -> Any:
-    """When a message was written, as its export gives it (or None)."""
-    source = source_fields(message)
-    return source.get("create_time") or source.get("created_at") or source.get("timestamp")
-
-
 def _first_question(conversation: Conversation) -> str:
+    """The start of the first thing the person asked: a slash command as typed (Claude
+    Code's markup read), not a command's output or the context an agent adds."""
     for message in conversation.messages:
-        if message.type != "human":
-            continue
-        content = message.content
-        texts = (
-            [content]
-            if isinstance(content, str)
-            else [
-                b if isinstance(b, str) else str(b.get("text") or "")
-                for b in content
-                if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
-            ]
-        )
-        words = " ".join(" ".join(texts).split())
+        words = " ".join(_asked(message).split())
         if words:
             if len(words) <= TITLE_LENGTH:
                 return words
             cut = words[:TITLE_LENGTH].rsplit(" ", 1)[0] or words[:TITLE_LENGTH]
             return cut.rstrip(" ,.;:") + "…"
     return ""
+
+
+def _asked(message: AnyMessage) -> str:
+    from .sessions import session_fields
+
+    if message.type != "human" or session_fields(message).get("isMeta"):
+        return ""
+    markup = message_markup(message)
+    if markup is not None:
+        return markup.text if markup.kind == "command" else ""
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return " ".join(
+        b if isinstance(b, str) else str(b.get("text") or "")
+        for b in content
+        if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
+    )
 
 
 def conversation_title(conversation: Conversation, number: int) -> str:
@@ -110,29 +115,42 @@ def conversation_model(conversation: Conversation, messages: list[AnyMessage]) -
     return next((m for m in map(message_model, messages) if m), "")
 
 
-def conversation_times(conversation: Conversation) -> tuple[Any, Any]:
-    """(created, updated) as the conversation's export gives them, or its messages' first
-    and last times; None where nothing says."""
-    meta = conversation.meta
-    created = next(
-        (meta[k] for k in ("create_time", "created_at", "created", "timestamp") if meta.get(k)),
-        None,
-    )
-    updated = next((meta[k] for k in ("update_time", "updated_at") if meta.get(k)), None)
-    if created is None or updated is None:
-        times = [t for t in map(message_time, conversation.messages) if t]
-        created = created if created is not None else (times[0] if times else None)
-        updated = updated if updated is not None else (times[-1] if times else None)
-    return created, updated
+def conversation_times(conversation: Conversation) -> tuple[float | None, float | None]:
+    """(created, updated) in seconds since the epoch, as the conversation's record gives
+    them, or its messages' first and last times; None where nothing says."""
+    messages = conversation.messages
+    return dates.conversation_times(conversation, messages if isinstance(messages, list) else [])
 
 
 def conversation_date(conversation: Conversation, messages: list[AnyMessage]) -> str:
-    meta = conversation.meta
-    for key in ("create_time", "created_at", "created", "timestamp", "update_time"):
-        shown = when(meta.get(key))
-        if shown:
-            return shown
-    return next((t for t in (when(message_time(m)) for m in messages) if t), "")
+    """When the conversation was created, as ``YYYY-MM-DD HH:MM`` (UTC); '' when unknown."""
+    return when(dates.created(conversation, messages))
+
+
+# a collapsed tool call shows this much of its command or first argument
+CALL_GIST_LENGTH = 120
+# the arguments that say what a call does, in the order they are looked for
+_GIST_KEYS = ("command", "cmd", "input", "code", "file_path", "path", "pattern", "url", "query")
+
+
+def call_gist(args: Any) -> str:
+    """What a collapsed tool call shows of its arguments, on one line: the command it
+    runs (a shell tool's ``command``, code sent as ``input``) or the file, pattern or
+    address it works on, else its first text argument, else its first argument; '' when
+    it has none."""
+    if not isinstance(args, dict) or not args:
+        return ""
+    texts = [v for v in args.values() if isinstance(v, str) and v.strip()]
+    value = next(
+        (args[k] for k in _GIST_KEYS if isinstance(args.get(k), (str, list)) and args[k]),
+        texts[0] if texts else next(iter(args.values())),
+    )
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        value = " ".join(value)  # Codex's shell call: ["bash", "-lc", "..."]
+    if not isinstance(value, str):
+        value = json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(value[: CALL_GIST_LENGTH * 4].split())
+    return text if len(text) <= CALL_GIST_LENGTH else text[: CALL_GIST_LENGTH - 1] + "…"
 
 
 def size_text(size: Any) -> str:

@@ -11,7 +11,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
+from ..model.media import MEDIA_KINDS
+from ..model.reasoning import field_reasoning, has_reasoning_blocks
 from .artifacts import segments
+from .commands import Shown, message_markup
 from .facts import (
     attachments,
     conversation_model,
@@ -21,6 +24,7 @@ from .facts import (
     recap_text,
     size_text,
 )
+from .sessions import message_label
 
 # what a person calls each message type (the Markdown and HTML transcripts)
 LABELS = {
@@ -34,7 +38,13 @@ _TITLES = ("title", "name", "summary")
 # where an image an export zip holds is linked from, by its pointer (None: not held)
 Images = Callable[[Any], "str | None"] | None
 _ALT = re.compile(r"[\[\]\n]")  # what would end an image's alt text
-_MEDIA = ("audio", "video", "file", "text-plain", "input_audio", "document")
+
+
+def one_line(text: Any) -> str:
+    """A title, a name or an id as one line of a heading or a list item: its line breaks
+    (and every other run of white space) one space, so that the data cannot add headings,
+    rules or items of its own to the document."""
+    return " ".join(str(text).split())
 
 
 def _fence(text: str, language: str = "") -> str:
@@ -61,7 +71,8 @@ def _text(text: str, ai: bool) -> str:
             parts.append(_quote(f"*Reasoning:* {segment.text}"))
         else:
             ident = segment.attributes.get("identifier")
-            head = f"**{segment.title}**" + (f" (artifact `{ident}`)" if ident else "")
+            head = f"**{one_line(segment.title)}**"
+            head += f" (artifact `{one_line(ident)}`)" if ident else ""
             parts.append(f"{head}\n\n{_fence(segment.text, segment.language)}")
     return "\n\n".join(p for p in parts if p)
 
@@ -112,7 +123,7 @@ def _block(block: Any, names: dict[str, str], ai: bool, images: Images = None) -
     if kind in ("reasoning", "thinking"):
         text = str(block.get("reasoning") or block.get("thinking") or "")
         return _quote(text) if text else ""
-    if kind in ("image", "image_url", *_MEDIA):
+    if kind in MEDIA_KINDS:
         return _media(block, kind, names, images)
     if kind in ("tool_use", "server_tool_call"):
         args = block.get("input", block.get("args"))
@@ -130,24 +141,52 @@ def _block(block: Any, names: dict[str, str], ai: bool, images: Images = None) -
     return _fence(json.dumps(block, ensure_ascii=False, indent=2), "json")
 
 
+def _markup(shown: Shown) -> str:
+    """A command as code, its output fenced, a caveat as prose."""
+    if shown.kind == "command":
+        return f"`{shown.text}`" if "`" not in shown.text else f"`` {shown.text} ``"
+    if shown.kind == "caveat" or not shown.text:
+        return shown.text or "*(no output)*"
+    return _fence(shown.text)
+
+
+def _call_block(block: Any, calls: set[str]) -> bool:
+    return (
+        isinstance(block, dict)
+        and block.get("type") in ("tool_use", "tool_call", "function_call")
+        and block.get("id") in calls
+    )
+
+
 def message_markdown(message: AnyMessage, images: Images = None) -> str:
     """One turn as Markdown; ``images(pointer)``: where an image its conversation's zip
     holds is linked (a data URL, a file beside a note), or None."""
-    label = LABELS.get(message.type) or getattr(message, "role", message.type)
-    heading = f"### {label}"
+    label = (
+        message_label(message) or LABELS.get(message.type) or getattr(message, "role", message.type)
+    )
+    heading = f"### {one_line(label)}"
     if message.name:
-        heading += f" ({message.name})"
+        heading += f" ({one_line(message.name)})"
     if isinstance(message, ToolMessage):
-        heading += f" — result of `{message.tool_call_id}`"
+        heading += f" — result of `{one_line(message.tool_call_id)}`"
+        if message.status == "error":
+            heading += " (failed)"
     attached = list(attachments(message))
     names = {ident: name for name, _, ident in attached if ident}
     ai = isinstance(message, AIMessage)
     content = message.content
-    parts = (
-        [_text(content, ai)]
-        if isinstance(content, str)
-        else [_block(b, names, ai, images) for b in content]
-    )
+    # a tool_use block is written once, as the tool call it gives the message (below)
+    calls = {c["id"] for c in getattr(message, "tool_calls", ()) if c.get("id")}
+    markup = message_markup(message)  # Claude Code's tags for a slash command, its output
+    if markup is not None:
+        parts = [_markup(markup)]
+    elif isinstance(content, str):
+        parts = [_text(content, ai)]
+    else:
+        parts = [_block(b, names, ai, images) for b in content if not _call_block(b, calls)]
+    reasoning = field_reasoning(message)  # (DeepSeek's reasoning_content...: quoted first)
+    if reasoning and not has_reasoning_blocks(message):
+        parts.insert(0, _quote(reasoning))
     for name, detail, _ in attached:
         parts.append(f"*[attached: {name}{f' ({detail})' if detail else ''}]*")
     if isinstance(message, AIMessage):
@@ -162,12 +201,18 @@ def message_markdown(message: AnyMessage, images: Images = None) -> str:
     return f"{heading}\n\n{body}" if body else heading
 
 
-def conversation_facts(conversation: Conversation) -> dict[str, str]:
-    """id, created, updated (ISO 8601) and model of a conversation, those it has (what its
-    messages say only when they are a list: a log read as a stream is read once)."""
+def conversation_facts(
+    conversation: Conversation, ahead: list[AnyMessage] | None = None
+) -> dict[str, str]:
+    """id, created, updated (ISO 8601) and model of a conversation, those it has. A log
+    read as a stream is read once: of its messages, only those read ``ahead`` (up to its
+    first question) are asked, for its creation, not its last update."""
     meta = conversation.meta
-    held = conversation.messages if isinstance(conversation.messages, list) else []
+    whole = isinstance(conversation.messages, list)
+    held = conversation.messages if whole else (ahead or [])
     created, updated = conversation_times(conversation.with_messages(held))
+    if not whole:
+        updated = conversation_times(conversation.with_messages([]))[1]  # its record's
     facts = {
         "id": meta.get("id") or meta.get("uuid") or meta.get("conversation_id"),
         "created": iso(created) if created is not None else None,
@@ -177,20 +222,24 @@ def conversation_facts(conversation: Conversation) -> dict[str, str]:
     return {key: str(value) for key, value in facts.items() if value}
 
 
-def titled(conversation: Conversation, index: int) -> tuple[str, Conversation]:
-    """The conversation's title, and the conversation to read on: a stream's messages
-    up to its first question are read to name it, and given back in front."""
+def titled(conversation: Conversation, index: int) -> tuple[str, Conversation, list[AnyMessage]]:
+    """The conversation's title, the conversation to read on, and the messages read
+    ahead: a stream's messages up to its first question are read to name it, and given
+    back in front (all of them, as a list, when it holds no question)."""
     messages = conversation.messages
     if isinstance(messages, list) or any(conversation.meta.get(k) for k in _TITLES):
-        return conversation_title(conversation, index), conversation
+        return conversation_title(conversation, index), conversation, []
     messages = iter(messages)
     ahead = []
     for message in messages:
         ahead.append(message)
         if message.type == "human":
             break
+    else:
+        conversation = conversation.with_messages(ahead)
+        return conversation_title(conversation, index), conversation, ahead
     title = conversation_title(conversation.with_messages(ahead), index)
-    return title, conversation.with_messages(itertools.chain(ahead, messages))
+    return title, conversation.with_messages(itertools.chain(ahead, messages)), ahead
 
 
 def conversation_markdown_parts(
@@ -201,11 +250,11 @@ def conversation_markdown_parts(
     The images its zip holds are shown inline as data URLs, or where ``images`` says."""
     if images is None and conversation.files is not None:
         images = conversation.files.data_url
-    title, conversation = titled(conversation, index)
-    yield f"# {title}"
-    details = conversation_facts(conversation) if facts else {}
+    title, conversation, ahead = titled(conversation, index)
+    yield f"# {one_line(title)}"
+    details = conversation_facts(conversation, ahead) if facts else {}
     if details:
-        yield "\n\n" + "\n".join(f"- {key}: {value}" for key, value in details.items())
+        yield "\n\n" + "\n".join(f"- {key}: {one_line(value)}" for key, value in details.items())
     for message in conversation.messages:
         yield "\n\n" + message_markdown(message, images)
     yield "\n"

@@ -5,11 +5,13 @@ model, source); the images an export zip holds go into ``files/`` beside them.""
 
 from __future__ import annotations
 
-import json
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 from urllib.parse import quote
+
+import yaml
 
 from ..model import Conversation
 from .markdown import conversation_facts, conversation_markdown_parts, titled
@@ -45,12 +47,18 @@ def unique(stem: str, taken: set[str]) -> str:
 
 
 def front_matter(fields: dict[str, str]) -> str:
-    """YAML front matter: strings double-quoted (JSON's escapes are YAML's), dates bare."""
+    """YAML front matter: strings double-quoted by YAML's own writer (which escapes what
+    YAML reads otherwise: DEL, C1 controls, NEL and the line separators), dates bare."""
     lines = ["---"]
     for key, value in fields.items():
         bare = key in ("created", "updated") and re.fullmatch(r"[\dT:Z.+-]+", value)
-        lines.append(f"{key}: {value if bare else json.dumps(value, ensure_ascii=False)}")
+        lines.append(f"{key}: {value if bare else _quoted(value)}")
     return "\n".join(lines) + "\n---\n\n"
+
+
+def _quoted(value: str) -> str:
+    written = yaml.safe_dump(value, default_style='"', allow_unicode=True, width=math.inf)
+    return written.rstrip("\n")
 
 
 def notes(conversations: Iterable[Conversation]) -> Iterator[tuple[str, str | bytes]]:
@@ -61,7 +69,7 @@ def notes(conversations: Iterable[Conversation]) -> Iterator[tuple[str, str | by
     beside = Beside()
     for index, conversation in enumerate(conversations):
         conversation = conversation.with_messages(list(conversation.messages))
-        title, _ = titled(conversation, index)
+        title, _, _ = titled(conversation, index)
         facts = conversation_facts(conversation)
         fields = {"title": title, **facts}
         if conversation.location is not None:

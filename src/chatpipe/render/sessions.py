@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model import AnyMessage, Conversation
+from .commands import LABELS, command_markup, message_markup, without_escapes
 
 # where each session dialect keeps a message's own fields
 SOURCES = ("claude_code", "codex", "gemini_cli")
@@ -32,7 +33,8 @@ def message_label(message: AnyMessage) -> str | None:
         return "Summary (generated)"
     if fields.get("isMeta") or fields.get("context"):
         return "Context"
-    return None
+    markup = message_markup(message)
+    return LABELS[markup.kind] if markup is not None else None
 
 
 def notes_before(conversation: Conversation, index: int) -> list[dict[str, Any]]:
@@ -77,6 +79,12 @@ def note_text(note: dict[str, Any]) -> str:
     if kind == "session_meta":
         return f"Session {note.get('id') or ''} (recorded again)".replace("  ", " ")
     text = _text(note)
+    markup = command_markup(note.get("content")) if kind == "local_command" else None
+    if markup is not None:  # a slash command, or what it printed
+        shown = " ".join(markup.text.split())
+        return f"{LABELS[markup.kind]}: {shown}" if shown else LABELS[markup.kind]
+    if kind == "local_command":
+        text = without_escapes(text)
     label = {"api_error": "API error", "local_command": "Command", "stop_hook_summary": "Hooks"}
     name = label.get(kind, kind.replace("_", " ").capitalize())
     return f"{name}: {text}" if text else name

@@ -66,6 +66,21 @@ def json_list_file(path: str | None, flag: str) -> list[Any] | None:
     return data
 
 
+def template_source(chat_template: str | None, tokenizer: str | None) -> str:
+    """The chat template ``chatpipe template`` renders: --chat-template's, else that of the
+    model --tokenizer names (a model directory, a cached model id, or the folder of its
+    tokenizer.json), as ``chatpipe tokenize`` takes it."""
+    if chat_template is not None:
+        return chat_template
+    if tokenizer is None:
+        raise UsageError(
+            "template needs --chat-template SOURCE",
+            hint="a chat_template.jinja, a tokenizer_config.json, a model directory or a "
+            "cached model id; or --tokenizer MODEL, whose own chat template it takes",
+        )
+    return os.path.dirname(tokenizer) or "." if os.path.isfile(tokenizer) else tokenizer
+
+
 def chat_template_from_options(
     source: str,
     name: str | None = None,

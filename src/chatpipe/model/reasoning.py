@@ -1,0 +1,34 @@
+"""Reasoning that readers keep as a message's field rather than as content blocks: the
+``reasoning_content`` of DeepSeek, vLLM and Ollama's OpenAI endpoint, OpenRouter's
+``reasoning`` and ``reasoning_details``; what writers and transcripts take it from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+FIELDS = ("reasoning_content", "reasoning", "reasoning_details")
+
+
+def field_reasoning(message: Any) -> str:
+    """The text of a message's reasoning fields (the first that holds any), or ""."""
+    kept = getattr(message, "additional_kwargs", None) or {}
+    for key in FIELDS:
+        value = kept.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+        if isinstance(value, list):  # OpenRouter's details: texts and summaries
+            texts = [
+                d.get("text") or d.get("summary")
+                for d in value
+                if isinstance(d, dict) and isinstance(d.get("text") or d.get("summary"), str)
+            ]
+            if any(t.strip() for t in texts):
+                return "\n\n".join(texts)
+    return ""
+
+
+def has_reasoning_blocks(message: Any) -> bool:
+    content = getattr(message, "content", None)
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") in ("reasoning", "thinking") for b in content
+    )

@@ -1,0 +1,637 @@
+"""Provider APIs' own records and the datasets of issue 49, read with nothing lost: Bedrock
+Converse, Cohere v2, Mistral's chunk lists, Ollama's /api/chat, verl and TRL rows, ms-swift
+rows; and the Bedrock Converse and Ollama requests chatpipe writes. Every check compares
+with the file's own texts, taken from the file here, not with chatpipe's earlier output."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from chatpipe.cli import app
+from chatpipe.formats.detect import detect
+from chatpipe.pipeline.reading import read
+from conftest import FIXTURES
+
+runner = CliRunner()
+
+
+def run(*args, input=None):
+    result = runner.invoke(app, [str(a) for a in args], input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def load(name):
+    return json.loads((FIXTURES / name).read_text("utf-8"))
+
+
+def lines(name):
+    text = (FIXTURES / name).read_text("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def conversations(name):
+    found = list(read([str(FIXTURES / name)]))
+    for conversation in found:
+        conversation.messages = list(conversation.messages)
+    return found
+
+
+def blocks(message, kind):
+    content = message.content
+    return (
+        [b for b in content if isinstance(b, dict) and b.get("type") == kind]
+        if isinstance(content, list)
+        else []
+    )
+
+
+def texts(message):
+    if isinstance(message.content, str):
+        return [message.content] if message.content else []
+    return [b["text"] for b in blocks(message, "text")]
+
+
+def reasonings(message):
+    return [b["reasoning"] for b in blocks(message, "reasoning")]
+
+
+# -- Bedrock Converse ---------------------------------------------------------------------
+
+
+def bedrock_texts(content, key):
+    return [b[key] for b in content if key in b]
+
+
+def test_a_bedrock_request_gives_its_reasoning_calls_and_tool_results():
+    name = "bedrock_converse__pydanticai_req_reasoning_tool_use_tool_result.json"
+    request = load(name)
+    (conversation,) = conversations(name)
+    user, assistant, result = request["messages"]
+    human, ai, tool = conversation.messages
+    assert human.type == "human" and texts(human) == bedrock_texts(user["content"], "text")
+    thought = assistant["content"][0]["reasoningContent"]["reasoningText"]
+    [reasoning] = blocks(ai, "reasoning")
+    assert (reasoning["reasoning"], reasoning["extras"]["signature"]) == (
+        thought["text"],
+        thought["signature"],
+    )
+    assert texts(ai) == bedrock_texts(assistant["content"], "text")
+    use = assistant["content"][2]["toolUse"]
+    assert ai.tool_calls == [
+        {"name": use["name"], "args": use["input"], "id": use["toolUseId"], "type": "tool_call"}
+    ]
+    answer = result["content"][0]["toolResult"]
+    assert (tool.type, tool.tool_call_id, tool.status) == ("tool", answer["toolUseId"], "success")
+    assert tool.content == answer["content"][0]["text"]
+    # the tools are the conversation's, as every writer knows them
+    spec = request["toolConfig"]["tools"][0]["toolSpec"]
+    assert conversation.meta["tools"] == [
+        {
+            "type": "function",
+            "function": {"name": spec["name"], "parameters": spec["inputSchema"]["json"]},
+        }
+    ]
+    assert (
+        conversation.meta["additionalModelRequestFields"]
+        == (request["additionalModelRequestFields"])
+    )
+
+
+def test_bedrock_documents_and_a_system_cache_point_are_kept():
+    name = "bedrock_converse__pydanticai_req_two_pdf_documents.json"
+    request = load(name)
+    (conversation,) = conversations(name)
+    documents = [
+        b["document"] for m in request["messages"] for b in m["content"] if "document" in b
+    ]
+    files = [b for m in conversation.messages for b in blocks(m, "file")]
+    assert [(f["base64"], f["mime_type"], f["extras"]["filename"]) for f in files] == [
+        (d["source"]["bytes"], "application/pdf", d["name"]) for d in documents
+    ]
+    said = [t for m in request["messages"] for t in bedrock_texts(m["content"], "text")]
+    assert [t for m in conversation.messages for t in texts(m)] == said
+
+    name = "bedrock_converse__pydanticai_req_system_cache_point.json"
+    request = load(name)
+    (conversation,) = conversations(name)
+    system = conversation.messages[0]
+    [text] = blocks(system, "text")
+    assert text["text"] == request["system"][0]["text"]
+    assert text["extras"]["cachePoint"] == request["system"][1]["cachePoint"]
+    # and written back where it stood
+    code, out, _ = run("convert", FIXTURES / name, "--to", "bedrock-converse")
+    assert code == 0 and json.loads(out)["system"] == request["system"]
+
+
+def test_a_bedrock_response_gives_its_stop_reason_and_usage():
+    name = "bedrock_converse__pydanticai_resp_reasoning_text_tool_use.json"
+    response = load(name)
+    (conversation,) = conversations(name)
+    [ai] = conversation.messages
+    content = response["output"]["message"]["content"]
+    assert reasonings(ai) == [content[0]["reasoningContent"]["reasoningText"]["text"]]
+    assert texts(ai) == [content[1]["text"]]
+    assert [c["id"] for c in ai.tool_calls] == [content[2]["toolUse"]["toolUseId"]]
+    assert ai.response_metadata["stopReason"] == response["stopReason"] == "tool_use"
+    usage = response["usage"]
+    assert ai.usage_metadata["output_tokens"] == usage["outputTokens"]
+    assert ai.usage_metadata["total_tokens"] == usage["totalTokens"]
+
+
+def test_bedrock_stream_events_are_joined_in_either_form():
+    name = "bedrock_converse__vercel_stream_reasoning_events.jsonl"
+    events = lines(name)
+    deltas = [e["contentBlockDelta"]["delta"] for e in events if "contentBlockDelta" in e]
+    thought = "".join(
+        d["reasoningContent"].get("text", "") for d in deltas if "reasoningContent" in d
+    )
+    signature = next(
+        d["reasoningContent"]["signature"]
+        for d in deltas
+        if "signature" in d.get("reasoningContent", {})
+    )
+    said = "".join(d["text"] for d in deltas if "text" in d)
+    (conversation,) = conversations(name)
+    [ai] = conversation.messages
+    assert reasonings(ai) == [thought] and texts(ai) == [said]
+    assert blocks(ai, "reasoning")[0]["extras"]["signature"] == signature
+    stop = next(e["messageStop"] for e in events if "messageStop" in e)
+    assert ai.response_metadata["stopReason"] == stop["stopReason"]
+    assert ai.usage_metadata["output_tokens"] == events[-1]["metadata"]["usage"]["outputTokens"]
+
+    name = "bedrock_converse__pydanticai_stream_aws_frames_nova.jsonl"
+    frames = lines(name)
+    said = "".join(
+        f["payload"]["delta"].get("text", "")
+        for f in frames
+        if f["headers"][":event-type"] == "contentBlockDelta"
+    )
+    (conversation,) = conversations(name)
+    [ai] = conversation.messages
+    assert texts(ai) == [said] and "p" not in ai.response_metadata
+
+
+def test_a_tool_the_service_ran_and_redacted_reasoning_are_the_answers_blocks():
+    name = "bedrock_converse__pydanticai_req_code_interpreter_system_tool.json"
+    request = load(name)
+    (conversation,) = conversations(name)
+    turn = request["messages"][1]["content"]
+    ai = conversation.messages[2]
+    [ran] = blocks(ai, "server_tool_call")
+    [result] = blocks(ai, "server_tool_result")
+    assert (ran["id"], ran["name"], ran["args"]) == (
+        turn[0]["toolUse"]["toolUseId"],
+        turn[0]["toolUse"]["name"],
+        turn[0]["toolUse"]["input"],
+    )
+    assert (result["tool_call_id"], result["output"]) == (
+        turn[1]["toolResult"]["toolUseId"],
+        turn[1]["toolResult"]["content"],
+    )
+    assert [c["id"] for c in ai.tool_calls] == [turn[2]["toolUse"]["toolUseId"]]
+    assert conversation.meta["toolConfig"]["tools"] == request["toolConfig"]["tools"][1:]
+
+    name = "bedrock_converse__pydanticai_resp_redacted_reasoning.json"
+    response = load(name)
+    [ai] = conversations(name)[0].messages
+    hidden = response["output"]["message"]["content"][0]["reasoningContent"]["redactedContent"]
+    assert blocks(ai, "redacted_thinking") == [{"type": "redacted_thinking", "data": hidden}]
+
+
+def test_a_bedrock_request_written_back_is_the_request():
+    for name in (
+        "bedrock_converse__pydanticai_req_reasoning_tool_use_tool_result.json",
+        "bedrock_converse__pydanticai_req_two_pdf_documents.json",
+        "bedrock_converse__pydanticai_req_code_interpreter_system_tool.json",
+        "bedrock_converse__pydanticai_req_tool_results_then_images.json",
+    ):
+        request = load(name)
+        code, out, err = run("convert", FIXTURES / name, "--to", "bedrock-converse")
+        assert (code, err) == (0, "")
+        written = json.loads(out)
+        assert written["messages"] == request["messages"]
+        assert written.get("system") == (request.get("system") or None)
+        assert written.get("toolConfig") == request.get("toolConfig")
+
+
+# -- Cohere v2 ----------------------------------------------------------------------------
+
+
+def test_cohere_responses_give_thinking_tool_plans_calls_and_citations():
+    name = "cohere__vercel_resp_reasoning_thinking_part.json"
+    response = load(name)
+    [ai] = conversations(name)[0].messages
+    parts = response["message"]["content"]
+    assert reasonings(ai) == [p["thinking"] for p in parts if p["type"] == "thinking"]
+    assert texts(ai) == [p["text"] for p in parts if p["type"] == "text"]
+    assert ai.response_metadata["finish_reason"] == response["finish_reason"]
+    assert ai.usage_metadata["input_tokens"] == response["usage"]["tokens"]["input_tokens"]
+    assert ai.usage_metadata["input_token_details"] == {
+        "cache_read": response["usage"]["cached_tokens"]
+    }
+
+    name = "cohere__vercel_resp_tool_plan_tool_calls.json"
+    response = load(name)
+    [ai] = conversations(name)[0].messages
+    assert reasonings(ai) == [response["message"]["tool_plan"]]
+    assert [(c["id"], c["name"], c["args"]) for c in ai.tool_calls] == [
+        (c["id"], c["function"]["name"], json.loads(c["function"]["arguments"]))
+        for c in response["message"]["tool_calls"]
+    ]
+
+    name = "cohere__vercel_resp_document_citations.json"
+    response = load(name)
+    [ai] = conversations(name)[0].messages
+    assert ai.response_metadata["citations"] == response["message"]["citations"]
+
+
+def test_cohere_streams_are_joined():
+    name = "cohere__vercel_stream_tool_plan_tool_calls.jsonl"
+    events = lines(name)
+    plan = "".join(
+        e["delta"]["message"]["tool_plan"] for e in events if e["type"] == "tool-plan-delta"
+    )
+    arguments: dict = {}
+    for event in events:
+        if event["type"] in ("tool-call-start", "tool-call-delta"):
+            piece = event["delta"]["message"]["tool_calls"]["function"]["arguments"]
+            arguments[event["index"]] = arguments.get(event["index"], "") + piece
+    [ai] = conversations(name)[0].messages
+    assert reasonings(ai) == [plan]
+    assert [c["args"] for c in ai.tool_calls] == [
+        json.loads(a) for _, a in sorted(arguments.items())
+    ]
+    assert ai.response_metadata["finish_reason"] == events[-1]["delta"]["finish_reason"]
+
+    name = "cohere__vercel_stream_reasoning_events.jsonl"
+    events = lines(name)
+    pieces = [e["delta"]["message"]["content"] for e in events if e["type"] == "content-delta"]
+    [ai] = conversations(name)[0].messages
+    assert reasonings(ai) == ["".join(p.get("thinking", "") for p in pieces)]
+    assert texts(ai) == ["".join(p.get("text", "") for p in pieces)]
+
+
+def test_thinking_parts_of_openai_shaped_requests_are_reasoning_not_anthropic():
+    # Cohere's unsigned thinking parts, Mistral's thinking chunk lists: OpenAI's shape,
+    # reasoning as reasoning
+    name = "cohere__pydanticai_req_thinking_history.json"
+    request = load(name)
+    assert detect(request)[0].name == "openai"
+    ai = conversations(name)[0].messages[1]
+    parts = request["messages"][1]["content"]
+    assert reasonings(ai) == [p["thinking"] for p in parts if p["type"] == "thinking"]
+    assert texts(ai) == [p["text"] for p in parts if p["type"] == "text"]
+
+    name = "mistral__pydanticai_req_thinking_chunk_lists.json"
+    request = load(name)
+    assert detect(request)[0].name == "openai"
+    ai = conversations(name)[0].messages[1]
+    parts = request["messages"][1]["content"]
+    chunks = [c["text"] for p in parts if p["type"] == "thinking" for c in p["thinking"]]
+    assert len(chunks) == 3 and reasonings(ai) == chunks
+    assert texts(ai) == [p["text"] for p in parts if p["type"] == "text"]
+
+
+def test_a_mistral_stream_joins_its_thinking_chunks():
+    name = "mistral__vercel_stream_magistral_thinking_chunks.jsonl"
+    chunks = lines(name)
+    thought, said = "", ""
+    for chunk in chunks:
+        for part in chunk["choices"][0]["delta"].get("content") or ():
+            if part["type"] == "thinking":
+                thought += "".join(t["text"] for t in part["thinking"])
+            else:
+                said += part["text"]
+    [ai] = conversations(name)[0].messages
+    assert reasonings(ai) == [thought] and texts(ai) == [said]
+
+
+# -- Ollama -------------------------------------------------------------------------------
+
+
+def test_an_ollama_response_gives_thinking_calls_and_counts():
+    name = "ollama__ollama-bash-lib_thinking_tool_call_response.json"
+    response = load(name)
+    [ai] = conversations(name)[0].messages
+    assert reasonings(ai) == [response["message"]["thinking"]]
+    call = response["message"]["tool_calls"][0]["function"]
+    assert [(c["name"], c["args"]) for c in ai.tool_calls] == [(call["name"], call["arguments"])]
+    assert ai.tool_calls[0]["id"]  # (Ollama gives none: one made, stable)
+    assert ai.usage_metadata["input_tokens"] == response["prompt_eval_count"]
+    assert ai.usage_metadata["output_tokens"] == response["eval_count"]
+
+
+def test_an_ollama_stream_is_joined_to_its_done_line():
+    name = "ollama__semantic-kernel_chat_stream.jsonl"
+    chunks = lines(name)
+    [ai] = conversations(name)[0].messages
+    assert ai.content == "".join(c["message"]["content"] for c in chunks)
+    assert ai.response_metadata["done_reason"] == chunks[-1]["done_reason"]
+    assert ai.usage_metadata["output_tokens"] == chunks[-1]["eval_count"]
+
+
+def test_ollama_requests_give_images_thinking_and_tools_by_name():
+    name = "ollama__documented_chat_requests_history_images_tools_thinking.jsonl"
+    requests = lines(name)
+    found = conversations(name)
+    assert len(found) == len(requests)
+    [image] = blocks(found[1].messages[0], "image")
+    assert (image["base64"], image["mime_type"]) == (
+        requests[1]["messages"][0]["images"][0],
+        "image/png",
+    )
+    exchange = requests[4]["messages"]
+    _, _, ai, tool, last = found[4].messages
+    assert reasonings(ai) == [exchange[2]["thinking"]]
+    assert tool.name == exchange[3]["tool_name"] and tool.tool_call_id == ai.tool_calls[0]["id"]
+    assert reasonings(last) == [exchange[4]["thinking"]] and texts(last) == [exchange[4]["content"]]
+    assert found[4].meta["think"] is True and found[2].meta["options"] == requests[2]["options"]
+
+
+def test_ollama_requests_written_back_are_the_requests():
+    name = "ollama__documented_chat_requests_history_images_tools_thinking.jsonl"
+    code, out, err = run("convert", FIXTURES / name, "--to", "ollama")
+    assert code == 0
+    written = [json.loads(line) for line in out.splitlines()]
+    given = [{k: v for k, v in r.items() if k != "stream"} for r in lines(name)]
+    assert written == given
+    # the stream settings the sender chooses are left out, and said
+    assert "ollama cannot hold streaming settings" in err
+
+
+# -- datasets -----------------------------------------------------------------------------
+
+
+def test_a_verl_row_is_its_prompt_with_the_rows_fields():
+    name = "verl__verl-pr3489_gsm8k_tool_agent_rows.jsonl"
+    rows = lines(name)
+    found = conversations(name)
+    assert [[(m.type, m.content) for m in c.messages] for c in found] == [
+        [({"system": "system", "user": "human"}[m["role"]], m["content"]) for m in row["prompt"]]
+        for row in rows
+    ]
+    assert found[0].meta["reward_model"] == rows[0]["reward_model"]
+    assert found[0].meta["extra_info"] == rows[0]["extra_info"]
+
+
+def test_trl_image_parts_stand_for_the_rows_images():
+    name = "hf_messages__documented_trl_image_index_parts.jsonl"
+    rows = lines(name)
+    found = conversations(name)
+    first = [b for m in found[0].messages for b in blocks(m, "image")]
+    assert [b["url"] for b in first] == rows[0]["images"]
+    assert "images" not in found[0].meta  # (every image stands in a message)
+    [image] = blocks(found[1].messages[0], "image")
+    assert image["base64"] == rows[1]["images"][0]["bytes"]
+    # a prompt-completion row, its image part with no index: the row's next image
+    human, ai = found[2].messages
+    assert [b["url"] for b in blocks(human, "image")] == rows[2]["images"]
+    assert texts(ai) == [rows[2]["completion"][0]["content"][0]["text"]]
+
+
+def test_an_image_object_with_a_url_is_an_image_openai_writes():
+    name = "hf_messages__documented_image_object_url.jsonl"
+    rows = lines(name)
+    code, out, err = run("convert", FIXTURES / name, "--to", "openai")
+    assert code == 0, err
+    written = [json.loads(line) for line in out.splitlines()]
+    url = rows[0]["messages"][0]["content"][0]["image"]["url"]
+    assert written[0]["messages"][0]["content"][0] == {
+        "type": "image_url",
+        "image_url": {"url": url},
+    }
+    data_url = rows[1]["messages"][0]["content"][1]["image"]["url"]
+    assert written[1]["messages"][0]["content"][1]["image_url"]["url"] == data_url
+
+
+def test_ms_swift_rows_are_read_and_written_back():
+    name = "ms_swift__ms-swift_query_response_history.jsonl"
+    rows = lines(name)
+    found = conversations(name)
+    for row, conversation in zip(rows, found, strict=True):
+        said = [row["system"]] if "system" in row else []
+        for prompt, answer in row.get("history") or ():
+            said += [prompt, answer]
+        said += [row["query"], row["response"]]
+        assert [m.content for m in conversation.messages] == said
+    code, out, _ = run("convert", FIXTURES / name, "--to", "ms-swift")
+    assert code == 0
+    assert [json.loads(line) for line in out.splitlines()] == rows
+
+
+# -- leftovers ----------------------------------------------------------------------------
+
+
+def test_a_claude_code_session_with_no_parent_links_is_read_in_file_order():
+    name = "claude_code__derived_lines_without_parent_uuid.jsonl"
+    linked = "claude_code__entire_2026_compaction_lines18_44.jsonl"
+    code, out, err = run("convert", FIXTURES / name, "--to", "openai")
+    assert code == 0
+    # the messages the session's linked lines give (each keeps its line's envelope, which
+    # there holds the links)
+    _, same, said = run("convert", FIXTURES / linked, "--to", "openai")
+
+    def turns(written):
+        return [{k: v for k, v in m.items() if k != "claude_code"} for m in written["messages"]]
+
+    assert turns(json.loads(out)) == turns(json.loads(same)) and err == said
+    # and every prompt the file holds is there, in its order
+    typed = [
+        line["message"]["content"]
+        for line in lines(name)
+        if line["type"] == "user" and isinstance(line["message"]["content"], str)
+    ]
+    written = [m["content"] for m in json.loads(out)["messages"] if m["role"] in ("user", "system")]
+    assert typed and [t for t in written if t in typed] == typed
+
+
+def test_an_anthropic_image_without_its_media_type_is_typed_by_its_bytes():
+    name = "anthropic_messages__derived_image_base64_without_media_type.json"
+    request = load(name)
+    data = next(
+        b["source"]["data"]
+        for m in request["messages"]
+        for b in m["content"]
+        if b.get("type") == "image"
+    )
+    code, out, err = run("convert", FIXTURES / name, "--to", "openai")
+    assert (code, err) == (0, "")
+    assert f"data:image/jpeg;base64,{data}" in out
+
+
+def test_reasoning_kept_in_a_field_is_shown_or_said():
+    name = "openai_stream__vercel_xai_reasoning_content_tool_call_trimmed.jsonl"
+    thought = "".join(
+        c["choices"][0]["delta"].get("reasoning_content") or ""
+        for c in lines(name)
+        if c.get("choices")
+    )
+    code, out, _ = run("convert", FIXTURES / name, "--to", "markdown")
+    assert code == 0 and f"> {thought}" in out
+    for target in ("anthropic", "gemini"):
+        code, out, err = run("convert", FIXTURES / name, "--to", target)
+        assert code == 0 and thought not in out
+        assert f"{target} cannot hold reasoning kept in a field" in err
+    for target, field in (("bedrock-converse", "reasoningText"), ("ollama", "thinking")):
+        code, out, _ = run("convert", FIXTURES / name, "--to", target)
+        assert code == 0 and thought in out and field in out
+
+
+# -- what the request writers leave out, said ---------------------------------------------
+
+
+def test_request_writers_say_what_they_leave_out():
+    # a conversation's own fields, an image given by URL, a tool schema's keys
+    name = "openai_chat__pydanticai_req_tool_call_then_image_url.json"
+    code, out, err = run("convert", FIXTURES / name, "--to", "bedrock-converse")
+    assert code == 0 and "http" not in out
+    assert "bedrock-converse cannot hold media given by URL or file id" in err
+    code, out, err = run("convert", FIXTURES / name, "--to", "ollama")
+    assert code == 0 and "ollama cannot hold images given by URL" in err
+    name = "mistral__pydanticai_req_tool_roundtrip_prefix.json"
+    code, out, err = run("convert", FIXTURES / name, "--to", "ollama")
+    request = json.loads(out)
+    assert "additionalProperties" not in request["tools"][0]["function"]["parameters"]
+    assert "tool-schema keys Ollama's tool model does not take (additionalProperties)" in err
+    assert "conversation fields the API does not take (n, tool_choice)" in err
+    assert request["options"] == {"top_p": 1.0}
+    # a call to a tool the conversation does not declare: declared, said
+    name = "openai_stream__vercel_xai_reasoning_content_tool_call_trimmed.jsonl"
+    code, out, err = run("convert", FIXTURES / name, "--to", "bedrock-converse")
+    [spec] = json.loads(out)["toolConfig"]["tools"]
+    assert spec["toolSpec"]["name"] == "weather"
+    assert "tool calls to tools the conversation does not declare" in err
+
+
+def test_gemini_cli_checkpoints_are_their_history(tmp_path):
+    name = "gemini_cli__documented_checkpoint_history.json"
+    checkpoint = load(name)
+    (conversation,) = conversations(name)
+    said = [p["text"] for c in checkpoint["history"] for p in c["parts"] if "text" in p]
+    assert [t for m in conversation.messages if m.type != "tool" for t in texts(m)] == said
+    call = checkpoint["history"][3]["parts"][1]["functionCall"]
+    ai, tool = conversation.messages[3:5]
+    assert [(c["id"], c["name"], c["args"]) for c in ai.tool_calls] == [
+        (call["id"], call["name"], call["args"])
+    ]
+    assert tool.tool_call_id == call["id"]
+    assert conversation.meta == {"authType": checkpoint["authType"]}
+    # the older form, a bare list of the contents, is the same conversation (it was read
+    # as OpenAI messages with no content)
+    legacy = tmp_path / "checkpoint-before-refactor.json"
+    legacy.write_text(json.dumps(checkpoint["history"]), encoding="utf-8")
+    code, out, err = run("convert", legacy)
+    assert (code, err) == (0, "")
+    expected = run("convert", FIXTURES / name)[1]
+    assert json.loads(out)["messages"] == json.loads(expected)["messages"]
+
+
+def test_a_command_with_no_to_writes_a_provider_record_back_whole():
+    # head, redact... write the input's dialect: its other fields kept (--to writes the
+    # request only, and says what it leaves out)
+    name = "bedrock_converse__vercel_resp_reasoning_signature.json"
+    response = load(name)
+    code, out, err = run("head", "-n", "1", FIXTURES / name)
+    written = json.loads(out)
+    assert (code, err) == (0, "")
+    assert {k: written[k] for k in ("stopReason", "usage", "metrics")} == {
+        k: response[k] for k in ("stopReason", "usage", "metrics")
+    }
+    code, out, err = run("convert", FIXTURES / name, "--to", "bedrock-converse")
+    assert set(json.loads(out)) == {"messages"}
+    assert "conversation fields the API does not take (metrics, stopReason, usage)" in err
+
+
+def test_settings_of_other_providers_take_their_place_in_a_bedrock_request():
+    name = "anthropic_messages__pydanticai_req_thinking_text_tool_use_tool_result.json"
+    request = load(name)
+    code, out, err = run("convert", FIXTURES / name, "--to", "bedrock-converse")
+    written = json.loads(out)
+    assert code == 0 and "thinking" not in err
+    assert written["inferenceConfig"] == {"maxTokens": request["max_tokens"]}
+    assert written["additionalModelRequestFields"] == {"thinking": request["thinking"]}
+    assert [t["toolSpec"]["name"] for t in written["toolConfig"]["tools"]] == [
+        t["name"] for t in request["tools"]
+    ]
+    # the signed thinking goes back as Bedrock's reasoning, signature and all
+    thinking = next(b for m in request["messages"] for b in m["content"] if b["type"] == "thinking")
+    reasoning = next(
+        b["reasoningContent"]["reasoningText"]
+        for m in written["messages"]
+        for b in m["content"]
+        if "reasoningContent" in b
+    )
+    assert reasoning == {"text": thinking["thinking"], "signature": thinking["signature"]}
+
+
+def test_an_ollama_generate_stream_is_its_answer(tmp_path):
+    # /api/generate's chunks, as Ollama's API documentation shows them
+    chunks = [
+        {
+            "model": "llama3.2",
+            "created_at": "2023-08-04T08:52:19.385406455-07:00",
+            "response": "The",
+            "done": False,
+        },
+        {
+            "model": "llama3.2",
+            "created_at": "2023-08-04T08:52:19.385406455-07:00",
+            "response": " sky",
+            "done": False,
+        },
+        {
+            "model": "llama3.2",
+            "created_at": "2023-08-04T19:22:45.499127Z",
+            "response": "",
+            "done": True,
+            "context": [1, 2, 3],
+            "total_duration": 10706818083,
+            "prompt_eval_count": 26,
+            "eval_count": 259,
+        },
+    ]
+    path = tmp_path / "generate.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in chunks), encoding="utf-8")
+    [conversation] = conversations(path)
+    [ai] = conversation.messages
+    assert (ai.type, ai.content) == ("ai", "The sky")
+    assert ai.usage_metadata["output_tokens"] == 259
+    assert conversation.meta["context"] == [1, 2, 3]
+
+
+def test_cohere_v1_requests_responses_and_streams():
+    name = "cohere__documented_v1_request_response_stream.jsonl"
+    request, response = lines(name)
+    first, second = conversations(name)
+    history = request["chat_history"]
+    said = [request["preamble"], *(t["message"] for t in history if "message" in t)]
+    said.append(request["message"])
+    assert [m.content for m in first.messages if m.type != "tool"] == said
+    asked = history[3]["tool_calls"]
+    ai = first.messages[4]
+    assert [(c["name"], c["args"]) for c in ai.tool_calls] == [
+        (c["name"], c["parameters"]) for c in asked
+    ]
+    results = [m for m in first.messages if m.type == "tool"]
+    assert [m.tool_call_id for m in results] == [c["id"] for c in ai.tool_calls]
+    assert [json.loads(m.content) for m in results] == [
+        r["outputs"] for r in history[4]["tool_results"]
+    ]
+    # v1 tools are function tools every writer knows
+    tool = request["tools"][0]
+    declared = first.meta["tools"][0]["function"]
+    assert (
+        declared["parameters"]["properties"]["day"]["description"]
+        == (tool["parameter_definitions"]["day"]["description"])
+    )
+    answer = second.messages[-1]
+    assert answer.content == response["text"] and answer.id == response["generation_id"]
+    assert answer.response_metadata["citations"] == response["citations"]
+
+    name = "cohere__documented_v1_stream_events.jsonl"
+    events = lines(name)
+    [conversation] = conversations(name)
+    pieces = "".join(e["text"] for e in events if e["event_type"] == "text-generation")
+    assert conversation.messages[-1].content == pieces
