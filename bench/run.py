@@ -57,6 +57,31 @@ def wall(argv: list[str], stdin_path: str | None = None) -> float:
         return time.perf_counter() - start
 
 
+def timed(argv: list[str], stdin_path: str | None = None) -> tuple[float, float]:
+    """Wall seconds and processor seconds (user and system, the process's and its
+    children's) of one run, its stdin a file (or none), its output discarded. Processor
+    time is what a busy machine disturbs less: a run waiting for a core counts none."""
+    with open(stdin_path or os.devnull, "rb") as stdin:
+        start = time.perf_counter()
+        process = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.DEVNULL)
+        _, status, usage = os.wait4(process.pid, 0)
+        took = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code:
+        raise subprocess.CalledProcessError(code, argv)
+    return took, usage.ru_utime + usage.ru_stime
+
+
+def timed_rounds(
+    commands: dict[str, list[str]], repeat: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """``_rounds`` of ``timed``: each command's wall times and processor times."""
+    both = _rounds(commands, repeat, timed)
+    walls = {k: [w for w, _ in v] for k, v in both.items()}
+    cpus = {k: [c for _, c in v] for k, v in both.items()}
+    return walls, cpus
+
+
 def peak_rss(argv: list[str], stdin_path: str) -> float:
     """Peak RSS (MB) of one run, measured alone with GNU time when it is there."""
     if os.path.exists("/usr/bin/time"):
@@ -261,8 +286,8 @@ def _corpus(
     return misses
 
 
-def _rounds(commands: dict[str, list[str]], repeat: int, time_one: Any) -> dict[str, list[float]]:
-    """Wall times of each command over ``repeat`` rounds; a round runs every command once,
+def _rounds(commands: dict[str, list[str]], repeat: int, time_one: Any) -> dict[str, list[Any]]:
+    """What ``time_one`` gives of each command (its wall time) over ``repeat`` rounds; a round runs every command once,
     in the given order on even rounds and reversed on odd ones, so that neither side
     always runs first."""
     walls: dict[str, list[float]] = {k: [] for k in commands}

@@ -14,6 +14,9 @@ chatpipe at least 3× faster). Also: start-up of ``chatpipe template`` on one sm
 conversation (target: under 0.3 s).
 
     python bench/templates.py --conversations 100000
+    python bench/templates.py --conversations 100000 \
+        --template fixtures/chat_templates/meta-llama-Llama-3.1-8B-Instruct.jinja \
+        --var 'bos_token=<|begin_of_text|>'
 
 Not part of the test suite (tests/test_bench_smoke.py runs it on a few rows).
 """
@@ -31,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from run import _paired, _rounds, wall  # noqa: E402
+from run import _paired, _rounds, timed_rounds, wall  # noqa: E402
 from stamp import stamp  # noqa: E402
 
 TARGET = 3.0
@@ -43,6 +46,7 @@ TRANSFORMERS_SCRIPT = r"""
 import json, sys
 from transformers.utils.chat_template_utils import render_jinja_template
 template = open(sys.argv[1], encoding="utf-8").read()
+tokens = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}  # (bos_token, ...)
 out = sys.stdout
 for line in open(sys.argv[2], encoding="utf-8"):
     row = json.loads(line)
@@ -57,7 +61,9 @@ for line in open(sys.argv[2], encoding="utf-8"):
             ]
             m.setdefault("content", "")
         chat.append(m)
-    text = render_jinja_template([chat], chat_template=template, tools=row.get("tools"))[0][0]
+    text = render_jinja_template(
+        [chat], chat_template=template, tools=row.get("tools"), **tokens
+    )[0][0]
     out.write(json.dumps(text, ensure_ascii=False) + "\n")
 """
 
@@ -99,7 +105,16 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=5, help="paired rounds")
     parser.add_argument("--template", default=TEMPLATE)
+    parser.add_argument(
+        "--var",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a special token the template uses (bos_token=<|begin_of_text|>), on both sides",
+    )
     args = parser.parse_args()
+    tokens = dict(v.split("=", 1) for v in args.var)
+    variables = [f"--var={v}" for v in args.var]
     chatpipe = [sys.executable, "-m", "chatpipe"]
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "rows.jsonl")
@@ -112,8 +127,8 @@ def main() -> None:
         with open(script, "w", encoding="utf-8") as out:
             out.write(TRANSFORMERS_SCRIPT)
         commands = {
-            "chatpipe": [*chatpipe, "template", "--chat-template", args.template, path],
-            "transformers": [sys.executable, script, args.template, path],
+            "chatpipe": [*chatpipe, "template", "--chat-template", args.template, *variables, path],
+            "transformers": [sys.executable, script, args.template, path, json.dumps(tokens)],
         }
         # the same text on both sides, or the comparison means nothing
         import subprocess
@@ -124,10 +139,20 @@ def main() -> None:
             json.loads(x) for x in theirs.splitlines()
         ]:
             raise SystemExit("chatpipe and transformers rendered different texts")
-        walls = _rounds(commands, args.repeat, wall)
+        walls, cpus = timed_rounds(commands, args.repeat)
         ratio, low, high = _paired(walls["transformers"], walls["chatpipe"])
+        cpu_ratio, cpu_low, cpu_high = _paired(cpus["transformers"], cpus["chatpipe"])
         startup = _rounds(
-            {"template": [*chatpipe, "template", "--chat-template", args.template, small]},
+            {
+                "template": [
+                    *chatpipe,
+                    "template",
+                    "--chat-template",
+                    args.template,
+                    *variables,
+                    small,
+                ]
+            },
             max(args.repeat, 5),
             wall,
         )["template"]
@@ -144,6 +169,11 @@ def main() -> None:
         print(
             f"| render, end to end | {mine:.2f} s | {yours:.2f} s | {ratio:.2f}× "
             f"({low:.2f}–{high:.2f}) | ≥ {TARGET:g}×: {met} |"
+        )
+        mine, yours = statistics.median(cpus["chatpipe"]), statistics.median(cpus["transformers"])
+        print(
+            f"| render, processor time | {mine:.2f} s | {yours:.2f} s | {cpu_ratio:.2f}× "
+            f"({cpu_low:.2f}–{cpu_high:.2f}) | |"
         )
         start = statistics.median(startup)
         met = "met" if start < STARTUP else "NOT met"

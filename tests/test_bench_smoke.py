@@ -151,9 +151,10 @@ def test_conversations_benchmark_times_split_into_a_folder_of_its_own(tmp_path):
         env={**os.environ, "TMPDIR": str(tmp_path)},  # (each run's sides made here)
     )
     ratio = r"\d+\.\d\d \(\d+\.\d\d–\d+\.\d\d\) [✓✗]"
+    faster = r"\d+\.\d\d× \(\d+\.\d\d–\d+\.\d\d\)"
     row = (
-        rf"\| split 0\.9/0\.1 \| \d+\.\d\d s \| {ratio} \| ≤ 1\.5 \| \d+ MB \| awk: a random "
-        r"side a line, not a stable one \| \d+\.\d\d s \| \d+ MB \|"
+        rf"\| split 0\.9/0\.1 \| \d+\.\d\d s \| {ratio} \| {ratio} \| ≤ 1\.5 \| \d+ MB \| "
+        rf"awk: a random side a line, not a stable one \| \d+\.\d\d s \| {faster} \| \d+ MB \|"
     )
     assert re.fullmatch(row, done.stdout.splitlines()[-1]), done.stdout
     assert [p.name for p in tmp_path.iterdir()] == ["rows.jsonl"]  # (sides removed)

@@ -224,17 +224,15 @@ def test_every_operation_of_the_commands_declares_what_it_is():
         Streaming,
         TwoPasses,
         on_messages,
-        on_stream,
         undeclared_state,
     )
     from chatpipe.ops.redact import Redactor
-    from chatpipe.ops.sample import Fraction, SampleN
+    from chatpipe.ops.sample import Fraction, Head, SampleN, listed
     from chatpipe.ops.select import Criteria, Selector
-    from chatpipe.pipeline.split_target import listed
     from chatpipe.pipeline.trim_policy import Trim
 
     trim = on_messages(Trim(100, resolve_counter("approximate")))
-    head = on_stream(lambda conversations: itertools.islice(conversations, 3))
+    head = Head(3)
     declared = {
         "dedupe": (Deduper(), (TwoPasses, PerPart)),
         "dedupe --by messages": (Deduper("messages"), (TwoPasses, PerPart)),

@@ -3,13 +3,12 @@ position, or by a stable hash of each (the same choice on every run and engine).
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 from ..errors import UsageError
-from ..ops.sample import Fraction, SampleN, Splitter
-from ..pipeline.job import Job, on_stream
-from ..pipeline.split_target import Sides, listed
+from ..ops.sample import Fraction, Head, SampleN, Splitter, listed
+from ..pipeline.job import Job
+from ..pipeline.split_target import Sides
 from .command import ReadingOptions, command
 from .options import Seed, To, opt
 from .runtime import execute
@@ -32,8 +31,7 @@ def head(
       chatpipe head -n 1 --to openai \\
           fixtures/chatgpt_export__pkuppens_2023_conversations_subset.json
     """
-    operation = on_stream(lambda conversations: itertools.islice(conversations, n))
-    execute(o, Job(o.inputs(), operation, o.to_dialect(to)))
+    execute(o, Job(o.inputs(), Head(n), o.to_dialect(to)))
 
 
 @command("output", "engine")

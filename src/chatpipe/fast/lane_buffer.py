@@ -22,14 +22,29 @@ def _bytes(text: str) -> bytes:
 _CALL_TYPE = "'type': 'tool_call'"
 
 
+# the labels of the renderers of the run (a row's writer is made for each row: not its labels)
+_LABELS: dict[int, tuple[BufferRenderer, dict[str, str], dict[str, str]]] = {}
+
+
+def _labels(renderer: BufferRenderer) -> tuple[dict[str, str], dict[str, str]]:
+    """Each type's label before a text, and its XML attribute."""
+    known = _LABELS.get(id(renderer))
+    if known is None or known[0] is not renderer:
+        if len(_LABELS) > 8:
+            _LABELS.clear()
+        labels = {k: f"{label}: " for k, label in renderer.type_labels.items()}
+        kinds = {k: quoteattr(label.lower()) for k, label in renderer.type_labels.items()}
+        known = _LABELS[id(renderer)] = (renderer, labels, kinds)
+    return known[1], known[2]
+
+
 def buffer_writer(renderer: BufferRenderer, one: Callable[[int, AnyMessage], list[str]]) -> Any:
     """A LaneWriter of buffer texts; ``one`` renders a message at an index.
 
     The lines its ``fast`` knows come as UTF-8 bytes, the label and the text encoded
     apart: the text orjson made is encoded far faster than a new string made of it
     (``label + text``), which is encoded character by character (a fifth of a run)."""
-    labels = {k: f"{label}: " for k, label in renderer.type_labels.items()}
-    kinds = {k: quoteattr(label.lower()) for k, label in renderer.type_labels.items()}
+    labels, kinds = _labels(renderer)
     if renderer.xml:
 
         def plain_xml(item: dict[str, Any]) -> str:

@@ -96,9 +96,13 @@ class Digests(PerPart[_Entries]):
 
     def __call__(self, conversation: Conversation) -> None:
         conversation, messages = facts.listed(conversation)
+        return self.add(conversation, digest(conversation, messages, self.by))
+
+    def add(self, conversation: Conversation, found: bytes) -> None:
+        """The next conversation and its digest, ``found``, taken in."""
         index = len(self.entries)
         label = _label(conversation, index) if self.report else None
-        self.entries.append((digest(conversation, messages, self.by), (self.part, index), label))
+        self.entries.append((found, (self.part, index), label))
         return None
 
     def part_state(self) -> _Entries:
@@ -122,7 +126,10 @@ class KeepFirst(PerPart["tuple[Dropped, int]"]):
 
     def __call__(self, conversation: Conversation) -> Conversation | None:
         conversation, messages = facts.listed(conversation)
-        found = digest(conversation, messages, self.deduper.by)
+        return self.keep(conversation, digest(conversation, messages, self.deduper.by))
+
+    def keep(self, conversation: Conversation, found: bytes) -> Conversation | None:
+        """The next conversation, given its digest ``found``: kept, or None (dropped)."""
         position = (self.part, self.index)
         self.index += 1
         if self.seen.kept(found, position):
@@ -202,11 +209,16 @@ class Deduper(TwoPasses, PerPart["tuple[Dropped, int]"]):
 
     def __call__(self, conversation: Conversation) -> Conversation | None:
         conversation, messages = facts.listed(conversation)
+        if self.by == "messages":
+            self.position += 1
+            return self._messages(conversation, messages, self.position - 1)
+        return self.keep(conversation, digest(conversation, messages, self.by))
+
+    def keep(self, conversation: Conversation, found: bytes) -> Conversation | None:
+        """The next conversation, given its digest ``found`` (``by`` conversation or
+        prompt): kept, or None for a duplicate."""
         position = self.position
         self.position += 1
-        if self.by == "messages":
-            return self._messages(conversation, messages, position)
-        found = digest(conversation, messages, self.by)
         kept = self.seen.get(found, _NEW)
         if kept is _NEW:
             self.seen[found] = facts.label(conversation, position) if self.report else None

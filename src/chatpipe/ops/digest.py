@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
@@ -34,6 +34,20 @@ def normalise(text: str) -> str:
     """NFC, whitespace runs collapsed to one space, no space at the ends."""
     if not text.isascii() and not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
+    # Most texts need little or nothing: the only whitespace a printable text holds is
+    # the space (every other is a control, a separator or a line break), so one with no
+    # run of spaces and none at an end is normalised already, and one whose only other
+    # whitespace is the line feed needs its runs of the two made one space. Both are
+    # what splitting at whitespace and joining gives, without making a word at a time.
+    if text.isprintable():
+        if "  " not in text and text[:1] != " " and text[-1:] != " ":
+            return text
+    elif "\n" in text:
+        spaced = text.replace("\n", " ")
+        if spaced.isprintable():
+            while "  " in spaced:
+                spaced = spaced.replace("  ", " ")
+            return spaced.strip(" ")
     return " ".join(text.split())
 
 
@@ -63,24 +77,48 @@ def _json(value: Any) -> bytes:
 def message_bytes(message: AnyMessage, links: bool = False) -> bytes:
     """The message as its digest sees it; ``links``: with the ids that pair tool calls
     and results."""
-    parts = [facts.role(message).encode(), (message.name or "").encode()]
-    content = message.content
+    ai = isinstance(message, AIMessage)
+    return fields_bytes(
+        facts.role(message),
+        message.name,
+        message.content,
+        message.tool_calls if ai else (),
+        message.invalid_tool_calls if ai else (),
+        message.tool_call_id if isinstance(message, ToolMessage) else None,
+        message.additional_kwargs.get("reasoning_content"),
+        links,
+    )
+
+
+def fields_bytes(
+    role: str,
+    name: str | None,
+    content: Any,
+    calls: Any = (),
+    invalid: Any = (),
+    call_id: str | None = None,
+    reasoning: Any = None,
+    links: bool = False,
+) -> bytes:
+    """What ``message_bytes`` makes of a message's fields (the same of a message's
+    canonical dict, which holds them: fast/row_ops.py): its role and name, its texts
+    normalised and other blocks as JSON, each call's name and arguments (with their ids,
+    and a result's, for ``links``), its reasoning."""
+    parts = [role.encode(), (name or "").encode()]
     if isinstance(content, str):
         parts.append(normalise(content).encode("utf-8", "surrogatepass"))
     else:
         parts.extend(
             _block(b) for b in content if not (isinstance(b, dict) and b.get("type") in _CALLS)
         )
-    if isinstance(message, AIMessage):
-        for call in message.tool_calls:
-            parts.append(call["name"].encode() + b"(" + _json(call["args"]) + b")")
-            if links:
-                parts.append((call.get("id") or "").encode())
-        for call in message.invalid_tool_calls:
-            parts.append(_json([call.get("name"), call.get("args")]))
-    elif isinstance(message, ToolMessage) and links:
-        parts.append(message.tool_call_id.encode())
-    reasoning = message.additional_kwargs.get("reasoning_content")
+    for call in calls:
+        parts.append(call["name"].encode() + b"(" + _json(call["args"]) + b")")
+        if links:
+            parts.append((call.get("id") or "").encode())
+    for call in invalid:
+        parts.append(_json([call.get("name"), call.get("args")]))
+    if links and call_id is not None:
+        parts.append(call_id.encode())
     if isinstance(reasoning, str):
         parts.append(normalise(reasoning).encode("utf-8", "surrogatepass"))
     return _FIELD.join(parts)
@@ -89,13 +127,13 @@ def message_bytes(message: AnyMessage, links: bool = False) -> bytes:
 _CALLS = frozenset(("tool_use", "tool_call"))  # the same calls as ``tool_calls`` holds
 
 
-def digest_messages(messages: Iterable[AnyMessage]) -> bytes:
-    """The digest of a run of messages, in order."""
-    hasher = hashlib.blake2b(digest_size=DIGEST_SIZE)
-    for message in messages:
-        hasher.update(message_bytes(message))
-        hasher.update(_MESSAGE)
-    return hasher.digest()
+def digest_messages(
+    messages: Iterable[Any], to_bytes: Callable[[Any], bytes] = message_bytes
+) -> bytes:
+    """The digest of a run of messages, in order (``to_bytes``: what each is to it)."""
+    pieces = [to_bytes(message) for message in messages]
+    pieces.append(b"")  # (each message's bytes followed by the separator)
+    return hashlib.blake2b(_MESSAGE.join(pieces), digest_size=DIGEST_SIZE).digest()
 
 
 def digest_message(message: AnyMessage) -> bytes:
@@ -103,10 +141,14 @@ def digest_message(message: AnyMessage) -> bytes:
     return hashlib.blake2b(message_bytes(message, links=True), digest_size=DIGEST_SIZE).digest()
 
 
-def prompt(messages: list[AnyMessage]) -> list[AnyMessage]:
+def _is_ai(message: AnyMessage) -> bool:
+    return isinstance(message, AIMessage)
+
+
+def prompt(messages: list[Any], is_ai: Callable[[Any], bool] = _is_ai) -> list[Any]:
     """The messages before the last assistant turn (all of them when there is none)."""
     for index in range(len(messages) - 1, -1, -1):
-        if isinstance(messages[index], AIMessage):
+        if is_ai(messages[index]):
             return messages[:index]
     return messages
 
@@ -115,16 +157,26 @@ BY = ("conversation", "prompt", "messages")
 
 
 def digest(
-    conversation: Conversation, messages: list[AnyMessage], by: str = "conversation"
+    conversation: Conversation,
+    messages: list[Any],
+    by: str = "conversation",
+    to_bytes: Callable[[Any], bytes] = message_bytes,
+    is_ai: Callable[[Any], bool] = _is_ai,
 ) -> bytes:
-    """The digest of the whole conversation (``by="conversation"``) or of its prompt."""
-    return digest_messages(prompt(messages) if by == "prompt" else messages)
+    """The digest of the whole conversation (``by="conversation"``) or of its prompt;
+    ``to_bytes`` and ``is_ai`` read each of ``messages`` (messages, or what stands for
+    them: fast/row_ops.py)."""
+    return digest_messages(prompt(messages, is_ai) if by == "prompt" else messages, to_bytes)
 
 
-def identity(conversation: Conversation, messages: list[AnyMessage]) -> bytes:
+def identity(
+    conversation: Conversation,
+    messages: list[Any],
+    to_bytes: Callable[[Any], bytes] = message_bytes,
+) -> bytes:
     """What the stable keys of sample and split hash: the conversation's id where the
     source gives one, its content's digest otherwise."""
     found = facts.conversation_id(conversation)
     if found is not None:
         return b"id\x00" + found.encode("utf-8", "surrogatepass")
-    return b"content\x00" + digest_messages(messages)
+    return b"content\x00" + digest_messages(messages, to_bytes)

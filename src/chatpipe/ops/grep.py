@@ -12,8 +12,9 @@ message's text). ``where`` picks them: ``text`` (text and reasoning), ``tools``
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 
@@ -129,12 +130,30 @@ class Grep:
     def search(self, conversation: Conversation) -> Found | None:
         """The conversation's hits, or None when it has none."""
         conversation, messages = facts.listed(conversation)
+        return self.found(conversation, messages, fields, facts.role)
+
+    def found(
+        self,
+        conversation: Conversation,
+        messages: Sequence[Any],
+        fields_of: Callable[[Any, Iterable[str]], Iterator[tuple[str, str, str | None]]],
+        role_of: Callable[[Any], str],
+    ) -> Found | None:
+        """The hits in ``messages`` (messages, or what stands for them: fast/row_ops.py),
+        each read by ``fields_of`` and ``role_of``; None when there is none."""
         hits = []
-        find = self.pattern.spans
+        # (a plain string, case and all: a field without it is passed by at the cost of
+        # a look for the string)
+        find, literal = self.pattern.spans, self.pattern.literal
         for index, message in enumerate(messages):
-            if self.roles and not any(facts.has_role(message, r) for r in self.roles):
+            role = role_of(message)
+            if self.roles and not any(
+                role == r or (r == "system" and role == "developer") for r in self.roles
+            ):
                 continue
-            for name, text, tool in fields(message, self.fields):
+            for name, text, tool in fields_of(message, self.fields):
+                if literal is not None and literal not in text:
+                    continue
                 try:
                     matches = find(text)
                 except PatternTooSlow as exc:
@@ -143,7 +162,7 @@ class Grep:
                 # empty matches (a pattern like ``x*``) say the field matches, once
                 spans = [s for s in matches if s[1] > s[0]] or matches[:1]
                 if spans:
-                    hits.append(Hit(index, facts.role(message), name, text, spans, tool))
+                    hits.append(Hit(index, role, name, text, spans, tool))
         if not hits:
             return None
         return Found(conversation, messages, hits, self._shown(hits, len(messages)))
@@ -181,7 +200,10 @@ class GrepLines:
         self.hits = 0
 
     def __call__(self, conversation: Conversation) -> Iterator[bytes]:
-        found = self.search.search(conversation)
+        return self.lines(self.search.search(conversation))
+
+    def lines(self, found: Found | None) -> Iterator[bytes]:
+        """The lines of a conversation's hits (None: it has none)."""
         if found is None:
             return
         self.hits += 1
@@ -259,6 +281,11 @@ class GrepLines:
             flat = _flat(text).strip()
             return _shown(flat if len(flat) <= 2 * width else flat[: 2 * width] + "…")
         low, high = max(0, spans[0][0] - width), min(len(text), spans[-1][1] + width)
+        if self.mark is None and all(_edges_shown(text, s, e) for s, e in spans):
+            # no marks, and no match starts or ends with whitespace: the window shown at
+            # once is its pieces shown one by one
+            shown = _shown(text[low:high])
+            return (("…" if low else "") + shown + ("…" if high < len(text) else "")).strip()
         pieces = ["…" if low else ""]
         at = low
         for start, end in spans:
@@ -285,9 +312,26 @@ def _flat(text: str) -> str:
     return _SPACE.sub(" ", text)
 
 
+def _edges_shown(text: str, start: int, end: int) -> bool:
+    """Whether a match is not empty and neither starts nor ends with whitespace (so that
+    no whitespace run that ``_shown`` makes one space crosses its edges)."""
+    return end > start and not text[start].isspace() and not text[end - 1].isspace()
+
+
 def _shown(text: str) -> str:
     """Text of the data on one line as a terminal may show it: whitespace runs as one
     space, control characters written out (render/markup.py's ``terminal_safe``)."""
+    # a printable text holds no control and no whitespace but the space, and one whose
+    # only other character is the line feed is the same with it made a space: runs of
+    # spaces made one are all that is left to do
+    if not text.isprintable() and "\n" in text:
+        spaced = text.replace("\n", " ")
+        if spaced.isprintable():
+            text = spaced
+    if text.isprintable():
+        while "  " in text:
+            text = text.replace("  ", " ")
+        return text
     from ..render.markup import terminal_safe  # (loaded when a line is printed)
 
     return terminal_safe(_flat(text), one_line=True)

@@ -17,7 +17,7 @@ import hashlib
 import heapq
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import UsageError
@@ -31,8 +31,18 @@ _SPACE = float(1 << 64)
 def key(conversation: Conversation, seed: int | str = 0, purpose: str = "sample") -> int:
     """The conversation's 64-bit key for ``purpose`` (``sample`` or ``split``, so that a
     sample and a split with one seed are independent) under ``seed``."""
+    return keyed(conversation, seed, purpose)[1]
+
+
+def keyed(
+    conversation: Conversation, seed: int | str = 0, purpose: str = "sample"
+) -> tuple[Conversation, int]:
+    """The conversation (its messages listed if they were a log's) and its ``key``."""
     conversation, messages = facts.listed(conversation)
-    return key_of(digest.identity(conversation, messages), seed, purpose)
+    return conversation, key_of(digest.identity(conversation, messages), seed, purpose)
+
+
+Keyed = Callable[[Conversation, "int | str", str], "tuple[Conversation, int]"]
 
 
 def key_of(identity: bytes, seed: int | str, purpose: str) -> int:
@@ -53,6 +63,18 @@ def head(conversations: Iterable[Conversation], n: int) -> Iterator[Conversation
     if n < 0:
         raise UsageError(f"-n must be 0 or more, got {n}")
     return itertools.islice(conversations, n)
+
+
+class Head(Streaming):
+    """``head -n``, as a job's operation: the first ``n`` conversations of the run, as
+    they come (reading stops there)."""
+
+    def __init__(self, n: int) -> None:
+        head((), n)  # (checks n)
+        self.n = n
+
+    def stream(self, conversations: Iterator[Conversation]) -> Iterator[Conversation]:
+        return head(conversations, self.n)
 
 
 # -- sample ---------------------------------------------------------------------------
@@ -124,8 +146,11 @@ class Fraction(Stateless):
         self.seed = seed
 
     def __call__(self, conversation: Conversation) -> Conversation | None:
-        conversation, _ = facts.listed(conversation)
-        return conversation if unit(key(conversation, self.seed)) < self.fraction else None
+        return self.keeps(*keyed(conversation, self.seed))
+
+    def keeps(self, conversation: Conversation, found: int) -> Conversation | None:
+        """The conversation when its key, ``found``, is below the fraction."""
+        return conversation if unit(found) < self.fraction else None
 
 
 def sample(
@@ -134,24 +159,26 @@ def sample(
     n: int | None = None,
     fraction: float | None = None,
     seed: int | str = 0,
+    keys: Keyed = keyed,
 ) -> Iterator[Conversation]:
     """``n`` conversations (all of them when there are fewer), or about ``fraction`` of
     them, chosen by their keys under ``seed``, in input order. With ``n``, the chosen
-    ones are held until the input ends (``n`` conversations in memory)."""
+    ones are held until the input ends (``n`` conversations in memory). ``keys`` gives a
+    conversation's key (``keyed``: fast/row_ops.py has another way to the same)."""
     if (n is None) == (fraction is None):
         raise UsageError("give sample one of -n N and --fraction F")
     if fraction is not None:
         keep = Fraction(fraction, seed)
         for conversation in conversations:
-            kept = keep(conversation)
+            kept = keep.keeps(*keys(conversation, seed, "sample"))
             if kept is not None:
                 yield kept
         return
     assert n is not None
     smallest = SmallestKeys(n)
     for position, conversation in enumerate(conversations):
-        conversation, _ = facts.listed(conversation)
-        smallest.add(key(conversation, seed), position, conversation)
+        conversation, found = keys(conversation, seed, "sample")
+        smallest.add(found, position, conversation)
     for _, _, conversation in smallest.chosen():
         yield conversation
 
@@ -166,8 +193,10 @@ class SampleN(Streaming, TwoPasses):
         SmallestKeys(n)  # (checks n)
         self.n, self.seed = n, seed
 
-    def stream(self, conversations: Iterable[Conversation]) -> Iterator[Conversation]:
-        return sample(conversations, n=self.n, seed=self.seed)
+    def stream(
+        self, conversations: Iterable[Conversation], keys: Keyed = keyed
+    ) -> Iterator[Conversation]:
+        return sample(conversations, n=self.n, seed=self.seed, keys=keys)
 
     def first_pass(self) -> _Keys:
         return _Keys(self.n, self.seed)
@@ -189,8 +218,11 @@ class _Keys(PerPart[SmallestKeys]):
         return _Keys(self.n, self.seed, part)
 
     def __call__(self, conversation: Conversation) -> None:
-        conversation, _ = facts.listed(conversation)
-        self.smallest.add(key(conversation, self.seed), (self.part, self.index))
+        return self.add(key(conversation, self.seed))
+
+    def add(self, found: int) -> None:
+        """The next conversation's key, ``found``, taken in."""
+        self.smallest.add(found, (self.part, self.index))
         self.index += 1
         return None
 
@@ -276,12 +308,16 @@ class Splitter:
         conversation, messages = facts.listed(conversation)
         return self.side_of(digest.identity(conversation, messages))
 
-    def side_of(self, identity: bytes) -> str:
-        where = unit(key_of(identity, self.seed, "split"))
+    def side_of_key(self, found: int) -> str:
+        """The side of a conversation whose ``split`` key is ``found``."""
+        where = unit(found)
         for (name, share), bound in zip(self.sides, self.bounds, strict=True):
             if where < bound and share > 0:
                 return name
         return next(name for name, share in reversed(self.sides) if share > 0)
+
+    def side_of(self, identity: bytes) -> str:
+        return self.side_of_key(key_of(identity, self.seed, "split"))
 
 
 def split(
@@ -295,3 +331,14 @@ def split(
         conversation, _ = facts.listed(conversation)
         out[splitter.side(conversation)].append(conversation)
     return out
+
+
+class Listed(Stateless):
+    """The operation of a split: the conversation with its messages in a list (a log's
+    are read once), for its side's key and its records."""
+
+    def __call__(self, conversation: Conversation) -> Conversation:
+        return facts.listed(conversation)[0]
+
+
+listed = Listed()

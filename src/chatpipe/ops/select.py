@@ -167,6 +167,13 @@ def tokens_of(
 ) -> int:
     """The conversation's tokens as ``chatpipe count`` gives them: the approximate count
     takes a row's tools too, a counter through a chat template its tools and documents."""
+    return tokens_counter(counter, conversation, with_tools).count(messages)
+
+
+def tokens_counter(
+    counter: TokenCounter, conversation: Conversation, with_tools: bool | None = None
+) -> Any:
+    """The counter ``tokens_of`` counts a conversation's messages with."""
     tools = conversation.meta.get("tools")
     if with_tools is None:
         with_tools = isinstance(counter, ApproximateCounter) and not counter.tools
@@ -180,7 +187,7 @@ def tokens_of(
             use_usage_metadata_scaling=counter.scaling,
             tools=tools,
         )
-    return counter_for(counter, conversation).count(messages)
+    return counter_for(counter, conversation)
 
 
 def selector(**criteria: Any) -> Selector:

@@ -77,6 +77,7 @@ class UserPattern:
         except RecursionError:
             raise UsageError(f"{flag} is nested too deeply to compile") from None
         self.pattern, self.flag = pattern, flag
+        self.literal = _literal(pattern, ignore_case)
 
     def __getstate__(self) -> dict[str, Any]:  # (sent to --jobs and Dask workers)
         return {"pattern": self.pattern, "flag": self.flag, "flags": self.compiled.flags}
@@ -84,6 +85,7 @@ class UserPattern:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.pattern, self.flag = state["pattern"], state["flag"]
         self.compiled = re.compile(self.pattern, state["flags"])
+        self.literal = _literal(self.pattern, bool(state["flags"] & re.IGNORECASE))
 
     def search(self, text: str) -> re.Match[str] | None:
         """The first match in ``text``, or None."""
@@ -91,7 +93,17 @@ class UserPattern:
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """The ``(start, end)`` of every match in ``text``."""
-        return self._bounded(self._spans, text)
+        literal = self.literal
+        if literal is None:
+            return self._bounded(self._spans, text)
+        # a plain string: where it is, left to right, none overlapping (what the engine
+        # finds, in time linear in the text: nothing to bound)
+        found, size = [], len(literal)
+        at = text.find(literal)
+        while at >= 0:
+            found.append((at, at + size))
+            at = text.find(literal, at + size)
+        return found
 
     def _spans(self, text: str) -> list[tuple[int, int]]:
         return [m.span() for m in self.compiled.finditer(text)]
@@ -116,6 +128,18 @@ class UserPattern:
             "repetition (such as (a+)+ or (a|aa)*) can take exponential time",
             hint="write it so that each character can match one way only: a+$ for (a+)+$",
         )
+
+
+# what makes a pattern more than a plain string to Python's engine
+_SPECIAL = frozenset(".^$*+?{}[]\\|()")
+
+
+def _literal(pattern: str, ignore_case: bool) -> str | None:
+    """The pattern when it is a plain string matched case and all (no character the
+    engine reads as syntax), else None."""
+    if not pattern or ignore_case or any(c in _SPECIAL for c in pattern):
+        return None
+    return pattern
 
 
 def compile_regex(pattern: str, flag: str, ignore_case: bool = False) -> UserPattern:

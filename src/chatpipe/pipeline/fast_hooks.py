@@ -7,6 +7,7 @@ inputs; the caller then takes the ordinary way, which gives the same output.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -37,11 +38,16 @@ def read_in_batches(conversation: Conversation) -> bool:
 
 
 def _read_in_batches(conversation: Conversation) -> Any:
-    """The conversation's messages when ``read_messages`` read them, else None."""
+    """The conversation's messages when ``read_messages`` read them (or the row lane, and
+    nothing has looked at them since), else None."""
     from ..fast.lane import LaneMessages
+    from ..fast.rows import RowMessages
 
     messages = conversation.messages
-    return messages if type(messages) is LaneMessages else None
+    kind = type(messages)
+    if kind is LaneMessages or (kind is RowMessages and messages.untouched):
+        return messages
+    return None
 
 
 def written_batches(conversation: Conversation, target: Any) -> Iterator[list[Any]] | None:
@@ -88,3 +94,116 @@ def template_rows() -> Callable[[Any, Any, Any], Conversation | None] | None:
     from ..fast.template_rows import template_row
 
     return template_row
+
+
+# -- rows ------------------------------------------------------------------------------
+# (fast/'s modules for rows are loaded when a row is read, and asked only then: a run of
+# another input, or that starts and ends at once, does not load them)
+
+
+def row_reader(operation: Any, target: Any) -> Any:
+    """A reader of conversation-per-record rows into plain dicts (fast/rows.py), for
+    ``Reading.row_reader``, when the run's operation and target take such rows (the
+    target says so, ``plain_rows``; fast/row_ops.py knows the operation); else None.
+    Called, it gives a row's conversation or None; ``note()`` says for ``-v`` what it
+    read."""
+    if not ENABLED or not getattr(target, "plain_rows", False):
+        return None
+    if operation is not None:
+        from ..fast.row_ops import takes
+
+        if not takes(operation):
+            return None
+    return _Rows()
+
+
+class _Rows:
+    """``fast.rows.RowReader``, made at the first row."""
+
+    __slots__ = ("reader",)
+
+    def __init__(self) -> None:
+        self.reader: Any = None
+
+    def __call__(self, dialect: Any, value: Any, location: Any) -> Conversation | None:
+        if self.reader is None:
+            from ..fast.rows import RowReader
+
+            self.reader = RowReader()
+        return self.reader(dialect, value, location)
+
+    def note(self) -> str | None:
+        return None if self.reader is None else self.reader.note()
+
+
+def _row(conversation: Conversation) -> Any:
+    """The messages of a row the row lane read, while nothing has looked at them (what
+    looked may have changed them); else None."""
+    rows = sys.modules.get("chatpipe.fast.rows")  # (none read: not loaded)
+    messages = conversation.messages
+    if rows is None or type(messages) is not rows.RowMessages or not messages.untouched:
+        return None
+    return messages
+
+
+def row_others(conversation: Conversation) -> list[tuple[int, Any]] | None:
+    """The messages among the items of a row the row lane read (of no plain shape), with
+    their indexes; None for any other conversation."""
+    row = _row(conversation)
+    return None if row is None else row.others()
+
+
+def row_call(operation: Any) -> Callable[[Conversation], Conversation | None] | None:
+    """The operation's call, deciding about rows the row lane read from their items
+    (fast/row_ops.py); None where it has no such way."""
+    from ..fast.row_ops import row_call
+
+    return row_call(operation)
+
+
+def row_stream(operation: Any) -> Callable[[Iterator[Conversation]], Iterator[Any]] | None:
+    """A ``Streaming`` operation's stream, deciding about rows from their items."""
+    from ..fast.row_ops import row_stream
+
+    return row_stream(operation)
+
+
+def written_row(conversation: Conversation, target: Any) -> list[Any] | None:
+    """The records ``target`` (a dialect or writer) writes for the messages of a row the
+    row lane read, from its items; None when it has no such way."""
+    row = _row(conversation)
+    if row is None:
+        return None
+    from ..fast.writers import lane_writer
+
+    writer = lane_writer(target)
+    return None if writer is None else row.written(writer)
+
+
+def split_side(splitter: Any, conversation: Conversation) -> str | None:
+    """``splitter.side(conversation)`` of a row the row lane read, from its items."""
+    if _row(conversation) is None:
+        return None
+    from ..fast.row_ops import split_side
+
+    return split_side(splitter, conversation)
+
+
+def row_line(line: Any) -> Callable[[Conversation], Any] | None:
+    """A ``Lines`` target's line of a row the row lane read, from its items (count's,
+    grep's); None where there is no such way (the ordinary line then)."""
+    if not ENABLED or type(line).__name__ not in ("CountLine", "GrepLines"):
+        return None
+    from ..fast.row_ops import row_line
+
+    return row_line(line)
+
+
+def row_within(conversation: Conversation, counter: Any, budget: int) -> Iterable[Any] | None:
+    """The messages of a row the row lane read when all of them are within ``budget``,
+    counted from its items; else None."""
+    if _row(conversation) is None:
+        return None
+    from ..fast.row_ops import row_within
+
+    return row_within(conversation, counter, budget)

@@ -16,6 +16,7 @@ from ..formats.detect import MESSAGES
 from ..formats.exports import ReadOptions
 from ..model import Conversation
 from ..ops.operation import Operation, Streaming, on_messages, on_stream
+from . import fast_hooks
 from .losses import LossReport
 from .reading import ErrorLog, Reading, read
 from .target import Target
@@ -93,7 +94,10 @@ class Run:
         else:
             self.target = job.target
         self.errors = errors or ErrorLog(job.inputs.on_error)
-        self.reading = Reading(self.target.row_reader)
+        # rows read into plain dicts where the operation and the target take them
+        rows = None if self.target.row_reader else fast_hooks.row_reader(job.operation, self.target)
+        self.reading = Reading(self.target.row_reader or rows)
+        self.rows = rows is not None
         if found is not None:
             self.reading.found.append(found)
         # what the target cannot hold, and turns read empty (watched whatever the target)
@@ -137,10 +141,13 @@ class Run:
         if operation is None:
             changed: Iterator[Conversation] = read
         elif is_stream(operation):
-            changed = operation.stream(read)  # type: ignore[union-attr]
+            stream = (fast_hooks.row_stream(operation) if self.rows else None) or operation.stream
+            changed = stream(read)  # type: ignore[union-attr]
         else:
             # (an Operation's bound __call__: called as fast as a function)
             call = operation.__call__ if isinstance(operation, Operation) else operation
+            if self.rows:  # (rows read into plain dicts: decided from them)
+                call = fast_hooks.row_call(operation) or call
             changed = (c for c in map(call, read) if c is not None)
         return self.losses.watch(changed, start)
 

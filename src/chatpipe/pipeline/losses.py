@@ -12,7 +12,7 @@ from ..formats.api import names
 from ..formats.base import ONE, Dialect, Kept
 from ..formats.registry import extras_keys, get_dialect
 from ..model import AnyMessage, BaseMessage, Conversation
-from .fast_hooks import read_in_batches
+from .fast_hooks import read_in_batches, row_others
 
 # a case of a kind: (conversation, message or None, what was left out, by name, or None)
 Case = tuple[int, int | None, str | None]
@@ -152,6 +152,11 @@ class LossReport:
             if isinstance(messages, list):  # checked now, kept a list
                 for _ in self._empties(number, messages, conversation.start):
                     pass
+                yield conversation
+            elif (others := row_others(conversation)) is not None:  # a plain row's messages
+                for index, message in others:
+                    for _ in self._empties(number, [message], index):
+                        pass
                 yield conversation
             elif read_in_batches(conversation):
                 yield conversation

@@ -106,6 +106,10 @@ def read(
             if source.member is not None:
                 read = with_files(read, source.files())
             yield from read if source.archive is None else members.read(source, read)
+        said = getattr(reading.row_reader, "note", None)  # (-v: how the rows were read)
+        note = said() if said is not None else None
+        if note:
+            reading.notes.append(note)
     finally:
         members.close()
 

@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import UsageError
 from ..formats.registry import record_dialects
 from ..model import Conversation
-from ..ops.operation import Stateless
+from . import fast_hooks
 from .job import Run
 from .target import Target
 
@@ -30,6 +30,7 @@ class Sides(Target):
             )
         self.splitter, self.records, self.output_dir = splitter, records, output_dir
         self.numbers = {name: k for k, name in enumerate(splitter.names)}
+        self.plain_rows = records.plain_rows
 
     @property
     def folder(self) -> Any:
@@ -45,7 +46,8 @@ class Sides(Target):
     def part_lines(self, run: Run, conversations: Iterable[Conversation]) -> Iterator[bytes]:
         write = self.records.part_lines
         for conversation in conversations:
-            side = b"%d\t" % self.numbers[self.splitter.side(conversation)]
+            side = fast_hooks.split_side(self.splitter, conversation)  # (a plain row's)
+            side = b"%d\t" % self.numbers[side or self.splitter.side(conversation)]
             for line in write(run, [conversation]):
                 yield side + line
 
@@ -105,16 +107,3 @@ class _SideFiles:
         for side in self.files:
             side.close(False)
         self.folder.abort()
-
-
-class _Listed(Stateless):
-    """The operation of a split: the conversation with its messages in a list (a log's
-    are read once), for its side's key and its records."""
-
-    def __call__(self, conversation: Conversation) -> Conversation:
-        from ..ops.facts import listed as with_list
-
-        return with_list(conversation)[0]
-
-
-listed = _Listed()

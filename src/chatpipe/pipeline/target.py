@@ -33,7 +33,10 @@ class Target:
     - ``row_reader``: a faster reader of conversation-per-record rows for its own use
       (``Reading.row_reader``), or None;
     - ``rows``: its output may be records, a JSON object a line (what Parquet rows hold);
-      False for text and documents.
+      False for text and documents;
+    - ``plain_rows``: it takes conversation-per-record rows read into plain dicts by the
+      row lane (fast/rows.py: their messages made only when looked at, its writers'
+      hooks in fast_hooks.py), so a run may read its rows so.
 
     ``one_process``: its output depends on the whole run in order (places in the files,
     numbers or counts kept across conversations), so the run is one process, whatever
@@ -44,6 +47,7 @@ class Target:
     rows = True
     one_process = False
     checks_records = False  # its input is records, not conversations (validate)
+    plain_rows = False
     row_reader: Callable[[Any, Any, Any], Conversation | None] | None = None
 
     def loss_report(self) -> LossReport | None:

@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from ..model import Conversation
+from . import fast_hooks
 from .losses import LossReport
 from .target import Run, Target
 from .writing import write_records
@@ -80,6 +81,8 @@ class ToDialect(Target):
         numbered = self.dialect is not None and self.dialect.takes_settings
         self.parts = output_dir is None and not as_json and not document and not numbered
         self.rows = not as_json and not document
+        # records written through writing.py, whose hook writes plain rows
+        self.plain_rows = output_dir is None and not document
 
     def loss_report(self) -> LossReport | None:
         if not self.report_losses or self.dialect is None:
@@ -211,11 +214,15 @@ class Lines(Target):
         self, line: Callable[[Conversation], Any], many: bool = False, one_process: bool = False
     ) -> None:
         self.line, self.many, self.one_process = line, many, one_process
+        # a line fast/ makes from a row's plain dicts too (count's): rows may be read so
+        fast = fast_hooks.row_line(line)
+        self.plain_rows = fast is not None
+        self.made = fast or line
 
     def part_lines(self, run: Run, conversations: Iterable[Conversation]) -> Iterator[bytes]:
         if not self.many:
-            return map(self.line, conversations)
-        return (line for conversation in conversations for line in self.line(conversation))
+            return map(self.made, conversations)
+        return (line for conversation in conversations for line in self.made(conversation))
 
 
 class Stats(Target):

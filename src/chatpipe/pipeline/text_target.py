@@ -55,6 +55,8 @@ class Texts(Target):
         # ``warn`` (a function of the text) and ``warned``
         self.notice = notice
         self.joiner = joiner
+        # buffer's pieces come through fast_hooks.buffer_batches, which writes plain rows
+        self.plain_rows = joiner is not None and row_reader is None
         self.said = False  # a part's warning said for the run (``note``)
 
     def _listen(self, run: Run) -> None:

@@ -148,6 +148,9 @@ class TokenRows(Target):
                 "template rewrites earlier turns, or closes the conversation): masks from "
                 "rendered prefixes would be wrong there; the per-turn masks are not"
             )
+        encoded = tokens.tokenizer.encoded()
+        if encoded:
+            lines.append(f"tokenize: {encoded}")
         if tally.packs:
             lines.append(
                 f"tokenize: {tally.rows} rows in {tally.packs} pack{'s' * (tally.packs != 1)}"

@@ -23,7 +23,12 @@ class Trim(KeepsNothing):
     trims the newest messages whose rendered prompt fits. Options that do not go together
     are a UsageError naming them. ``dropped(message, why)`` hears
     of each message ``keep_tool_pairs`` removes.
+
+    ``plain_rows``: it takes rows read into plain dicts by the row lane (fast/rows.py),
+    their messages made where it looks at them.
     """
+
+    plain_rows = True
 
     def __init__(
         self,
@@ -68,7 +73,11 @@ class Trim(KeepsNothing):
         self.templated = templated
         self.dropped = dropped
 
-    def __call__(self, conversation: Conversation) -> list[AnyMessage]:
+    def __call__(self, conversation: Conversation) -> Any:
+        if self._whole():  # a row within the budget, counted from its plain dicts: as it is
+            whole = fast_hooks.row_within(conversation, self.counter, self.max_tokens)
+            if whole is not None:
+                return whole
         if self.templated:
             kept, after = self._through_template(conversation)
         elif self.strategy == "last":
@@ -90,6 +99,17 @@ class Trim(KeepsNothing):
                 for message, why in dropped:
                     self.dropped(message, why)
         return kept
+
+    def _whole(self) -> bool:
+        """Whether a conversation within the budget is kept whole, as it is: the newest
+        messages kept with nothing to start or end on and no pairs to mend."""
+        return (
+            self.strategy == "last"
+            and not self.templated
+            and not self.start_on
+            and not self.end_on
+            and not self.tool_pairs
+        )
 
     def _through_template(self, conversation: Conversation) -> tuple[list[AnyMessage], Any]:
         from ..templates.count import trim_to_fit

@@ -117,7 +117,13 @@ def _records(
                 yield dumps(record)
         else:
             try:
-                messages = list(_located(conversation, write_messages(conversation.messages)))
+                # (a row the row lane read: its records written from its plain dicts)
+                try:
+                    messages = fast_hooks.written_row(conversation, target)
+                except ChatpipeError as exc:
+                    raise exc.located(conversation.location) from None
+                if messages is None:
+                    messages = list(_located(conversation, write_messages(conversation.messages)))
             except ChatpipeError as exc:
                 if errors is None:
                     raise

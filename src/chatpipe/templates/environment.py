@@ -126,13 +126,13 @@ def _environment():
         intercepted_binops = frozenset(("+", "*", "%", "**"))
 
         def call_binop(self, context, operator, left, right):
-            if (  # most of a template's operators
-                operator == "+"
-                and type(left) is str
-                and type(right) is str
-                and len(left) + len(right) < SMALL
-            ):
-                return left + right
+            if operator == "+":  # most of a template's operators
+                kind = type(left)
+                if kind is type(right) and (
+                    (kind is str and len(left) + len(right) < SMALL)
+                    or kind is int  # (a count: a sum is one bit longer at most)
+                ):
+                    return left + right
             budget = current()
             budget.tick()
             if operator == "+":
@@ -175,6 +175,8 @@ def _environment():
                 sum(map(len, operands)) < SMALL
             ):
                 return "".join(operands)
+            if all(type(operand) is int for operand in operands):
+                return sum(operands)  # (``loop.index0 + 1``: as each + of them would be)
             total = operands[0]
             for operand in operands[1:]:
                 total = self.call_binop(context, "+", total, operand)

@@ -52,41 +52,69 @@ def text_size(value: Any, cap: int) -> int:
     container (a list holding the same long string a million times is a long text) and
     stopping once past ``cap``. (Strings inside containers, the most common leaves, are
     counted in the container's loop, without a call each: ``tojson`` measures every value
-    it writes.)"""
-    memo: dict[int, int] = {}
-
-    def walk(item: Any) -> int:
-        kind = type(item)
-        if kind is str:
-            return len(item) + 2
-        if kind is int:
-            return item.bit_length() // 3 + 2
-        if isinstance(item, (list, tuple, dict)):
-            key = id(item)
-            known = memo.get(key)
-            if known is not None:
-                return known
-            memo[key] = 2  # (a container met inside itself counts once)
-            total = 2
-            if isinstance(item, dict):
-                for name, value in item.items():
-                    # walk(name) + walk(value) + 4, strings counted here
-                    total += len(name) + 6 if type(name) is str else walk(name) + 4
-                    total += len(value) + 2 if type(value) is str else walk(value)
-                    if total > cap:
-                        break
-            else:
-                for value in item:
-                    total += len(value) + 4 if type(value) is str else walk(value) + 2
-                    if total > cap:
-                        break
-            memo[key] = total
+    it writes; and a container of such leaves alone, most of what it gets, is counted in
+    one loop with no look for containers met before.)"""
+    kind = type(value)
+    if kind is str:
+        return len(value) + 2
+    if kind is dict:
+        total = _flat_dict(value, cap)
+        if total is not None:
             return total
-        if isinstance(item, str):
-            return len(item) + 2
-        return 32
+    return _walk(value, cap, {})
 
-    return walk(value)
+
+def _flat_dict(item: dict, cap: int) -> int | None:
+    """``_walk`` of a dict whose keys are strings and whose values are strings, whole
+    numbers, floats, booleans or None; None for any other dict."""
+    total = 2
+    for name, value in item.items():
+        if type(name) is not str:
+            return None
+        kind = type(value)
+        if kind is str:
+            total += len(name) + len(value) + 8
+        elif kind is int:
+            total += len(name) + value.bit_length() // 3 + 8
+        elif value is None or kind is bool or kind is float:
+            total += len(name) + 38
+        else:
+            return None
+        if total > cap:
+            break
+    return total
+
+
+def _walk(item: Any, cap: int, memo: dict[int, int]) -> int:
+    kind = type(item)
+    if kind is str:
+        return len(item) + 2
+    if kind is int:
+        return item.bit_length() // 3 + 2
+    if isinstance(item, (list, tuple, dict)):
+        key = id(item)
+        known = memo.get(key)
+        if known is not None:
+            return known
+        memo[key] = 2  # (a container met inside itself counts once)
+        total = 2
+        if isinstance(item, dict):
+            for name, value in item.items():
+                # walk(name) + walk(value) + 4, strings counted here
+                total += len(name) + 6 if type(name) is str else _walk(name, cap, memo) + 4
+                total += len(value) + 2 if type(value) is str else _walk(value, cap, memo)
+                if total > cap:
+                    break
+        else:
+            for value in item:
+                total += len(value) + 4 if type(value) is str else _walk(value, cap, memo) + 2
+                if total > cap:
+                    break
+        memo[key] = total
+        return total
+    if isinstance(item, str):
+        return len(item) + 2
+    return 32
 
 
 def check_text(budget: Budget, value: Any, what: str = "a text") -> None:
@@ -201,6 +229,18 @@ def bounded_filter(name: str, function: Any) -> Any:
     if check is None and not stringify and not listing:
         return function
     at = _value_index(function)
+    if at == 0 and check is None and not listing:  # (trim, lower, string...: most calls)
+
+        @functools.wraps(function)
+        def stringifying(value: Any, *args: Any, **kwargs: Any) -> Any:
+            if type(value) is not str:
+                check_text(current(), value)
+            result = function(value, *args, **kwargs)
+            if type(result) is str and len(result) < SMALL:
+                return result
+            return current().sized(result)
+
+        return stringifying
 
     @functools.wraps(function)
     def bounded(*args: Any, **kwargs: Any) -> Any:
@@ -351,13 +391,18 @@ def bounded_tojson(encode: Any) -> Any:
         budget = current()
         budget.tick()
         compact = text_size(value, budget.limits.max_output + 1)
-        budget.check_estimate(compact, "JSON")
-        indent = args[1] if len(args) > 1 else kwargs.get("indent")
-        width = len(indent) if isinstance(indent, str) else indent
-        if isinstance(width, int) and width > 0:
-            # a line a value at most, each indented by its depth (at most the nesting's)
-            budget.check_size(compact + compact * width * _depth(value), "JSON")
-        return budget.sized(encode(value, *args, **kwargs))
+        if compact >= SMALL:  # (a small one, most of them, is not counted: as concat_parts)
+            budget.check_estimate(compact, "JSON")
+        if args or kwargs:
+            indent = args[1] if len(args) > 1 else kwargs.get("indent")
+            width = len(indent) if isinstance(indent, str) else indent
+            if isinstance(width, int) and width > 0:
+                # a line a value at most, each indented by its depth (at most the nesting's)
+                budget.check_size(compact + compact * width * _depth(value), "JSON")
+        text = encode(value, *args, **kwargs)
+        if len(text) >= SMALL:
+            budget.check_size(len(text))
+        return text
 
     return tojson
 

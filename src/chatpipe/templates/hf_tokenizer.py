@@ -53,10 +53,39 @@ class TextTokenizer:
         # a tokenizer.json may carry the model's truncation and padding: neither applies
         backend.no_truncation()
         backend.no_padding()
+        self._pieces: Any = False  # (templates/pieces.py's encoder, made at first use)
+
+    def __getstate__(self) -> dict[str, Any]:  # (sent to workers: not the pieces kept)
+        return {**self.__dict__, "_pieces": False}
 
     def encode(self, text: str) -> Any:
         """The encoding of ``text`` (ids, offsets in characters), no special tokens added."""
         return self.backend.encode(text, add_special_tokens=False)
+
+    def encode_pieces(self, text: str) -> Any:
+        """``encode(text)``'s ids and its mapping between characters and tokens
+        (``char_to_token``, ``token_to_chars``), made of the text's pieces between added
+        tokens, each encoded once for all the texts that hold it, where that gives the
+        same (templates/pieces.py); else the text encoded whole."""
+        if self._pieces is False:
+            from .pieces import PieceEncoder
+
+            self._pieces = PieceEncoder.of(self.backend)
+        if self._pieces is None:
+            return self.encode(text)
+        return self._pieces.encode(text)
+
+    def encoded(self) -> str | None:
+        """How ``encode_pieces`` encoded the texts (for -v); None before any."""
+        pieces = self._pieces
+        if pieces is False:
+            return None
+        if pieces is None:
+            return "each text encoded whole (this tokenizer's pieces depend on their place)"
+        return (
+            f"each text encoded by its pieces between added tokens, each piece once: "
+            f"{pieces.encoded:,} encoded for {pieces.asked:,} asked"
+        )
 
     def encode_len(self, text: str) -> int:
         return len(self.backend.encode(text, add_special_tokens=False).ids)

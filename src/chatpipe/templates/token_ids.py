@@ -182,7 +182,7 @@ class ChatTokenizer:
                             hint="use a template with {% generation %} markers",
                         )
                     method, spans = PREFIX, prefixed
-        encoding = self.tokenizer.encode(full)
+        encoding = self.tokenizer.encode_pieces(full)
         ids = encoding.ids
         mask = [0] * len(ids)
         for start, end in spans:
