@@ -23,8 +23,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import Location
-from ..formats.openai import OpenAIDialect
-from ..formats.openai_media import PROCESSOR_MEDIA
+from ..formats.openai import PARTS_MADE_BLOCKS, OpenAIDialect
+from ..formats.openai_rows import with_row_images
+from ..formats.shapes import CheckedMessages, check_message
 from ..formats.sharegpt import AI, HUMAN, ShareGPTDialect
 from ..formats.tool_links import needs_link
 from ..model import AnyMessage, Conversation
@@ -34,7 +35,7 @@ from .lane import ROLE_TYPES, Batch, message_from_plain, plain_canonical
 _PART_ROLES = {"user": "human", "human": "human", "assistant": "ai", "ai": "ai", "system": "system"}
 
 
-class RowMessages:
+class RowMessages(CheckedMessages):
     """A row's messages: ``values`` (the row's message objects, as parsed) and ``items``
     (their plain canonical dicts, or messages where a message is of no plain shape), in
     order; the items of ``{role, content}`` with text are made on first use. Iterated,
@@ -165,8 +166,8 @@ def _texts(values: list[Any]) -> list[int]:
 
 def parts_canonical(value: Any) -> dict[str, Any] | None:
     """The canonical dict of ``{role, content}`` whose content is a non-empty list of
-    parts (strings and objects, none a processor's media part), as the OpenAI reader reads
-    it; None for any other message."""
+    parts (strings and objects, none a part the reader makes a block of: a processor's
+    media, reasoning), as the OpenAI reader reads it; None for any other message."""
     if type(value) is not dict or len(value) != 2:
         return None
     content, role = value.get("content"), value.get("role")
@@ -176,7 +177,7 @@ def parts_canonical(value: Any) -> dict[str, Any] | None:
     for part in content:
         kind_of = type(part)
         if kind_of is dict:
-            if part.get("type") in PROCESSOR_MEDIA:
+            if part.get("type") in PARTS_MADE_BLOCKS:  # (the reader's to make)
                 return None
         elif kind_of is not str:
             return None
@@ -257,6 +258,8 @@ _SPEAKERS = {
 def read_openai_row(dialect: Any, value: Any, location: Location) -> Conversation | None:
     """The conversation of an OpenAI ``{messages}`` row, its messages a ``RowMessages``;
     None for any other row (``read_row``)."""
+    if type(value) is dict and "images" in value:  # (parts that stand for the row's images)
+        value = with_row_images(value)
     found = read_row(dialect, value)
     if found is None:
         return None
@@ -280,6 +283,7 @@ def read_row(dialect: Any, value: Any) -> RowMessages | None:
         if item is None:
             try:
                 item = dialect.read_message(message)
+                check_message(item)  # (the shapes the ordinary reader's conversations hold)
             except Exception:  # what is wrong is the ordinary reader's to say
                 return None
             if needs_link(item):

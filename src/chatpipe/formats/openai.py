@@ -333,7 +333,7 @@ def is_openai_message(value: Any) -> bool:
 
 
 # content parts the reader makes standard blocks: processors' media, reasoning parts
-_PART_TYPES = PROCESSOR_MEDIA | {"thinking"}
+PARTS_MADE_BLOCKS = PROCESSOR_MEDIA | {"thinking"}
 
 
 def _with_processor_media(content: list[Any]) -> list[Any]:
@@ -463,7 +463,7 @@ class OpenAIDialect(Dialect):
         if type(value) is dict:
             content = value.get("content")
             if type(content) is list and any(
-                type(p) is dict and p.get("type") in _PART_TYPES for p in content
+                type(p) is dict and p.get("type") in PARTS_MADE_BLOCKS for p in content
             ):
                 content = reasoning_parts(_with_processor_media(content))
                 value = {**value, "content": content}

@@ -121,6 +121,14 @@ def _tool_problem(tool: dict[str, Any], where: str) -> str | None:
     return None
 
 
+class CheckedMessages:
+    """Messages whose maker checked their shapes as it made them (the row lane's, which
+    leaves a row with a message of any other shape to the ordinary reader): taken as they
+    are, not looked at again (which would make every message of them)."""
+
+    __slots__ = ()
+
+
 def checked(
     conversation: Conversation, handle: Callable[[ChatpipeError], None] | None = None
 ) -> Conversation:
@@ -136,6 +144,8 @@ def checked(
                 problem, conversation.location, 'a tool is an object naming its kind ("function")'
             )
     messages = conversation.messages
+    if isinstance(messages, CheckedMessages):
+        return conversation
     if isinstance(messages, list):
         for index, message in enumerate(messages):
             # (most content is text, most ids too: a look at their kinds is all it costs)
