@@ -26,7 +26,7 @@ import chatpipe.pipeline.reading
 from chatpipe.cli import app
 from chatpipe.fast.lane import plain_canonical
 from chatpipe.fast.lane_writer import LaneWriter
-from chatpipe.formats.openai import message_from_dict
+from chatpipe.formats.openai_messages import message_from_dict
 from chatpipe.model.canonical import message_to_canonical
 from conftest import ROOT
 

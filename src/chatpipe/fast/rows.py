@@ -23,7 +23,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import Location
-from ..formats.openai import PARTS_MADE_BLOCKS, OpenAIDialect
+from ..formats.openai import OpenAIDialect
+from ..formats.openai_messages import PARTS_MADE_BLOCKS
 from ..formats.openai_rows import with_row_images
 from ..formats.shapes import CheckedMessages, check_message
 from ..formats.sharegpt import AI, HUMAN, ShareGPTDialect

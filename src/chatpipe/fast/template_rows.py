@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import Location
-from ..formats.openai import OpenAIDialect, parse_arguments
+from ..formats.openai import OpenAIDialect
+from ..formats.openai_messages import parse_arguments
 from ..model import Conversation
 from ..templates.messages import ShapedMessages
 

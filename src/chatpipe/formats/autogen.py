@@ -33,7 +33,7 @@ from typing import Any
 from ..errors import ChatpipeError, DataError, Location, ValidationError, kind_of
 from ..model import AIMessage, AnyMessage, Conversation, HumanMessage, SystemMessage, ToolMessage
 from .base import CONVERSATIONS, LIKELY, STREAM, Guess, Sample, SessionDialect, holds_messages
-from .openai import parse_arguments
+from .openai_messages import parse_arguments
 
 _LLM = frozenset(
     ("SystemMessage", "UserMessage", "AssistantMessage", "FunctionExecutionResultMessage")

@@ -33,7 +33,7 @@ from ..model.tool_calls import invalid_tool_call, tool_call
 from .base import (
     _keys_hint,
 )
-from .openai import parse_arguments
+from .openai_messages import parse_arguments
 
 # media formats as Bedrock names them, and their media types (the first of a type is the
 # one written for it)

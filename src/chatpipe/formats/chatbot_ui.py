@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import ChatpipeError, Location, ValidationError
 from ..model import SystemMessage
 from .base import CERTAIN, Conversation, Dialect
-from .openai import message_from_dict
+from .openai_messages import message_from_dict
 
 
 def is_export(value: Any) -> bool:

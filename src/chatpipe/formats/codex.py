@@ -332,7 +332,7 @@ def _shape_error() -> DataError:
 def _keep_unparsed(message: AIMessage, items: list[dict[str, Any]]) -> None:
     """Calls whose arguments are not a JSON object become invalid tool calls holding the
     arguments as they were written (the openai writer writes them back so)."""
-    from .openai import parse_arguments
+    from .openai_messages import parse_arguments
 
     for item in items:
         if item.get("type") != "function_call":

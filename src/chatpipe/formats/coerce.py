@@ -7,8 +7,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..model import AnyMessage
-from .openai import link_tool_results, message_from_like
+from .openai_messages import message_from_like
 from .openai_writer import OpenAIWriter
+from .tool_links import link_tool_results
 
 __all__ = ["convert_to_messages"]
 

@@ -23,7 +23,7 @@ from ..errors import ChatpipeError, DataError, Location
 from ..model import AIMessage
 from . import cohere_v1 as v1
 from .base import CERTAIN, CONVERSATIONS, LIKELY, STREAM, Conversation, Guess, Sample, StreamDialect
-from .openai import message_from_dict
+from .openai_messages import message_from_dict
 from .tool_links import link_tool_results
 
 EVENTS = (

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, ValidationError
 from ..model import AIMessage, AnyMessage, Conversation, ToolMessage
-from .openai import message_from_dict
+from .openai_messages import message_from_dict
 from .tool_links import link_tool_results
 
 _ROLES = {"USER": "user", "CHATBOT": "assistant", "SYSTEM": "system"}

@@ -28,7 +28,7 @@ from ..errors import ChatpipeError, DataError, Location, kind_of
 from ..model import AIMessage, AnyMessage, Conversation, HumanMessage, SystemMessage, ToolMessage
 from .base import SessionDialect
 from .exports import ReadOptions
-from .openai import parse_arguments
+from .openai_messages import parse_arguments
 from .session_tree import Node, Tree, branches_from_last
 
 _MESSAGES = frozenset(("system.message", "user.message", "assistant.message"))

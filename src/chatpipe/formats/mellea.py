@@ -14,7 +14,8 @@ from typing import Any
 from ..errors import ValidationError
 from ..model import AnyMessage
 from .base import VARIANT, Dialect, Guess, Sample, not_a_message
-from .openai import OpenAIDialect, message_from_dict, variant_score
+from .openai import OpenAIDialect, variant_score
+from .openai_messages import message_from_dict
 
 MELLEA_KEYS = (
     "images",

@@ -26,7 +26,7 @@ from .base import (
     _keys_hint,
 )
 from .media import data_url, sniff
-from .openai import message_from_dict
+from .openai_messages import message_from_dict
 from .tool_links import link_tool_results
 
 EXTRAS_KEY = "ollama"

@@ -22,7 +22,7 @@ from ..model import AnyMessage, ChatMessage, HumanMessage, SystemMessage
 from .base import CERTAIN, CONVERSATIONS, Conversation, Dialect, Guess, Sample
 from .exports import ReadOptions
 from .open_webui_content import Turn, read_details, read_output
-from .openai import usage_from_openai
+from .openai_messages import usage_from_openai
 from .trees import dated, span, tree_conversations
 
 # a message's keys read into its content (the rest is kept under additional_kwargs)

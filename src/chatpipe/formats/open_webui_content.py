@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from ..model import AIMessage, AnyMessage, ToolMessage
-from .openai import parse_arguments
+from .openai_messages import parse_arguments
 
 _DETAILS = re.compile(r'<details\s+type="(\w+)"([^>]*)>(.*?)</details>\n?', re.S)
 _ATTRIBUTE = re.compile(r'(\w+)="([^"]*)"')

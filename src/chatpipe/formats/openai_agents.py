@@ -32,7 +32,7 @@ from typing import Any
 from ..errors import ChatpipeError, DataError, Location, kind_of
 from ..model import AIMessage, AnyMessage, Conversation, SystemMessage, ToolMessage
 from .base import SessionDialect
-from .openai import message_from_dict, parse_arguments
+from .openai_messages import message_from_dict, parse_arguments
 
 _INSTRUCTIONS = ("system", "developer")
 REPLIES = "model replies (the trace's response spans name them by response_id only)"

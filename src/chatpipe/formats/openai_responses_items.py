@@ -145,7 +145,7 @@ class _Items:
     def call(self, item: dict[str, Any], kind: str) -> None:
         current = self.assistant()
         if kind == "function_call":
-            from .openai import parse_arguments
+            from .openai_messages import parse_arguments
 
             args, _ = parse_arguments(item.get("arguments"))
             args = args if isinstance(args, dict) else {"arguments": item.get("arguments")}

@@ -17,7 +17,7 @@ from ..model.chunk_merge import STREAM_IDENTITY_KEYS
 from ..model.chunks import add_ai_message_chunks
 from ..model.tool_calls import chunks_from_openai
 from .base import Conversation, StreamDialect
-from .openai import reasoning_parts, usage_from_openai
+from .openai_messages import reasoning_parts, usage_from_openai
 
 
 def is_openai_chunk(value: Any) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import ChatpipeError, Location, ValidationError, kind_of
 from ..model import AIMessage, AnyMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 from .base import Conversation, Dialect, dict_blocks
-from .openai import parse_arguments
+from .openai_messages import parse_arguments
 from .tool_links import _UNLINKED, link_tool_results
 
 HUMAN = ("human", "user")

@@ -36,7 +36,8 @@ from typing import Any
 from ..errors import ChatpipeError, DataError, Location, ValidationError, kind_of
 from ..model import AIMessage, AnyMessage, Conversation, HumanMessage, SystemMessage, ToolMessage
 from .base import CONVERSATIONS, LIKELY, STREAM, VARIANT, Dialect, Guess, Sample, SessionDialect
-from .openai import parse_arguments, variant_score
+from .openai import variant_score
+from .openai_messages import parse_arguments
 
 _ROLES = {
     "system": "system",
