@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from chatpipe import AIMessage, SystemMessage, ToolMessage
-from chatpipe.pipeline.reading import detect_file
+from chatpipe.pipeline.opening import detect_file
 from conftest import FIXTURES
 from test_agent_logs import bad_line_is_named, conversations, fixture, records, run, unread_values
 from test_fixtures import leaves

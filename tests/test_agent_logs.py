@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 from chatpipe import AIMessage, HumanMessage, ToolMessage
 from chatpipe.cli import app
 from chatpipe.formats.exports import ReadOptions
-from chatpipe.pipeline.reading import detect_file, read
+from chatpipe.pipeline.opening import detect_file
+from chatpipe.pipeline.reading import read
 from conftest import FIXTURES
 from test_fixtures import leaves, parsed_and_kept
 from test_providers import output_leaves

@@ -328,7 +328,7 @@ def _written_and_read_back() -> dict[str, list[tuple[str, set[str]]]]:
     the dialects reading it back detected: {written as: [(fixture, read back as)]}."""
     import tempfile
 
-    from chatpipe.pipeline.reading import ErrorLog
+    from chatpipe.pipeline.opening import ErrorLog
     from chatpipe.pipeline.writing import write
 
     targets = [

@@ -210,7 +210,7 @@ def test_an_sse_event_past_the_record_limit_is_skipped_not_held(tmp_path):
 
 def test_skip_counts_every_bad_record_but_keeps_only_those_shown(tmp_path):
     from chatpipe.errors import DataError
-    from chatpipe.pipeline.reading import ErrorLog
+    from chatpipe.pipeline.opening import ErrorLog
 
     log = ErrorLog("skip")
     for n in range(5_000):

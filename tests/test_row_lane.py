@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 import chatpipe.pipeline.fast_hooks
 from chatpipe.cli import app
 from chatpipe.pipeline.job import Inputs, Job
-from chatpipe.pipeline.reading import detect_file
+from chatpipe.pipeline.opening import detect_file
 from conftest import FIXTURES, ROOT
 from test_lane import TEXT, message
 

@@ -13,7 +13,8 @@ from .._exports import lazy
 if TYPE_CHECKING:  # the names for type checkers; at run time they load on first use
     from .executors import Engine, execute, serial
     from .job import Inputs, Job, Run, Target, on_messages
-    from .reading import ErrorLog, read
+    from .opening import ErrorLog
+    from .reading import read
     from .targets import Lines, Stats, ToDialect
     from .text_target import Texts
     from .trim_policy import Trim

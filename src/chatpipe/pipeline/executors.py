@@ -269,7 +269,7 @@ def _second_pass(job: Job, found: Any, mapper: Any) -> Job:
         return job
     from ..ops.operation import PerPart, Stateless, undeclared_state
     from .assemble import run_in_parts
-    from .reading import ErrorLog
+    from .opening import ErrorLog
     from .target import Target
 
     operation: Any = job.operation

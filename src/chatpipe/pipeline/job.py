@@ -18,7 +18,8 @@ from ..model import Conversation
 from ..ops.operation import Operation, Streaming, on_messages, on_stream
 from . import fast_hooks
 from .losses import LossReport
-from .reading import ErrorLog, Reading, read
+from .opening import ErrorLog
+from .reading import Reading, read
 from .target import Target
 
 # what a job does to each conversation: an ``Operation`` (ops/operation.py: the contract,

@@ -71,7 +71,7 @@ def part_run(job: Any, part: Part) -> Any:
     by the part with its place."""
     from ..formats.registry import get_dialect
     from .job import Run
-    from .reading import ErrorLog
+    from .opening import ErrorLog
 
     found = (Source(part.spec), get_dialect(part.dialect), part.shape)
     return Run(job, ErrorLog("fail"), found=found)

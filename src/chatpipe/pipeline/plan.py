@@ -107,7 +107,8 @@ def _cut(found: Plan, job: Any, files: tuple[str, ...], blocksize: int | None, l
     from ..formats.batch import BatchDialect
     from ..formats.detect import CONVERSATIONS, MESSAGES
     from ..formats.registry import reading_dialect
-    from .reading import detect_file, joins_batches
+    from .opening import detect_file
+    from .reading import joins_batches
 
     forced = reading_dialect(job.inputs.dialect)
     group_by = job.inputs.group_by
@@ -165,7 +166,7 @@ def _member_parts(found: Plan, spec: str, sources: list[Source], forced: Any) ->
     file is among them."""
     from ..formats.batch import BatchDialect
     from .members import NESTED_ZIP, nested_zips_said
-    from .reading import detect_file
+    from .opening import detect_file
 
     taken, batches, nested = 0, False, []
     try:

@@ -53,7 +53,7 @@ def _source_problems(
 ) -> Iterator[Problem]:
     from ..formats.detect import CONVERSATIONS, STREAM
     from ..formats.exports import ReadOptions
-    from .reading import ErrorLog, open_records
+    from .opening import ErrorLog, open_records
 
     structure = rules in ("all", "structure")
     errors = ErrorLog("skip", keep=None)
