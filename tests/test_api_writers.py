@@ -255,3 +255,19 @@ def test_an_api_input_is_written_back_whole_and_a_batch_keeps_its_requests():
     code, out, err = cli("head", "-n", "1", results)
     assert (code, err) == (0, "")
     assert records(out) == [json.loads(results.read_text().splitlines()[0])]
+
+
+def test_split_to_an_api_writes_every_conversation_on_its_side(tmp_path):
+    """split --to openai wrote every side empty, each conversation "with no turns to send":
+    the side's key read the messages that the loss check passes on once, and the writer
+    got none (#48 with #50's split)."""
+    source = FIXTURES / "sharegpt__fastchat_dummy_conversation_first20.json"
+    code, _, err = cli(
+        "split", "--ratio", "a=0.5,b=0.5", "--to", "openai", "--output-dir", tmp_path / "o", source
+    )
+    assert code == 0, err
+    assert "no turns to send" not in err
+    written = [
+        r for side in ("a", "b") for r in records((tmp_path / "o" / f"{side}.jsonl").read_text())
+    ]
+    assert len(written) == 20 and all(len(r["messages"]) >= 2 for r in written)

@@ -157,9 +157,11 @@ def test_each_member_is_detected_on_its_own(tmp_path):
     assert out == run("convert", LOG, unzipped, LOG)[1]
     assert f"read {archive}:c/chat.jsonl.gz: openai (jsonl, conversation per record)" in err
     assert f"chatpipe: {archive}: 1 member empty, no conversations in it: d/none.json\n" in err
-    assert err.endswith(
+    assert (
         f"chatpipe: {archive}: skipped 1 member that is not a chat log: text that is not "
         "JSON (README.md)\n"
+    ) in err
+    assert err.endswith(
         f"chatpipe: warning: {archive}: a zip inside it not read: old.zip (unzip it and name "
         "the zip inside it)\n"
     )

@@ -96,7 +96,7 @@ def test_a_later_row_that_does_not_fit_turns_its_column_into_json(tmp_path, monk
     source = tmp_path / "rows.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in [plain, plain, plain, parts, plain]))
     written = tmp_path / "rows.parquet"
-    code, _, err = cli("convert", "--to", "openai", "-o", written, source)
+    code, _, err = cli("convert", "--to", "openai", "--keep-extras", "-o", written, source)
     assert code == 0, err
     parquet = pq.ParquetFile(written)
     assert parquet.num_row_groups == 3
@@ -111,7 +111,8 @@ def test_a_later_row_that_does_not_fit_turns_its_column_into_json(tmp_path, monk
         "messages": [],
     }
     assert (
-        cli("convert", "--to", "openai", written)[1] == cli("convert", "--to", "openai", source)[1]
+        cli("convert", "--to", "openai", "--keep-extras", written)[1]
+        == cli("convert", "--to", "openai", "--keep-extras", source)[1]
     )
 
 
@@ -147,7 +148,7 @@ def test_binary_timestamp_and_struct_columns_read_as_json_values(tmp_path):
     ]
     path = tmp_path / "mixed.parquet"
     pq.write_table(pa.Table.from_pylist(rows), path)
-    code, out, err = cli("convert", "--to", "openai", path)
+    code, out, err = cli("convert", "--to", "openai", "--keep-extras", path)
     assert (code, err) == (0, "")
     assert json.loads(out) == {
         "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}],
@@ -223,13 +224,14 @@ def test_a_message_with_a_field_of_its_own_is_written_as_json_text(tmp_path):
     }
     source.write_text(json.dumps(row) + "\n")
     written = tmp_path / "rows.parquet"
-    code, _, err = cli("convert", "--to", "openai", "-o", written, source)
+    code, _, err = cli("convert", "--to", "openai", "--keep-extras", "-o", written, source)
     assert (code, err) == (0, "")
     schema = pq.ParquetFile(written).schema_arrow
     assert str(schema.field("messages").type) == "string"
     assert json.loads(schema.metadata[b"chatpipe"])["json"] == ["messages"]
     assert (
-        cli("convert", "--to", "openai", written)[1] == cli("convert", "--to", "openai", source)[1]
+        cli("convert", "--to", "openai", "--keep-extras", written)[1]
+        == cli("convert", "--to", "openai", "--keep-extras", source)[1]
     )
 
 
@@ -279,7 +281,7 @@ def test_map_columns_read_as_objects(tmp_path):
         },
         tmp_path / "maps.parquet",
     )
-    code, out, err = cli("convert", "--to", "openai", path)
+    code, out, err = cli("convert", "--to", "openai", "--keep-extras", path)
     assert (code, err) == (0, "")
     assert [json.loads(line) for line in out.splitlines()] == [
         {
@@ -317,13 +319,13 @@ def test_a_float_json_has_no_number_for_makes_its_row_a_bad_record(tmp_path):
     )
     hint = "(write it as null or as text first; --on-error skip leaves such rows out)"
     first = b'{"messages":[{"role":"user","content":"hi 0"}],"id":1,"score":0.5,"curve":[0.25]}\n'
-    assert cli("convert", "--to", "openai", path) == (
+    assert cli("convert", "--to", "openai", "--keep-extras", path) == (
         1,
         first,  # (what came before the error, as on stdout it stays)
         f"chatpipe: error: {path}:2: column 'score' holds NaN, which JSON has no number for "
         f"{hint}\n",
     )
-    code, out, err = cli("convert", "--to", "openai", "--on-error", "skip", path)
+    code, out, err = cli("convert", "--to", "openai", "--keep-extras", "--on-error", "skip", path)
     assert (code, out) == (0, first)
     assert err == (
         f"chatpipe: skipped: {path}:2: column 'score' holds NaN, which JSON has no number for "

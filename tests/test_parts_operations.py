@@ -24,7 +24,7 @@ from test_dedupe import corpus
 def _run(path, operation, jobs, monkeypatch, blocksize=4096):
     monkeypatch.setattr(planning, "JOB_BLOCKSIZE", blocksize)
     sink = Output()
-    job = Job(Inputs((str(path),)), operation, ToDialect("openai"))
+    job = Job(Inputs((str(path),)), operation, ToDialect("openai", settings={"keep_extras": True}))
     execute(job, sink, Engine(jobs))
     return sink.close()
 

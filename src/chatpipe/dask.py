@@ -255,7 +255,8 @@ def merge(conversation: Conversation, chunk_separator: str = "\n") -> Conversati
 
 def convert(conversation: Conversation, to: str = "canonical") -> bytes:
     """The conversation as one JSON record of dialect ``to`` (a line of
-    ``chatpipe convert --to``)."""
+    ``chatpipe convert --to``); empty when ``to`` writes none for it (an API's request
+    of a conversation with no turn to send)."""
     target, run = _writing(to)
     return b"\n".join(target.lines(run, [_ready(conversation)]))
 
@@ -353,7 +354,8 @@ def to_files(
 
     def write(conversations: list[Conversation], number: int) -> str:
         use_storage_options(storage)
-        data = b"".join(convert(c, to) + b"\n" for c in conversations)
+        records = (convert(c, to) for c in conversations)
+        data = b"".join(record + b"\n" for record in records if record)
         shard = name(number)
         write_shard(urlpath, shard, data, parquet)
         return urlpath.rstrip("/") + "/" + shard

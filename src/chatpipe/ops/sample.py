@@ -304,9 +304,15 @@ class Splitter:
         self.bounds = bounds
 
     def side(self, conversation: Conversation) -> str:
-        """The side of a conversation (its messages read if they were a log's)."""
+        """The side of a conversation whose messages are a list (``placed`` takes any)."""
+        return self.placed(conversation)[0]
+
+    def placed(self, conversation: Conversation) -> tuple[str, Conversation]:
+        """The side of a conversation, and the conversation with its messages in a list
+        (messages that pass once, a log's or a checked stream's, read here: what is
+        written is this conversation, not the one given)."""
         conversation, messages = facts.listed(conversation)
-        return self.side_of(digest.identity(conversation, messages))
+        return self.side_of(digest.identity(conversation, messages)), conversation
 
     def side_of_key(self, found: int) -> str:
         """The side of a conversation whose ``split`` key is ``found``."""
@@ -328,8 +334,8 @@ def split(
     splitter = Splitter(ratio, seed)
     out: dict[str, list[Conversation]] = {name: [] for name in splitter.names}
     for conversation in conversations:
-        conversation, _ = facts.listed(conversation)
-        out[splitter.side(conversation)].append(conversation)
+        side, conversation = splitter.placed(conversation)
+        out[side].append(conversation)
     return out
 
 

@@ -47,7 +47,9 @@ class Sides(Target):
         write = self.records.part_lines
         for conversation in conversations:
             side = fast_hooks.split_side(self.splitter, conversation)  # (a plain row's)
-            side = b"%d\t" % self.numbers[side or self.splitter.side(conversation)]
+            if side is None:
+                side, conversation = self.splitter.placed(conversation)
+            side = b"%d\t" % self.numbers[side]
             for line in write(run, [conversation]):
                 yield side + line
 
