@@ -28,8 +28,6 @@ from .base import (
     _keys_hint,
 )
 from .media import fill_media_type
-from .reasoning_fields import LEFT_OUT as REASONING_LEFT_OUT
-from .reasoning_fields import field_reasoning
 from .tool_specs import for_target
 
 _BLOCK_TYPES = frozenset(
@@ -262,8 +260,6 @@ def _cannot_hold(message: AnyMessage) -> list[str]:
         found.append("message names")
     if getattr(message, "invalid_tool_calls", None):
         found.append("invalid tool calls")
-    if field_reasoning(message):  # (Anthropic takes back only its own signed thinking)
-        found.append(REASONING_LEFT_OUT)
     return found
 
 

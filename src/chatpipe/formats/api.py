@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..model.reasoning import FIELDS
+
 # --reasoning: the API's own field where it has one (signed Anthropic thinking, Gemini
 # thought parts, Responses reasoning items; Chat Completions has none); left out everywhere;
 # or, for Chat Completions, the ``reasoning_content`` field that OpenAI-compatible servers
@@ -135,9 +137,10 @@ def reasoning_text(blocks: Iterable[Any]) -> str:
 REASONING_TYPES = frozenset(("reasoning", "thinking", "redacted_thinking"))
 
 
-# the fields readers keep a turn's reasoning in beside its content: DeepSeek's and vLLM's
-# ``reasoning_content``, OpenRouter's and Ollama's ``reasoning``, ``reasoning_details``
-REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_details")
+# the fields readers keep a turn's reasoning in beside its content (model/reasoning.py):
+# DeepSeek's and vLLM's ``reasoning_content``, OpenRouter's and Ollama's ``reasoning``,
+# ``reasoning_details``
+REASONING_FIELDS = FIELDS
 
 
 def reasoning_fields(kwargs: dict[str, Any]) -> list[dict[str, Any]]:

@@ -26,13 +26,13 @@ from typing import Any
 
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from ..model.conversation import Conversation
+from ..model.reasoning import FIELDS as REASONING_FIELDS
+from ..model.reasoning import field_reasoning, has_reasoning_blocks
 from . import media
 from .api_request import EMPTIED
 from .base import Kept
 from .bedrock_read import EXTRAS_KEY, MEDIA, REQUEST_KEYS
 from .bedrock_settings import SETTINGS, Fit, inference, tool_config
-from .reasoning_fields import FIELDS as REASONING_FIELDS
-from .reasoning_fields import field_reasoning, has_reasoning_blocks
 
 # what a message cannot hold, in the words of the run's warning
 NAMES = "message names"

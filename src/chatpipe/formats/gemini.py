@@ -21,8 +21,6 @@ from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMess
 from .api import SETTINGS
 from .base import ONE, Conversation, Dialect, dict_blocks
 from .gemini_calls import CallPieces, Pairing
-from .reasoning_fields import LEFT_OUT as REASONING_LEFT_OUT
-from .reasoning_fields import field_reasoning
 from .tool_specs import for_target
 
 _SNAKE = re.compile(r"_([a-z])")
@@ -250,8 +248,6 @@ def _cannot_hold(message: AnyMessage) -> list[str]:
         found.append("chat and function roles (written as user turns)")
     if getattr(message, "invalid_tool_calls", None):
         found.append("invalid tool calls")
-    if field_reasoning(message):
-        found.append(REASONING_LEFT_OUT)
     return found
 
 

@@ -24,12 +24,12 @@ from typing import Any
 
 from ..model import AIMessage, AnyMessage, FunctionMessage, SystemMessage, ToolMessage
 from ..model.conversation import Conversation
+from ..model.reasoning import FIELDS as REASONING_FIELDS
+from ..model.reasoning import field_reasoning, has_reasoning_blocks
 from . import media
 from .api_request import EMPTIED, SETTING_VALUES, STREAMING
 from .base import Kept
 from .ollama_read import EXTRAS_KEY, TAKEN
-from .reasoning_fields import FIELDS as REASONING_FIELDS
-from .reasoning_fields import field_reasoning, has_reasoning_blocks
 from .tool_specs import functions
 
 NAMES = "message names"
