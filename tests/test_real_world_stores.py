@@ -417,7 +417,11 @@ def test_python_file_chat_message_history_reads_as_langchain_core_reads_it():
 def test_swift_conversation_pairs_read_as_sharegpt():
     path = fixture("sharegpt__swift_conversation_pairs.jsonl")
     code, _, err = run("convert", "-v", path)
-    assert (code, err) == (0, f"chatpipe: read {path}: sharegpt (jsonl, conversation per record)\n")
+    assert (code, err) == (
+        0,
+        f"chatpipe: read {path}: sharegpt (jsonl, conversation per record)\n"
+        "chatpipe: row lane: 3 rows of other shapes read the ordinary way\n",
+    )
     assert records(path) == [
         {
             "messages": [

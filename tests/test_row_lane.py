@@ -339,7 +339,7 @@ def test_the_lane_reads_the_benchmark_rows_and_says_so(monkeypatch, bench_rows):
     monkeypatch.setattr(chatpipe.pipeline.fast_hooks, "ENABLED", True)
     result = runner.invoke(app, ["select", "-v", "--max-tokens", "4000", "-"], input=bench_rows)
     rows = len(bench_rows.splitlines())
-    assert f"{NOTE}{rows:,} rows read as plain dicts, 0 as messages" in result.stderr
+    assert f"{NOTE}{rows:,} rows read without messages\n" in result.stderr
     monkeypatch.setattr(chatpipe.pipeline.fast_hooks, "ENABLED", False)
     result = runner.invoke(app, ["select", "-v", "--max-tokens", "4000", "-"], input=bench_rows)
     assert NOTE not in result.stderr

@@ -54,6 +54,7 @@ def test_turns_read_empty_are_said_with_the_field_and_the_message():
     code, _, err = run("buffer", "-v", "--from", "openai", "-", input=json.dumps(UI_LOG))
     assert code == 0
     assert err.splitlines()[1:] == [
+        "chatpipe: row lane: 1 row read without messages",
         "chatpipe: warning: text in fields the reader does not know ('parts') in 2 messages: "
         "read as empty turns (--from names a dialect)",
         "chatpipe:   conversation 1, message 1",

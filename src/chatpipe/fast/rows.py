@@ -212,10 +212,13 @@ class RowReader:
         """What ``-v`` says of the rows read."""
         if not self.taken and not self.left:
             return None
-        return (
-            f"row lane: {self.taken:,} row{'s' * (self.taken != 1)} read as plain dicts, "
-            f"{self.left:,} as messages (rows of other shapes)"
-        )
+        said = []
+        if self.taken:
+            said.append(f"{self.taken:,} row{'s' * (self.taken != 1)} read without messages")
+        if self.left:
+            rows = f"{self.left:,} row{'s' * (self.left != 1)}"
+            said.append(f"{rows} of other shapes read the ordinary way")
+        return "row lane: " + ", ".join(said)
 
 
 def read_sharegpt_row(value: Any, location: Location) -> Conversation | None:
