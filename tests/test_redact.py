@@ -317,7 +317,10 @@ def test_data_fields_are_scanned_unless_they_are_a_media_payload(tmp_path):
     }
     out, said = _redacted(tmp_path, "ui.json", json.dumps(ui))
     assert "bob@example.com" not in out and payload in out
-    assert said == "chatpipe: redact: replaced 1 value: EMAIL 1\n"
+    assert said == (
+        "chatpipe: ai-sdk-ui is read only: wrote canonical instead\n"
+        "chatpipe: redact: replaced 1 value: EMAIL 1\n"
+    )
     # the same rule in the library: unknown data, pydantic-ai's binary, input_audio
     redactor = Redactor()
     message = HumanMessage(

@@ -72,7 +72,7 @@ def validate(
       chatpipe validate --rules structure --max-tokens 16000 --json \\
           fixtures/validate/*.jsonl > problems.jsonl
       chatpipe validate --as anthropic \\
-          fixtures/anthropic_messages__pydanticai_req_thinking_text_tool_use_tool_result.json
+          fixtures/openai_chat__cookbook_toy_chat_fine_tuning.jsonl
     """
     if rules not in RULES:
         raise UsageError(f"--rules must be one of {', '.join(RULES)}, got {rules!r}")
