@@ -206,3 +206,22 @@ def test_zip_and_big_export_benchmarks_run_small(tmp_path):
         r"\| convert --to html \(this chatpipe\) \| [\d.]+ s \| [\d.]+ s, \d+ ms CPU per MB",
         done.stdout,
     )
+
+
+def test_jobs_scale_benchmark_prints_a_row_per_worker_count(tmp_path):
+    rows = tmp_path / "rows.jsonl"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "corpus.py"), "400", str(rows), "--rows"], check=True
+    )
+    done = subprocess.run(
+        [
+            *(sys.executable, str(ROOT / "bench" / "jobs_scale.py"), str(rows)),
+            *("--jobs", "1", "2", "--repeat", "1", "--", "convert", "--to", "openai"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    table = [line for line in done.stdout.splitlines() if re.match(r"\| \d+ \|", line)]
+    assert [line.split("|")[1].strip() for line in table] == ["1", "2"]
+    assert table[0].endswith("| 1.00× | 100% |")
