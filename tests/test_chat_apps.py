@@ -504,6 +504,19 @@ def test_aider_history_on_stdin_and_markdown_that_is_no_chat_log():
     assert (code, json.loads(out)) == (0, {"type": "human", "content": "hi"})
 
 
+def test_a_markdown_file_that_is_no_aider_history_is_said_to_be_no_chat_log(tmp_path):
+    path = tmp_path / "README.md"
+    path.write_text("# Project\n\nSome notes: nothing said to a model.\n")
+    code, out, err = run("convert", path)
+    assert (code, out) == (1, "")
+    assert err.startswith(f"chatpipe: error: {path}:1:1: cannot tell what chat format this is")
+    assert "(got Markdown text;" in err and "Traceback" not in err
+    bom = tmp_path / "bom.md"
+    history = FIXTURES / "aider__aider-repo-2023_early_original_updated.md"
+    bom.write_bytes(b"\xef\xbb\xbf" + history.read_bytes())
+    assert run("convert", bom) == run("convert", history)
+
+
 # -- ChatGPT exports ------------------------------------------------------------------------
 
 
