@@ -708,6 +708,202 @@ def test_ollama_requests_written_back_are_the_requests():
     assert "ollama cannot hold streaming settings" in err
 
 
+OLLAMA_TIME = "2024-07-02T11:45:16Z"
+
+
+def ollama_chunk(done=False, **message):
+    return {
+        "model": "qwen3",
+        "created_at": OLLAMA_TIME,
+        "message": {"role": "assistant", **message},
+        "done": done,
+    }
+
+
+def test_an_ollama_file_of_streams_requests_and_turns_is_read_in_order(tmp_path):
+    call = {"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
+    done = ollama_chunk(True, content="Checking.")
+    done.update(done_reason="stop", total_duration=5, prompt_eval_count=11, eval_count=7)
+    records = [
+        ollama_chunk(content="", thinking="Need the "),
+        ollama_chunk(content="", thinking="weather."),
+        ollama_chunk(content="", tool_calls=[call]),
+        done,
+        ollama_chunk(content="Cut "),  # (a stream cut short: what it spelled)
+        {"model": "llama3.2", "messages": [{"role": "user", "content": "hi"}], "keep_alive": "5m"},
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "content": "18 C", "tool_name": "get_weather"},
+        {"model": "llama3.2", "created_at": OLLAMA_TIME, "response": "The", "done": False},
+        {"foo": 1},
+        {"role": "user", "content": "Thanks"},
+    ]
+    path = write_lines(tmp_path / "ollama.jsonl", records)
+    path.write_text(path.read_text().replace('{"foo": 1}\n', '{"foo": 1}\n{broken\n'))
+    code, out, err = run("convert", path)
+    assert code == 1 and len(out.splitlines()) == 5
+    assert err == (
+        f"chatpipe: error: {path}:11:1: not an Ollama chat record (a request, a response "
+        "or stream chunk {message, done}, a message)\n"
+    )
+    errors = skipping()
+    found = list(read([str(path)], errors=errors))
+    assert [str(e).split(": ")[0] for e in errors.skipped] == [f"{path}:11:1", f"{path}:12:2"]
+    answer = found[0].messages[0]
+    assert answer.content == [
+        {"type": "reasoning", "reasoning": "Need the weather."},
+        {"type": "text", "text": "Checking."},
+    ]
+    assert [(c["name"], c["args"]) for c in answer.tool_calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]
+    assert answer.response_metadata["done_reason"] == "stop"
+    assert answer.usage_metadata == {"input_tokens": 11, "output_tokens": 7, "total_tokens": 18}
+    assert [[(m.type, m.content) for m in c.messages] for c in found[1:]] == [
+        [("ai", "Cut ")],
+        [("human", "hi")],
+        [("human", "Weather?"), ("ai", ""), ("tool", "18 C")],
+        [("ai", "The")],
+        [("human", "Thanks")],
+    ]
+    asked, result = found[3].messages[1:]
+    assert (result.name, result.tool_call_id) == ("get_weather", asked.tool_calls[0]["id"])
+    assert found[1].meta["done"] is False and found[2].meta["keep_alive"] == "5m"
+    assert [str(c.location) for c in found] == [f"{path}:{n}:1" for n in (1, 5, 6, 7, 10, 13)]
+    # a stream at the end of a file, its done line never written, is what it spelled
+    whole = ollama_chunk(True, content="Hi")
+    path = write_lines(tmp_path / "cut.jsonl", [whole, records[4]])
+    assert [[m.content for m in c.messages] for c in conversations(path)] == [["Hi"], ["Cut "]]
+
+
+def skipping():
+    from chatpipe.pipeline.opening import ErrorLog
+
+    return ErrorLog("skip")
+
+
+def test_an_ollama_log_a_message_a_line_with_images_and_calls(tmp_path):
+    png = (
+        "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGM4IScHRAwQCgAfJgQRoo8ir"
+        "wAAAABJRU5ErkJggg=="
+    )
+    call = {"function": {"name": "lookup", "arguments": {"q": "cat"}}, "id": "call_9"}
+    turns = [
+        {"role": "user", "content": "What is this?", "images": [png, "./photos/cat.jpg"]},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "content": "a cat", "tool_name": "lookup"},
+        {"role": "assistant", "content": "A cat.", "tool_name": "lookup"},
+    ]
+    path = write_lines(tmp_path / "log.jsonl", turns)
+    [conversation] = conversations(path)
+    user, asked, result, answer = conversation.messages
+    assert user.content == [
+        {"type": "text", "text": "What is this?"},
+        {"type": "image", "base64": png, "mime_type": "image/png"},
+        {"type": "image", "url": "./photos/cat.jpg"},  # (a path, as clients take)
+    ]
+    assert [(c["id"], c["name"], c["args"]) for c in asked.tool_calls] == [
+        ("call_9", "lookup", {"q": "cat"})
+    ]
+    assert (result.tool_call_id, result.name, result.content) == ("call_9", "lookup", "a cat")
+    # (a tool's name on a turn that is no tool's result is kept, not made its name)
+    assert answer.name is None
+    assert answer.additional_kwargs == {"ollama": {"tool_name": "lookup"}}
+
+
+def test_an_ollama_request_with_a_format_and_data_url_images(tmp_path):
+    png = (
+        "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGM4IScHRAwQCgAfJgQRoo8ir"
+        "wAAAABJRU5ErkJggg=="
+    )
+    schema = {"type": "object", "properties": {"animal": {"type": "string"}}}
+    request = {
+        "model": "llava",
+        "messages": [
+            {
+                "role": "user",
+                "content": "Name the animal.",
+                "images": [f"data:image/png;base64,{png}"],
+            }
+        ],
+        "format": schema,
+    }
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request))
+    [conversation] = conversations(path)
+    [user] = conversation.messages
+    assert user.content == [
+        {"type": "text", "text": "Name the animal."},
+        {"type": "image", "base64": png, "mime_type": "image/png"},
+    ]
+    assert (conversation.meta["format"], conversation.meta["model"]) == (schema, "llava")
+
+
+def test_ollama_messages_that_cannot_be_read_are_located(tmp_path):
+    def request(*messages):
+        return {"model": "m", "messages": list(messages), "options": {}}
+
+    user = {"role": "user", "content": "hi"}
+    bad = [
+        (
+            request(user, {"role": "user", "content": ["hi"]}),
+            "message 2: an Ollama message's content must be text",
+        ),
+        (
+            request({"role": "user", "images": "x"}),
+            "message 1: an Ollama message's images must be a list of base64 texts",
+        ),
+        (
+            request({"role": "user", "images": [5]}),
+            "message 1: an Ollama image must be base64 text",
+        ),
+        (
+            request({"role": "assistant", "tool_calls": [{"name": "f"}]}),
+            "message 1: an Ollama tool call needs its function {name, arguments}",
+        ),
+        (
+            {
+                "created_at": OLLAMA_TIME,
+                "message": {"role": "assistant", "content": 5},
+                "done": True,
+            },
+            "message 1: an Ollama message's content must be text",
+        ),
+    ]
+    for number, (record, said) in enumerate(bad):
+        path = tmp_path / f"bad{number}.json"
+        path.write_text(json.dumps(record))
+        code, out, err = run("convert", path)
+        assert (code, out, err) == (1, "", f"chatpipe: error: {path}:1:1: {said}\n")
+
+
+def test_the_ollama_dialect_reads_a_message_a_chunk_and_a_stream():
+    import pytest
+
+    from chatpipe.errors import DataError, Location
+    from chatpipe.formats.registry import get_dialect
+
+    dialect = get_dialect("ollama")
+    chunk = ollama_chunk(True, content="Hello")
+    request = {"model": "m", "messages": []}
+    assert [dialect.is_stream_event(v) for v in (chunk, request)] == [True, False]
+    assert [dialect.is_conversation(v) for v in (chunk, request, {"role": "user"})] == [
+        True,
+        True,
+        False,
+    ]
+    said = dialect.read_message({"role": "user", "content": "hi", "tool_call_id": "null"})
+    assert (said.type, said.content) == ("human", "hi")
+    assert said.additional_kwargs == {"ollama": {"tool_call_id": "null"}}
+    [answer] = dialect.read_conversation(chunk, Location("r.json")).messages
+    assert (answer.type, answer.content) == ("ai", "Hello")
+    with pytest.raises(DataError, match="not an Ollama request or response"):
+        dialect.read_conversation({"contents": []}, Location("r.json"))
+    pieces = [ollama_chunk(content="Hel"), ollama_chunk(True, content="lo")]
+    [streamed] = dialect.read_stream(pieces, Location("s.jsonl"))
+    assert [m.content for m in streamed.messages] == ["Hello"]
+
+
 # -- datasets -----------------------------------------------------------------------------
 
 
