@@ -1026,6 +1026,34 @@ def test_reasoning_kept_in_a_field_is_shown_or_said():
         assert code == 0 and thought in out and field in out
 
 
+def test_openrouter_reasoning_details_are_the_reasoning_writers_take(tmp_path):
+    # OpenRouter's reasoning_details: summaries, texts, encrypted data (no text to show)
+    details = [
+        {"type": "reasoning.summary", "summary": "Plan: add."},
+        {"type": "reasoning.text", "text": "2 + 2 is 4.", "signature": None},
+        {"type": "reasoning.encrypted", "data": "gAAAA"},
+    ]
+    blank = [{"type": "reasoning.encrypted", "data": "x"}, {"type": "reasoning.text", "text": " "}]
+    messages = [
+        {"role": "user", "content": "2+2?"},
+        {"role": "assistant", "content": "4", "reasoning_details": details},
+        {"role": "user", "content": "and 3+3?"},
+        {"role": "assistant", "content": "6", "reasoning": "  ", "reasoning_details": blank},
+    ]
+    path = write_lines(tmp_path / "openrouter.jsonl", [{"messages": messages}])
+    code, out, _ = run("convert", path, "--to", "ollama")
+    assert code == 0
+    turns = json.loads(out)["messages"]
+    assert turns[1] == {
+        "role": "assistant",
+        "content": "4",
+        "thinking": "Plan: add.\n\n2 + 2 is 4.",
+    }
+    assert turns[3] == {"role": "assistant", "content": "6"}
+    code, out, _ = run("convert", path, "--to", "markdown")
+    assert code == 0 and "> Plan: add.\n>\n> 2 + 2 is 4.\n\n4\n" in out
+
+
 # -- what the request writers leave out, said ---------------------------------------------
 
 
