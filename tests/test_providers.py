@@ -584,6 +584,8 @@ def test_anthropic_writer_takes_chat_completions_files_and_plain_text_as_documen
             {"type": "file", "file": {"file_id": "file-abc"}},
             {"type": "file", "file": {"filename": "lost.pdf"}},  # (no data: left out, said)
             {"type": "file", "base64": notes, "mime_type": "text/plain"},
+            {"type": "text-plain", "text": "more notes", "title": "notes.txt"},
+            {"type": "file", "file_id": "file-xyz"},
             {"type": "json", "json": {"a": [1, 2]}},
         ],
     }
@@ -606,6 +608,12 @@ def test_anthropic_writer_takes_chat_completions_files_and_plain_text_as_documen
             "type": "document",
             "source": {"type": "text", "media_type": "text/plain", "data": "plain notes"},
         },
+        {
+            "type": "document",
+            "source": {"type": "text", "media_type": "text/plain", "data": "more notes"},
+            "title": "notes.txt",
+        },
+        {"type": "document", "source": {"type": "file", "file_id": "file-xyz"}},
         {"type": "text", "text": '{"a": [1, 2]}'},
     ]
 
