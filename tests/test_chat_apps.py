@@ -184,6 +184,173 @@ def test_a_flat_librechat_export_with_two_roots_gives_the_newest_leaf():
     assert "names no current leaf: wrote its newest branch, 2 other branches left out" in err
 
 
+def librechat_export(tmp_path, messages, **fields):
+    """A handmade LibreChat export (the chat's Export, flat) of ``messages``, as a file."""
+    export = {"conversationId": "c1", "title": "Weather", "endpoint": "agents", **fields}
+    export["messages"] = messages
+    path = tmp_path / "librechat.json"
+    path.write_text(json.dumps(export))
+    return path
+
+
+LIBRECHAT_ROOT = "00000000-0000-0000-0000-000000000000"
+
+
+def test_librechat_content_parts_are_reasoning_text_calls_and_their_results(tmp_path):
+    user = {
+        "messageId": "u1",
+        "parentMessageId": LIBRECHAT_ROOT,
+        "isCreatedByUser": True,
+        "text": "Weather in Paris?",
+        "createdAt": "2025-01-01T10:00:00Z",
+        "files": [
+            {"file_id": "f1", "filepath": "/images/f1.png", "type": "image/png", "width": 10},
+            {"file_id": "f2", "type": "application/pdf", "filename": "a.pdf"},
+        ],
+    }
+    call = {"id": "call_1", "name": "weather", "args": '{"city": "Paris"}', "output": "18 C"}
+    answer = {
+        "messageId": "a1",
+        "parentMessageId": "u1",
+        "isCreatedByUser": False,
+        "model": "gpt-4o",
+        "text": "It is 18 C",  # (not what the parts say: kept beside them)
+        "createdAt": "2025-01-01T10:00:05Z",
+        "content": [
+            {"type": "think", "think": "Look it up."},
+            {"type": "tool_call", "tool_call": {**call, "type": "tool_call", "progress": 1}},
+            {"type": "text", "text": "It is 18 C."},
+        ],
+    }
+    [conversation] = list(read([str(librechat_export(tmp_path, [user, answer]))]))
+    asked, said, result = conversation.messages
+    assert asked.type == "human" and asked.id == "u1"
+    assert asked.content == [
+        {"type": "text", "text": "Weather in Paris?"},
+        {
+            "type": "image",
+            "url": "/images/f1.png",
+            "mime_type": "image/png",
+            "extras": {"file_id": "f1", "type": "image/png", "width": 10},
+        },
+        {
+            "type": "file",
+            "file_id": "f2",
+            "mime_type": "application/pdf",
+            "extras": user["files"][1],
+        },
+    ]
+    assert said.content == [
+        {"type": "reasoning", "reasoning": "Look it up."},
+        {"type": "text", "text": "It is 18 C."},
+    ]
+    assert [(c["id"], c["name"], c["args"]) for c in said.tool_calls] == [
+        ("call_1", "weather", {"city": "Paris"})
+    ]
+    assert said.response_metadata["model_name"] == "gpt-4o"
+    assert said.additional_kwargs["librechat"]["text"] == "It is 18 C"
+    assert (result.type, result.tool_call_id, result.content) == ("tool", "call_1", "18 C")
+    assert result.additional_kwargs == {"librechat": {"type": "tool_call", "progress": 1}}
+    assert conversation.meta["created_at"] == "2025-01-01T10:00:00Z"
+    assert conversation.meta["updated_at"] == "2025-01-01T10:00:05Z"
+
+
+def test_librechat_parts_of_other_kinds_are_kept(tmp_path):
+    odd = {"type": "error", "error": "rate limited"}
+    no_url = {"type": "image_url", "image_url": {"detail": "auto"}}
+    parts = [
+        {"type": "text", "text": {"value": "Assistants text. ", "annotations": []}},
+        "a bare string. ",
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}},
+        {"type": "image_file", "image_file": {"file_id": "f9", "filepath": "/images/f9.webp"}},
+        no_url,
+        odd,
+        {"type": "tool_call", "tool_call": {"name": "shell", "args": "ls -la", "output": None}},
+        {"type": "tool_call", "tool_call": {"name": "search", "args": {"q": "x"}, "output": [1]}},
+    ]
+    answer = {"messageId": "a1", "parentMessageId": None, "isCreatedByUser": False}
+    path = librechat_export(tmp_path, [{**answer, "content": parts}])
+    [conversation] = list(read([str(path)]))
+    said, result = conversation.messages
+    assert said.content == [
+        {"type": "text", "text": "Assistants text. "},
+        {"type": "text", "text": "a bare string. "},
+        {"type": "image", "url": "https://example.com/a.png"},
+        {"type": "image", "url": "/images/f9.webp"},
+        {"type": "non_standard", "value": no_url},
+        {"type": "non_standard", "value": odd},
+    ]
+    # a call without an id is named by its place; args that are no JSON object kept whole
+    assert [(c["id"], c["name"], c["args"]) for c in said.tool_calls] == [
+        ("call_0", "shell", {"input": "ls -la"}),
+        ("call_1", "search", {"q": "x"}),
+    ]
+    assert not said.response_metadata  # (no model named)
+    # (the call still running has no result; an output that is not a string is its JSON)
+    assert (result.tool_call_id, result.content, result.additional_kwargs) == ("call_1", "[1]", {})
+
+
+def test_librechat_two_roots_nested_in_children_give_every_branch_with_branch_all(tmp_path):
+    def message(ident, text, user, created, children=()):
+        return {
+            "messageId": ident,
+            "parentMessageId": LIBRECHAT_ROOT,  # (a nested message's parent is its holder)
+            "isCreatedByUser": user,
+            "text": text,
+            "createdAt": created,
+            "children": list(children),
+        }
+
+    first = message("u1", "Hi", True, "2025-01-01T10:00:00Z")
+    first["children"] = [
+        {**message("a1", "Hello", False, "2025-01-01T10:00:01Z"), "parentMessageId": "u1"}
+    ]
+    edited = message("u2", "Hi there", True, "2025-01-02T10:00:00Z")
+    edited["children"] = [
+        {**message("a2", "Hello there", False, "2025-01-02T10:00:01Z"), "parentMessageId": "u2"}
+    ]
+    path = librechat_export(tmp_path, [], recursive=True, branches=True)
+    export = json.loads(path.read_text())
+    del export["messages"]
+    export["messagesTree"] = [first, edited]
+    path.write_text(json.dumps(export))
+    [newest] = list(read([str(path)]))
+    assert [m.content for m in newest.messages] == ["Hi there", "Hello there"]
+    every = list(read([str(path)], options=ReadOptions(branch="all")))
+    assert sorted([m.content for m in c.messages] for c in every) == [
+        ["Hi", "Hello"],
+        ["Hi there", "Hello there"],
+    ]
+
+
+def test_librechat_named_with_from_but_not_an_export_is_one_clear_line(tmp_path):
+    path = tmp_path / "openai.json"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}))
+    code, out, err = run("convert", "--from", "librechat", path)
+    assert code != 0 and out == ""
+    assert "not a LibreChat export" in err and "conversationId and messages" in err
+    assert str(path) in err and "Traceback" not in err
+    message = tmp_path / "message.jsonl"
+    message.write_text(json.dumps({"role": "user", "content": "hi"}) + "\n")
+    code, out, err = run("convert", "--from", "librechat", message)
+    assert code != 0 and "a LibreChat export is read a conversation at a time" in err
+    assert str(message) in err and "Traceback" not in err
+
+
+def test_the_librechat_dialect_reads_one_export_as_its_newest_branch():
+    from chatpipe.errors import Location
+    from chatpipe.formats.registry import get_dialect
+
+    name = "librechat__librechat-tests_nonrecursive_branches.json"
+    export = json.loads((FIXTURES / name).read_text())
+    dialect = get_dialect("librechat")
+    assert dialect.is_conversation(export)
+    assert not dialect.is_conversation({"conversationId": "c", "messages": [{"role": "user"}]})
+    conversation = dialect.read_conversation(export, Location(name))
+    newest = max(export["messages"], key=lambda m: m["createdAt"])
+    assert conversation.messages[-1].id == newest["messageId"]
+
+
 # -- Grok -----------------------------------------------------------------------------------
 
 
@@ -335,6 +502,19 @@ def test_aider_history_on_stdin_and_markdown_that_is_no_chat_log():
     # a YAML document that opens with a comment stays YAML
     code, out, _ = run("convert", "-", input="# a comment\n- role: user\n  content: hi\n")
     assert (code, json.loads(out)) == (0, {"type": "human", "content": "hi"})
+
+
+def test_a_markdown_file_that_is_no_aider_history_is_said_to_be_no_chat_log(tmp_path):
+    path = tmp_path / "README.md"
+    path.write_text("# Project\n\nSome notes: nothing said to a model.\n")
+    code, out, err = run("convert", path)
+    assert (code, out) == (1, "")
+    assert err.startswith(f"chatpipe: error: {path}:1:1: cannot tell what chat format this is")
+    assert "(got Markdown text;" in err and "Traceback" not in err
+    bom = tmp_path / "bom.md"
+    history = FIXTURES / "aider__aider-repo-2023_early_original_updated.md"
+    bom.write_bytes(b"\xef\xbb\xbf" + history.read_bytes())
+    assert run("convert", bom) == run("convert", history)
 
 
 # -- ChatGPT exports ------------------------------------------------------------------------

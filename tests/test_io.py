@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pickle
 import time
 
 import pytest
 
 from chatpipe.errors import DataError
+from chatpipe.io.markdown import TextDocument
 from chatpipe.io.readers import Source, read_records
 from conftest import FIXTURES
 
@@ -222,3 +224,32 @@ def test_a_text_cut_short_inside_deep_brackets_is_said_in_words(tmp_path, text, 
         f"chatpipe: error: {path}:{where}: invalid JSON: it ends inside deeply nested brackets "
         "(cut short, or not JSON)\n"
     )
+
+
+def test_a_markdown_file_is_one_text_record_from_its_first_line(tmp_path):
+    path = tmp_path / "history.md"
+    path.write_bytes(b"\xef\xbb\xbf# aider chat started at 2024-01-02 03:04:05\r\n\r\n#### hi\r\n")
+    text = "# aider chat started at 2024-01-02 03:04:05\r\n\r\n#### hi\r\n"  # (no BOM)
+    assert records(path) == ("markdown", [(TextDocument(text, str(path)), f"{path}:1:1")])
+    [record] = read_records(Source(str(path)))
+    document = record.value
+    assert list(document.lines()) == [
+        (1, "# aider chat started at 2024-01-02 03:04:05"),
+        (2, ""),
+        (3, "#### hi"),
+        (4, ""),
+    ]
+    # a document is a value: equal texts from the same line are one, whatever the file
+    assert {document, TextDocument(text, "other.md")} == {document}
+    assert document != TextDocument(text, str(path), line=2) and document != text
+    # (sent to a worker and back whole, its file's name with it)
+    copy = pickle.loads(pickle.dumps(document))
+    assert (copy.text, copy.name, copy.line) == (text, str(path), 1)
+
+
+def test_markdown_that_is_not_utf8_names_the_line_and_byte(tmp_path):
+    path = tmp_path / "history.md"
+    path.write_bytes(b"# aider chat started at 2024-01-02 03:04:05\n\n#### caf\xe9\n")
+    with pytest.raises(DataError) as raised:
+        list(read_records(Source(str(path))))
+    assert str(raised.value).startswith(f"{path}:3:9: invalid UTF-8: byte 0xe9")

@@ -216,6 +216,353 @@ def test_a_bedrock_request_written_back_is_the_request():
         assert written.get("toolConfig") == request.get("toolConfig")
 
 
+def write_lines(path, records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def delta(index, **body):
+    return {"contentBlockDelta": {"delta": body, "contentBlockIndex": index}}
+
+
+def test_a_bedrock_stream_of_every_event_kind_is_its_responses(tmp_path):
+    # ConverseStream's events as boto3 gives them (AWS's API reference, ConverseStream)
+    cited = {"title": "Forecast", "sourceContent": [{"text": "18 C"}], "location": {}}
+    events = [
+        {"messageStart": {"role": "assistant"}},
+        delta(0, reasoningContent={"text": "The user wants "}),
+        delta(0, reasoningContent={"text": "the weather."}),
+        delta(0, reasoningContent={"signature": "c2ln"}),
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+        delta(1, text="Paris is mild"),
+        delta(1, citation=cited),
+        {"contentBlockStart": {"start": {"toolUse": {"toolUseId": "t1", "name": "weather"}}}},
+        delta(2, toolUse={"input": '{"city": '}),
+        delta(2, toolUse={"input": '"Paris"}'}),
+        {"messageStop": {"stopReason": "tool_use"}},
+        {"metadata": {"usage": {"inputTokens": 10, "outputTokens": 20}, "metrics": {"a": 1}}},
+        # a second answer: its messageStart begins another response
+        {"messageStart": {"role": "assistant"}},
+        delta(0, reasoningContent={"redactedContent": "cmVk"}),
+        {"contentBlockStart": {"start": {"toolUse": {"toolUseId": "t2", "name": "shell"}}}},
+        delta(1, toolUse={"input": "ls -la"}),
+        {"contentBlockStart": {"start": {"toolUse": {"toolUseId": "t3", "name": "now"}}}},
+        {"contentBlockDelta": {"contentBlockIndex": 3}},  # (a delta with nothing in it)
+        {"messageStop": {"stopReason": "tool_use"}},
+    ]
+    # (the tool blocks' starts name their index as the deltas do)
+    events[7]["contentBlockStart"]["contentBlockIndex"] = 2
+    events[14]["contentBlockStart"]["contentBlockIndex"] = 1
+    events[16]["contentBlockStart"]["contentBlockIndex"] = 2
+    first, second = conversations(write_lines(tmp_path / "stream.jsonl", events))
+    [ai] = first.messages
+    assert ai.content == [
+        {
+            "type": "reasoning",
+            "reasoning": "The user wants the weather.",
+            "extras": {"signature": "c2ln"},
+        },
+        {"type": "text", "text": "Paris is mild", "extras": {"citations": [cited]}},
+    ]
+    assert [(c["id"], c["name"], c["args"]) for c in ai.tool_calls] == [
+        ("t1", "weather", {"city": "Paris"})
+    ]
+    assert ai.response_metadata["stopReason"] == "tool_use"
+    assert ai.response_metadata["metrics"] == {"a": 1}
+    assert ai.usage_metadata == {"input_tokens": 10, "output_tokens": 20, "total_tokens": 30}
+    [ai] = second.messages
+    assert ai.content == [{"type": "redacted_thinking", "data": "cmVk"}]
+    # arguments that are not JSON make an invalid call; a call given none takes none
+    assert [(c["id"], c["args"]) for c in ai.invalid_tool_calls] == [("t2", "ls -la")]
+    assert [(c["id"], c["name"], c["args"]) for c in ai.tool_calls] == [("t3", "now", {})]
+
+
+def test_a_bedrock_stream_cut_short_is_what_it_spelled(tmp_path):
+    # (before: "not a Bedrock Converse request or response (top-level keys: output)")
+    events = [{"messageStart": {"role": "assistant"}}, delta(0, text="Mild, ")]
+    path = write_lines(tmp_path / "cut.jsonl", [*events, delta(0, text="18 C.")])
+    code, out, err = run("convert", path)
+    assert (code, err) == (0, "")
+    [answer] = json.loads(out)["messages"]
+    assert (answer["type"], answer["content"]) == ("ai", "Mild, 18 C.")
+    assert "stopReason" not in answer["response_metadata"]
+
+
+BEDROCK_REQUEST = {"messages": [{"role": "user", "content": [{"text": "Hi"}]}], "modelId": "m"}
+BEDROCK_RESPONSE = {
+    "output": {"message": {"role": "assistant", "content": [{"text": "Hello"}]}},
+    "stopReason": "end_turn",
+}
+
+
+def test_bedrock_records_of_every_kind_are_read_in_order_with_from(tmp_path):
+    saved = [  # an agent's saved turns (Strands Agents' session messages)
+        {"role": "user", "content": [{"text": "Weather?"}]},
+        {
+            "role": "assistant",
+            "content": [{"toolUse": {"toolUseId": "t1", "name": "w", "input": {}}}],
+        },
+        {
+            "role": "user",
+            "content": [{"toolResult": {"toolUseId": "t1", "content": [{"json": {"c": 18}}]}}],
+        },
+    ]
+    records = [
+        BEDROCK_REQUEST,
+        BEDROCK_RESPONSE,
+        *saved,
+        {"messageStart": {"role": "assistant"}},
+        delta(0, text="Mild."),  # (cut short: no messageStop, no metadata)
+        {"role": "user", "content": "Thanks"},  # (a turn after a stream begins anew)
+    ]
+    path = write_lines(tmp_path / "mixed.jsonl", records)
+    found = list(read([str(path)], dialect="bedrock-converse"))
+    assert [[(m.type, m.content) for m in c.messages] for c in found] == [
+        [("human", "Hi")],
+        [("ai", "Hello")],
+        [
+            ("human", "Weather?"),
+            ("ai", ""),
+            ("tool", [{"type": "text", "text": '{"c": 18}', "extras": {"json": {"c": 18}}}]),
+        ],
+        [("ai", "Mild.")],
+        [("human", "Thanks")],
+    ]
+    assert [str(c.location) for c in found] == [f"{path}:{n}:1" for n in (1, 2, 3, 6, 8)]
+    assert found[0].meta["modelId"] == "m" and found[1].meta["stopReason"] == "end_turn"
+
+
+def test_a_record_bedrock_cannot_read_is_one_line_or_skipped(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(
+        json.dumps(BEDROCK_REQUEST)
+        + "\n"
+        + '{"foo": 1}\n{broken\n'
+        + json.dumps(BEDROCK_RESPONSE)
+        + "\n"
+    )
+    code, out, err = run("convert", "--from", "bedrock-converse", path)
+    assert (code, len(out.splitlines())) == (1, 1)
+    assert err == (
+        f"chatpipe: error: {path}:2:1: not a Bedrock Converse record "
+        "(a request, a response, a ConverseStream event or a message)\n"
+    )
+    code, out, err = run("convert", "--from", "bedrock-converse", "--on-error", "skip", path)
+    assert [json.loads(line)["messages"][0]["content"] for line in out.splitlines()] == [
+        "Hi",
+        "Hello",
+    ]
+    assert f"skipped: {path}:2:1: not a Bedrock Converse record" in err
+    assert f"skipped: {path}:3:2: invalid JSON" in err and "skipped 2 bad records" in err
+
+
+def test_bedrock_documents_s3_media_guard_content_and_citations_are_read(tmp_path):
+    cited = {"title": "notes", "sourceContent": [{"text": "a"}], "location": {}}
+    s3_image = {"uri": "s3://bucket/a.png", "bucketOwner": "111122223333"}
+    odd_source = {"uri": "https://example.com/a.jpg"}
+    guard = {"guardContent": {"text": {"text": "guard this", "qualifiers": ["guard_content"]}}}
+    request = {
+        "system": [{"cachePoint": {"type": "default"}}, {"text": "Be brief."}],
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"text": "Compare these."},
+                    {"document": {"format": "txt", "name": "notes", "source": {"text": "notes"}}},
+                    {
+                        "document": {
+                            "format": "md",
+                            "name": "parts",
+                            "source": {"content": [{"text": "a"}, {"text": "b"}]},
+                        }
+                    },
+                    {"image": {"format": "png", "source": {"s3Location": s3_image}}},
+                    {"video": {"format": "mp4", "source": {"s3Location": {"uri": "s3://b/v.mp4"}}}},
+                    # Strands Agents' sessions keep bytes as {"__bytes_encoded__", "data"}
+                    {
+                        "audio": {
+                            "format": "xyz",
+                            "source": {"bytes": {"__bytes_encoded__": True, "data": "AAAA"}},
+                        }
+                    },
+                    {"image": {"format": "jpeg", "source": odd_source}},
+                    guard,
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "citationsContent": {
+                            "content": [{"text": "It says a."}],
+                            "citations": [cited],
+                        }
+                    },
+                    {"reasoningContent": {"somethingElse": 1}},
+                    {
+                        "toolUse": {
+                            "toolUseId": "srv1",
+                            "name": "nova_code_interpreter",
+                            "type": "server_tool_use",
+                            "input": "print(1)",
+                        }
+                    },
+                    {"toolUse": {"toolUseId": "t1", "name": "lookup", "input": {"q": "a"}}},
+                    {"cachePoint": {"type": "default"}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "toolResult": {
+                            "toolUseId": "t1",
+                            "content": [{"text": "no"}],
+                            "status": "error",
+                        }
+                    },
+                    {"cachePoint": {"type": "default"}},
+                ],
+            },
+        ],
+    }
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request))
+    [conversation] = conversations(path)
+    system, user, assistant, result = conversation.messages
+    point = {"bedrock": {"cachePoint": {"type": "default"}}}
+    assert (system.content, system.additional_kwargs) == ("Be brief.", point)
+    assert user.content == [
+        {"type": "text", "text": "Compare these."},
+        {"type": "text-plain", "mime_type": "text/plain", "text": "notes", "title": "notes"},
+        {"type": "text-plain", "mime_type": "text/plain", "text": "a\nb", "title": "parts"},
+        {
+            "type": "image",
+            "url": "s3://bucket/a.png",
+            "mime_type": "image/png",
+            "extras": {"bucketOwner": "111122223333"},
+        },
+        {"type": "video", "url": "s3://b/v.mp4", "mime_type": "video/mp4"},
+        {"type": "audio", "base64": "AAAA", "extras": {"format": "xyz"}},
+        {"type": "image", "mime_type": "image/jpeg", "extras": {"source": odd_source}},
+        {"type": "non_standard", "value": guard},
+    ]
+    assert assistant.content == [
+        {"type": "text", "text": "It says a.", "extras": {"citations": [cited]}},
+        {"type": "non_standard", "value": {"reasoningContent": {"somethingElse": 1}}},
+        {
+            "type": "server_tool_call",
+            "id": "srv1",
+            "name": "nova_code_interpreter",
+            "args": {},
+            "extras": {"type": "server_tool_use", "input": "print(1)"},
+        },
+    ]
+    assert [c["id"] for c in assistant.tool_calls] == ["t1"]
+    # a cache point after a tool call, or after tool results, is the turn's
+    assert assistant.additional_kwargs == point
+    assert (result.type, result.content, result.status) == ("tool", "no", "error")
+    assert result.additional_kwargs == point
+
+
+def test_bedrock_turns_one_a_line_and_blocks_that_are_not_objects(tmp_path):
+    turns = [
+        {"role": "user", "content": [{"text": "Weather?"}]},
+        {
+            "role": "assistant",
+            "content": [{"toolUse": {"toolUseId": "t1", "name": "w", "input": {}}}],
+        },
+        {
+            "role": "user",
+            "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "18"}]}}],
+        },
+        {"role": "assistant", "content": "18 C"},
+    ]
+    path = write_lines(tmp_path / "turns.jsonl", turns)
+    code, out, err = run("convert", "--to", "openai", path)
+    assert (code, err) == (0, "")
+    assert [json.loads(line)["role"] for line in out.splitlines()] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+    assert json.loads(out.splitlines()[-1])["content"] == "18 C"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"messages": [{"role": "user", "content": [{"image": "a.png"}]}]}))
+    code, out, err = run("convert", bad)
+    assert (code, out) == (1, "")
+    assert (
+        err == f"chatpipe: error: {bad}:1:1: message 1: a Bedrock image block must be an object\n"
+    )
+
+
+def test_bedrock_usage_with_the_cache_and_a_response_that_is_no_answer(tmp_path):
+    usage = {"inputTokens": 5, "outputTokens": 7, "cacheReadInputTokens": 100}
+    usage["cacheWriteInputTokens"] = 20
+    answered = {**BEDROCK_RESPONSE, "usage": usage}
+    unknown = {**BEDROCK_RESPONSE, "usage": {"inputTokens": "5"}}
+    bare = {"output": BEDROCK_RESPONSE["output"], "usage": None}
+    path = write_lines(tmp_path / "responses.jsonl", [answered, unknown, bare])
+    first, second, third = conversations(path)
+    assert first.messages[0].usage_metadata == {
+        "input_tokens": 125,
+        "output_tokens": 7,
+        "total_tokens": 132,
+        "input_token_details": {"cache_read": 100, "cache_creation": 20},
+    }
+    assert second.messages[0].usage_metadata is None
+    assert third.messages[0].usage_metadata is None and third.messages[0].content == "Hello"
+    results = {"toolResult": {"toolUseId": "t1", "content": [{"text": "18"}]}}
+    asked = {"role": "user", "content": [results, {"text": "and?"}]}
+    path = tmp_path / "response.json"
+    path.write_text(json.dumps({"output": {"message": asked}, "stopReason": "end_turn"}))
+    code, _, err = run("convert", path)
+    assert code == 1
+    assert err == (
+        f"chatpipe: error: {path}:1:1: a Bedrock response's message must be the assistant's\n"
+    )
+
+
+def test_the_bedrock_dialect_reads_one_turn_a_message_and_says_what_it_cannot():
+    import pytest
+
+    from chatpipe.errors import DataError, Location, ValidationError
+    from chatpipe.formats.registry import get_dialect
+
+    dialect = get_dialect("bedrock-converse")
+    turn = {"role": "assistant", "content": [{"text": "Hello"}]}
+    event = {"messageStart": {"role": "assistant"}}
+    assert [dialect.is_message(v) for v in (turn, BEDROCK_REQUEST, event)] == [True, False, False]
+    assert [dialect.is_conversation(v) for v in (BEDROCK_REQUEST, BEDROCK_RESPONSE, turn)] == [
+        True,
+        True,
+        False,
+    ]
+    assert [dialect.is_stream_event(v) for v in (event, turn)] == [True, False]
+    said = dialect.read_message(turn)
+    assert (said.type, said.content) == ("ai", "Hello")
+    results = {"toolResult": {"toolUseId": "t1", "content": [{"text": "18"}]}}
+    with pytest.raises(ValidationError, match="a user turn with tool results is several"):
+        dialect.read_message({"role": "user", "content": [results, {"text": "and?"}]})
+    with pytest.raises(ValidationError, match="not a Bedrock Converse message"):
+        dialect.read_message({"role": "tool", "content": []})
+    with pytest.raises(DataError, match="not a Bedrock Converse request or response"):
+        dialect.read_conversation({"contents": []}, Location("x.json"))
+
+
+def test_a_bedrock_response_whose_content_is_no_list_is_located(tmp_path):
+    path = tmp_path / "response.json"
+    answer = {"role": "assistant", "content": 5}
+    path.write_text(json.dumps({"output": {"message": answer}, "stopReason": "end_turn"}))
+    code, out, err = run("convert", path)
+    assert (code, out) == (1, "")
+    assert err == (
+        f"chatpipe: error: {path}:1:1: message 1: "
+        "a Bedrock message's content must be a list of blocks\n"
+    )
+
+
 # -- Cohere v2 ----------------------------------------------------------------------------
 
 
@@ -361,6 +708,202 @@ def test_ollama_requests_written_back_are_the_requests():
     assert "ollama cannot hold streaming settings" in err
 
 
+OLLAMA_TIME = "2024-07-02T11:45:16Z"
+
+
+def ollama_chunk(done=False, **message):
+    return {
+        "model": "qwen3",
+        "created_at": OLLAMA_TIME,
+        "message": {"role": "assistant", **message},
+        "done": done,
+    }
+
+
+def test_an_ollama_file_of_streams_requests_and_turns_is_read_in_order(tmp_path):
+    call = {"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
+    done = ollama_chunk(True, content="Checking.")
+    done.update(done_reason="stop", total_duration=5, prompt_eval_count=11, eval_count=7)
+    records = [
+        ollama_chunk(content="", thinking="Need the "),
+        ollama_chunk(content="", thinking="weather."),
+        ollama_chunk(content="", tool_calls=[call]),
+        done,
+        ollama_chunk(content="Cut "),  # (a stream cut short: what it spelled)
+        {"model": "llama3.2", "messages": [{"role": "user", "content": "hi"}], "keep_alive": "5m"},
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "content": "18 C", "tool_name": "get_weather"},
+        {"model": "llama3.2", "created_at": OLLAMA_TIME, "response": "The", "done": False},
+        {"foo": 1},
+        {"role": "user", "content": "Thanks"},
+    ]
+    path = write_lines(tmp_path / "ollama.jsonl", records)
+    path.write_text(path.read_text().replace('{"foo": 1}\n', '{"foo": 1}\n{broken\n'))
+    code, out, err = run("convert", path)
+    assert code == 1 and len(out.splitlines()) == 5
+    assert err == (
+        f"chatpipe: error: {path}:11:1: not an Ollama chat record (a request, a response "
+        "or stream chunk {message, done}, a message)\n"
+    )
+    errors = skipping()
+    found = list(read([str(path)], errors=errors))
+    assert [str(e).split(": ")[0] for e in errors.skipped] == [f"{path}:11:1", f"{path}:12:2"]
+    answer = found[0].messages[0]
+    assert answer.content == [
+        {"type": "reasoning", "reasoning": "Need the weather."},
+        {"type": "text", "text": "Checking."},
+    ]
+    assert [(c["name"], c["args"]) for c in answer.tool_calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]
+    assert answer.response_metadata["done_reason"] == "stop"
+    assert answer.usage_metadata == {"input_tokens": 11, "output_tokens": 7, "total_tokens": 18}
+    assert [[(m.type, m.content) for m in c.messages] for c in found[1:]] == [
+        [("ai", "Cut ")],
+        [("human", "hi")],
+        [("human", "Weather?"), ("ai", ""), ("tool", "18 C")],
+        [("ai", "The")],
+        [("human", "Thanks")],
+    ]
+    asked, result = found[3].messages[1:]
+    assert (result.name, result.tool_call_id) == ("get_weather", asked.tool_calls[0]["id"])
+    assert found[1].meta["done"] is False and found[2].meta["keep_alive"] == "5m"
+    assert [str(c.location) for c in found] == [f"{path}:{n}:1" for n in (1, 5, 6, 7, 10, 13)]
+    # a stream at the end of a file, its done line never written, is what it spelled
+    whole = ollama_chunk(True, content="Hi")
+    path = write_lines(tmp_path / "cut.jsonl", [whole, records[4]])
+    assert [[m.content for m in c.messages] for c in conversations(path)] == [["Hi"], ["Cut "]]
+
+
+def skipping():
+    from chatpipe.pipeline.opening import ErrorLog
+
+    return ErrorLog("skip")
+
+
+def test_an_ollama_log_a_message_a_line_with_images_and_calls(tmp_path):
+    png = (
+        "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGM4IScHRAwQCgAfJgQRoo8ir"
+        "wAAAABJRU5ErkJggg=="
+    )
+    call = {"function": {"name": "lookup", "arguments": {"q": "cat"}}, "id": "call_9"}
+    turns = [
+        {"role": "user", "content": "What is this?", "images": [png, "./photos/cat.jpg"]},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "content": "a cat", "tool_name": "lookup"},
+        {"role": "assistant", "content": "A cat.", "tool_name": "lookup"},
+    ]
+    path = write_lines(tmp_path / "log.jsonl", turns)
+    [conversation] = conversations(path)
+    user, asked, result, answer = conversation.messages
+    assert user.content == [
+        {"type": "text", "text": "What is this?"},
+        {"type": "image", "base64": png, "mime_type": "image/png"},
+        {"type": "image", "url": "./photos/cat.jpg"},  # (a path, as clients take)
+    ]
+    assert [(c["id"], c["name"], c["args"]) for c in asked.tool_calls] == [
+        ("call_9", "lookup", {"q": "cat"})
+    ]
+    assert (result.tool_call_id, result.name, result.content) == ("call_9", "lookup", "a cat")
+    # (a tool's name on a turn that is no tool's result is kept, not made its name)
+    assert answer.name is None
+    assert answer.additional_kwargs == {"ollama": {"tool_name": "lookup"}}
+
+
+def test_an_ollama_request_with_a_format_and_data_url_images(tmp_path):
+    png = (
+        "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGM4IScHRAwQCgAfJgQRoo8ir"
+        "wAAAABJRU5ErkJggg=="
+    )
+    schema = {"type": "object", "properties": {"animal": {"type": "string"}}}
+    request = {
+        "model": "llava",
+        "messages": [
+            {
+                "role": "user",
+                "content": "Name the animal.",
+                "images": [f"data:image/png;base64,{png}"],
+            }
+        ],
+        "format": schema,
+    }
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request))
+    [conversation] = conversations(path)
+    [user] = conversation.messages
+    assert user.content == [
+        {"type": "text", "text": "Name the animal."},
+        {"type": "image", "base64": png, "mime_type": "image/png"},
+    ]
+    assert (conversation.meta["format"], conversation.meta["model"]) == (schema, "llava")
+
+
+def test_ollama_messages_that_cannot_be_read_are_located(tmp_path):
+    def request(*messages):
+        return {"model": "m", "messages": list(messages), "options": {}}
+
+    user = {"role": "user", "content": "hi"}
+    bad = [
+        (
+            request(user, {"role": "user", "content": ["hi"]}),
+            "message 2: an Ollama message's content must be text",
+        ),
+        (
+            request({"role": "user", "images": "x"}),
+            "message 1: an Ollama message's images must be a list of base64 texts",
+        ),
+        (
+            request({"role": "user", "images": [5]}),
+            "message 1: an Ollama image must be base64 text",
+        ),
+        (
+            request({"role": "assistant", "tool_calls": [{"name": "f"}]}),
+            "message 1: an Ollama tool call needs its function {name, arguments}",
+        ),
+        (
+            {
+                "created_at": OLLAMA_TIME,
+                "message": {"role": "assistant", "content": 5},
+                "done": True,
+            },
+            "message 1: an Ollama message's content must be text",
+        ),
+    ]
+    for number, (record, said) in enumerate(bad):
+        path = tmp_path / f"bad{number}.json"
+        path.write_text(json.dumps(record))
+        code, out, err = run("convert", path)
+        assert (code, out, err) == (1, "", f"chatpipe: error: {path}:1:1: {said}\n")
+
+
+def test_the_ollama_dialect_reads_a_message_a_chunk_and_a_stream():
+    import pytest
+
+    from chatpipe.errors import DataError, Location
+    from chatpipe.formats.registry import get_dialect
+
+    dialect = get_dialect("ollama")
+    chunk = ollama_chunk(True, content="Hello")
+    request = {"model": "m", "messages": []}
+    assert [dialect.is_stream_event(v) for v in (chunk, request)] == [True, False]
+    assert [dialect.is_conversation(v) for v in (chunk, request, {"role": "user"})] == [
+        True,
+        True,
+        False,
+    ]
+    said = dialect.read_message({"role": "user", "content": "hi", "tool_call_id": "null"})
+    assert (said.type, said.content) == ("human", "hi")
+    assert said.additional_kwargs == {"ollama": {"tool_call_id": "null"}}
+    [answer] = dialect.read_conversation(chunk, Location("r.json")).messages
+    assert (answer.type, answer.content) == ("ai", "Hello")
+    with pytest.raises(DataError, match="not an Ollama request or response"):
+        dialect.read_conversation({"contents": []}, Location("r.json"))
+    pieces = [ollama_chunk(content="Hel"), ollama_chunk(True, content="lo")]
+    [streamed] = dialect.read_stream(pieces, Location("s.jsonl"))
+    assert [m.content for m in streamed.messages] == ["Hello"]
+
+
 # -- datasets -----------------------------------------------------------------------------
 
 
@@ -481,6 +1024,34 @@ def test_reasoning_kept_in_a_field_is_shown_or_said():
     ):
         code, out, _ = run("convert", FIXTURES / name, "--to", target)
         assert code == 0 and thought in out and field in out
+
+
+def test_openrouter_reasoning_details_are_the_reasoning_writers_take(tmp_path):
+    # OpenRouter's reasoning_details: summaries, texts, encrypted data (no text to show)
+    details = [
+        {"type": "reasoning.summary", "summary": "Plan: add."},
+        {"type": "reasoning.text", "text": "2 + 2 is 4.", "signature": None},
+        {"type": "reasoning.encrypted", "data": "gAAAA"},
+    ]
+    blank = [{"type": "reasoning.encrypted", "data": "x"}, {"type": "reasoning.text", "text": " "}]
+    messages = [
+        {"role": "user", "content": "2+2?"},
+        {"role": "assistant", "content": "4", "reasoning_details": details},
+        {"role": "user", "content": "and 3+3?"},
+        {"role": "assistant", "content": "6", "reasoning": "  ", "reasoning_details": blank},
+    ]
+    path = write_lines(tmp_path / "openrouter.jsonl", [{"messages": messages}])
+    code, out, _ = run("convert", path, "--to", "ollama")
+    assert code == 0
+    turns = json.loads(out)["messages"]
+    assert turns[1] == {
+        "role": "assistant",
+        "content": "4",
+        "thinking": "Plan: add.\n\n2 + 2 is 4.",
+    }
+    assert turns[3] == {"role": "assistant", "content": "6"}
+    code, out, _ = run("convert", path, "--to", "markdown")
+    assert code == 0 and "> Plan: add.\n>\n> 2 + 2 is 4.\n\n4\n" in out
 
 
 # -- what the request writers leave out, said ---------------------------------------------

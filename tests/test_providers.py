@@ -3,6 +3,7 @@ streams spell their messages, exports branch as asked, and the writers make vali
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import itertools
 import json
@@ -567,6 +568,57 @@ def test_anthropic_writer_takes_every_kind_of_image_reasoning_and_failed_tools()
             },
         ],
     }
+
+
+def test_anthropic_writer_takes_chat_completions_files_and_plain_text_as_documents():
+    # (before: a Chat Completions file part was left out, "files Anthropic cannot take")
+    notes = base64.b64encode(b"plain notes").decode()
+    human = {
+        "type": "human",
+        "content": [
+            {"type": "text", "text": "Read these."},
+            {
+                "type": "file",
+                "file": {"file_data": f"data:application/pdf;base64,{PDF}", "filename": "a.pdf"},
+            },
+            {"type": "file", "file": {"file_id": "file-abc"}},
+            {"type": "file", "file": {"filename": "lost.pdf"}},  # (no data: left out, said)
+            {"type": "file", "base64": notes, "mime_type": "text/plain"},
+            {"type": "text-plain", "text": "more notes", "title": "notes.txt"},
+            {"type": "file", "file_id": "file-xyz"},
+            {"type": "json", "json": {"a": [1, 2]}},
+        ],
+    }
+    code, out, err = _cli("convert", "--to", "anthropic", "-", input=json.dumps(human) + "\n")
+    assert (code, err) == (
+        0,
+        "chatpipe: warning: anthropic cannot hold audio, video and files Anthropic cannot "
+        "take: left out of 1 message (document; -v lists them)\n",
+    )
+    [user] = json.loads(out)["messages"]
+    assert user["content"] == [
+        {"type": "text", "text": "Read these."},
+        {
+            "type": "document",
+            "source": {"type": "base64", "media_type": "application/pdf", "data": PDF},
+            "title": "a.pdf",
+        },
+        {"type": "document", "source": {"type": "file", "file_id": "file-abc"}},
+        {
+            "type": "document",
+            "source": {"type": "text", "media_type": "text/plain", "data": "plain notes"},
+        },
+        {
+            "type": "document",
+            "source": {"type": "text", "media_type": "text/plain", "data": "more notes"},
+            "title": "notes.txt",
+        },
+        {"type": "document", "source": {"type": "file", "file_id": "file-xyz"}},
+        {"type": "text", "text": '{"a": [1, 2]}'},
+    ]
+
+
+PDF = "JVBERi0xLjQK"  # ("%PDF-1.4")
 
 
 def test_anthropic_usage_counts_cached_input_as_langchain_anthropic_does():

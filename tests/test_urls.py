@@ -199,3 +199,103 @@ def test_a_failed_move_into_a_url_folder_puts_the_old_shard_back(monkeypatch):
         assert fs.cat(f"/urls-fail/od/{name}") == b"the old shard\n"
     finally:
         fs.rm("/urls-fail", recursive=True)
+
+
+def _refusing(monkeypatch, protocol, at_start=None, on_open=None):
+    """A file system of ``protocol`` that refuses as a remote store does: when made (no
+    credentials: ``at_start``), or when a file is opened (``on_open``)."""
+    import importlib
+
+    from fsspec.spec import AbstractFileSystem
+
+    class Refusing(AbstractFileSystem):
+        def __init__(self, *args, **kwargs):
+            if at_start is not None:
+                raise at_start
+            super().__init__(*args, **kwargs)
+
+        def info(self, path, **kwargs):
+            return {"name": path, "size": 10, "type": "file"}
+
+        def _open(self, path, mode="rb", **kwargs):
+            raise on_open
+
+    Refusing.protocol = protocol
+    known = importlib.import_module("fsspec.registry")._registry
+    monkeypatch.setitem(known, protocol, Refusing)
+
+
+def test_what_a_file_system_says_when_it_refuses_is_one_line(monkeypatch, tmp_path):
+    _refusing(monkeypatch, "refusing", on_open=PermissionError("Access Denied\nRequest ID 7"))
+    assert cli("convert", "refusing://bucket/x.jsonl") == (
+        1,
+        "",
+        "chatpipe: error: refusing://bucket/x.jsonl: cannot open: Access Denied\n",
+    )
+    _refusing(monkeypatch, "silent", on_open=OSError())
+    assert cli("convert", "silent://bucket/x.jsonl") == (
+        1,
+        "",
+        "chatpipe: error: silent://bucket/x.jsonl: cannot open: the file system gave no reason\n",
+    )
+    _refusing(monkeypatch, "nocreds", at_start=RuntimeError("no credentials found"))
+    assert cli("convert", TOY, "--output-dir", "nocreds://bucket/out") == (
+        1,
+        "",
+        "chatpipe: error: nocreds://bucket/out: cannot write: no credentials found\n",
+    )
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_url_that_names_nothing_is_no_such_file():
+    assert cli("convert", "memory://urls-test/nothing.jsonl") == (
+        1,
+        "",
+        "chatpipe: error: memory://urls-test/nothing.jsonl: no such file\n",
+    )
+
+
+def test_urls_without_fsspec_installed_say_which_extra_brings_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "fsspec", None)  # (import raises ImportError)
+    code, out, err = cli("convert", "memory://urls-test/x.jsonl")
+    assert (code, out) == (2, "")
+    assert err.startswith(
+        "chatpipe: error: memory://urls-test/x.jsonl: URLs are read and written with fsspec, "
+        "which is not installed; the dask extra brings it ("
+    )
+    assert "chatpipe[dask]" in err and len(err.splitlines()) == 1
+
+
+def test_a_protocol_whose_package_fails_to_import_names_the_package(monkeypatch, tmp_path):
+    """An ImportError that names no module (a package refusing to load): the package is the
+    one fsspec's table of implementations names for the protocol."""
+    from fsspec.registry import known_implementations
+
+    (tmp_path / "brokenfs_impl.py").write_text('raise ImportError("needs libbroken 2")\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    entry = {"class": "brokenfs_impl.BrokenFileSystem", "err": "install brokenfs_impl"}
+    monkeypatch.setitem(known_implementations, "brokenfs", entry)
+    assert cli("convert", "brokenfs://x/y.jsonl") == (
+        2,
+        "",
+        "chatpipe: error: brokenfs://x/y.jsonl: brokenfs:// URLs need the brokenfs_impl "
+        "package, which is not installed (pip install brokenfs_impl)\n",
+    )
+
+
+def test_a_local_file_gone_or_unreadable_when_opened_is_one_line(tmp_path):
+    """(A file listed when the run was planned and gone, or made a folder, when a worker
+    opens it.)"""
+    from chatpipe.errors import DataError
+    from chatpipe.io.urls import open_input
+
+    with pytest.raises(DataError) as gone:
+        open_input(str(tmp_path / "gone.jsonl"))
+    assert str(gone.value) == f"{tmp_path / 'gone.jsonl'}: no such file"
+    with pytest.raises(DataError) as folder:
+        open_input(str(tmp_path))
+    assert str(folder.value) == f"{tmp_path}: Is a directory"
+    strange = os.fsdecode(b"caf\xe9.jsonl")  # (a name that is not UTF-8)
+    with pytest.raises(DataError) as named:
+        open_input(str(tmp_path / strange))
+    assert str(named.value) == f"{tmp_path}/caf\\xe9.jsonl: no such file"

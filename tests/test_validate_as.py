@@ -84,6 +84,132 @@ def test_a_good_request_passes_and_a_fault_is_found(name, sdk):
     assert any(" sdk_schema: " not in line for line in out.splitlines()), out
 
 
+def batch_line(url, body, **fields):
+    return {"custom_id": "r1", "method": "POST", "url": url, "body": body, **fields}
+
+
+# each rule's fault, and the one line that says it (chatpipe's rules alone)
+FAULTS = [
+    (
+        "openai-finetune",
+        {"messages": []},
+        "empty_request: messages: no messages (a row needs at least one)",
+    ),
+    (
+        "openai-finetune",
+        {"messages": [USER, {"role": "assistant", "content": "Hi", "weight": 2}]},
+        "message 2: wrong_type: messages[1].weight: a weight other than 0 or 1 "
+        "(weight an assistant message 0 or 1)",
+    ),
+    (
+        "gemini",
+        {"contents": {"role": "user"}},
+        "wrong_type: contents: contents is an object (the API takes contents of another kind)",
+    ),
+    (
+        "gemini",
+        {"contents": ["Hi"]},
+        "message 1: data_type: contents[0]: a content must be an object {role, parts} "
+        "(write {role, parts})",
+    ),
+    (
+        "gemini",  # (snake_case is the REST API's too; a key of no part is not)
+        {
+            "contents": [
+                {"role": "user", "parts": [{"text": "Hi", "thought_signature": "c2ln", "cache": 1}]}
+            ]
+        },
+        "message 1: unknown_part_field: contents[0].parts[0]: unknown key(s) cache "
+        "(a part holds Gemini's fields only)",
+    ),
+    (
+        "openai-responses",
+        {"input": 5},
+        "wrong_type: input: input is a number (the API takes input of another kind)",
+    ),
+    (
+        "openai-responses",
+        {"input": ["Hi"]},
+        "message 1: data_type: input[0]: an item must be an object, got a string "
+        "(write items as objects)",
+    ),
+    (
+        "openai-responses",
+        {"input": [{"role": "tool", "content": "18 C"}]},
+        "message 1: unknown_role: input[0]: role 'tool' (use user, assistant, system or developer)",
+    ),
+    (
+        "openai-responses",  # (an output message given back needs its id)
+        {"input": [{"role": "assistant", "status": "completed", "content": []}]},
+        "message 1: missing_field: input[0]: missing id (the API asks for these fields)",
+    ),
+    (
+        "openai-responses",
+        {"input": [{"type": "reasoning", "summary": []}]},
+        "message 1: missing_field: input[0]: missing id (the API asks for these fields)",
+    ),
+    (
+        "openai-responses",
+        {"input": [{"type": "web_search_call", "id": "ws_1"}]},
+        "message 1: missing_field: input[0]: missing action, status (the API asks for these fields)",
+    ),
+    (
+        "openai-responses",
+        {"input": [{"type": "magic"}]},
+        "message 1: unknown_item: input[0]: an item of type 'magic' "
+        "(the Responses API has no such input item)",
+    ),
+    (
+        "openai-batch",
+        batch_line("/v1/chat/completions", {"model": "m", "messages": [USER]}, method="GET"),
+        "wrong_type: method: method 'GET' (batch requests are POST)",
+    ),
+    (
+        "openai-batch",
+        batch_line("/v1/chat", {"model": "m", "messages": [USER]}),
+        "wrong_type: url: url '/v1/chat' (one of /v1/chat/completions, /v1/responses, "
+        "/v1/embeddings, /v1/completions, /v1/moderations)",
+    ),
+    (
+        "openai-batch",
+        {"custom_id": "r1", "method": "POST", "url": "/v1/responses"},
+        "missing_field: missing body (the API asks for these fields)",
+    ),
+    (
+        "openai-batch",  # (before: no problem found)
+        batch_line("/v1/responses", "Hello"),
+        "wrong_type: body: body is a string (the API takes body of another kind)",
+    ),
+    (
+        "openai-batch",  # (before: "unknown key(s) title", as if the line's own)
+        batch_line("/v1/responses", {"model": "m", "input": "Hi", "title": "a chat"}),
+        "unknown_field: body: unknown key(s) title "
+        "(the API does not take these request fields; convert --to writes without them)",
+    ),
+    (
+        "openai-batch",
+        batch_line("/v1/responses", {"model": "m", "input": [{"type": "magic"}]}),
+        "message 1: unknown_item: body.input[0]: an item of type 'magic' "
+        "(the Responses API has no such input item)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "record", "said"), FAULTS)
+def test_each_rule_names_its_fault_and_where(name, record, said):
+    code, out, err = cli("validate", "--as", name, "--no-sdk", "-", input=json.dumps(record))
+    assert (code, out) == (1, f"<stdin>:1:1: {said}\n")
+    assert "Traceback" not in err and "internal error" not in err
+
+
+def test_a_responses_input_given_as_text_passes():
+    request = {"model": "m", "input": "Hello"}
+    code, out, err = cli(
+        "validate", "--as", "openai-responses", "--no-sdk", "-", input=json.dumps(request)
+    )
+    assert (code, out) == (0, "") and err.endswith("no problems found\n")
+
+
 def test_which_checks_ran_is_said(monkeypatch):
     _, _, err = cli("validate", "--as", "anthropic", "-", input=json.dumps({"messages": []}))
     assert err.splitlines()[0] == (

@@ -49,14 +49,14 @@ def anthropic_block(block: Any) -> Any:
     if kind == "image_url":
         image = block.get("image_url")
         return _image(image.get("url") if isinstance(image, dict) else image)
-    if kind in ("image", "file") and "source" not in block:
-        return _media(block)
     if kind == "file" and isinstance(block.get("file"), dict):  # Chat Completions' file part
         file = block["file"]
         made = _source_of(file.get("file_data"), file.get("file_id"), "document")
         if isinstance(file.get("filename"), str):
             made["title"] = file["filename"]
         return made
+    if kind in ("image", "file") and "source" not in block:
+        return _media(block)
     if kind == "text-plain":
         from ..model.blocks import text_file  # (its TypedDicts: loaded when a file is met)
 

@@ -257,17 +257,15 @@ def openai_batch() -> RequestRules:
         if "url" in record and url not in _ENDPOINTS:
             checking.add("wrong_type", "url", f"url {url!r}", "one of " + ", ".join(_ENDPOINTS))
         if not isinstance(body, dict):
+            if "body" in record:  # (one missing is said above)
+                checking.kind(body, dict, "body", "body")
             return
-        inner = Checking(checking.location)
+        inner = Checking(checking.location, "body.")
         if url == "/v1/chat/completions":
             checking.needs(body, ("model", "messages"), "body")
             request.check(inner, body)
         elif url == "/v1/responses":
             items.check(inner, body)
-        for problem in inner.found:
-            problem.text = (
-                "body." + problem.text if not problem.text.startswith("unknown") else problem.text
-            )
-            checking.found.append(problem)
+        checking.found.extend(inner.found)
 
     return RequestRules("openai-batch", check)

@@ -162,6 +162,10 @@ class BedrockConverseDialect(RequestDialect):
             )
         return turn[0]
 
+    def read_response(self, value: dict[str, Any], location: Location) -> Conversation:
+        """A response (a stream's too, one cut short before its stop reason and usage)."""
+        return read_response(value, location)
+
     def read_conversation(self, value: Any, location: Location) -> Conversation:
         if is_response(value):
             return read_response(value, location)

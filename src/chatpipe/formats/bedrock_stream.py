@@ -89,7 +89,7 @@ def read_records(
     def spelled() -> Iterator[Conversation]:
         nonlocal streamed, turns
         if streamed is not None:
-            yield dialect.read_conversation(streamed.response(), first or location)
+            yield dialect.read_response(streamed.response(), first or location)
             streamed = None
         if turns:
             yield Conversation(list(dialect.finish(turns)), {}, first or location)
