@@ -29,7 +29,7 @@ _EXPORTS = {
     "Run": ".job",
     "Target": ".job",
     "on_messages": ".job",
-    "ErrorLog": ".reading",
+    "ErrorLog": ".opening",
     "read": ".reading",
     "Lines": ".targets",
     "Stats": ".targets",
