@@ -436,3 +436,34 @@ def test_workers_give_what_one_process_gives_without_the_lane(monkeypatch, tmp_p
         outcomes.append((result.exit_code, result.stdout, result.stderr))
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][1]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["convert", "--to", "canonical"], ["openai"], ["buffer"]],
+)
+def test_plain_rows_are_written_without_message_objects(monkeypatch, command):
+    """The writer takes a row's plain dicts: no message object is made. (Writing listed
+    every conversation's messages first, for a check that only an API's requests need,
+    which made every row's messages and turned the lane off for convert.)"""
+    from chatpipe.fast import rows as lane_rows
+
+    def made(self):
+        raise AssertionError("a row's messages were made")
+
+    monkeypatch.setattr(lane_rows.RowMessages, "messages", made)
+    data = "".join(
+        json.dumps(
+            {
+                "messages": [
+                    {"role": "user", "content": f"q{k}"},
+                    {"role": "assistant", "content": "a"},
+                ]
+            }
+        )
+        + "\n"
+        for k in range(5)
+    )
+    result = runner.invoke(app, [*command, "-"], input=data)
+    assert result.exit_code == 0, result.stderr
+    assert len(result.stdout.splitlines()) == 5

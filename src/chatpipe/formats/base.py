@@ -206,9 +206,9 @@ class Dialect:
         raise DataError(f"cannot write {self.name} as a folder")
 
     def writes(self, conversation: Conversation) -> bool:
-        """Whether a conversation (its messages a list) is written as a record: an API's
-        request needs something to ask (a conversation with no turns, an export's empty
-        chat, a failed batch request, makes none: left out and said)."""
+        """Whether a conversation (its messages a list, or a row lane's) is written as a
+        record: an API's request needs something to ask (a conversation with no turns, an
+        export's empty chat, a failed batch request, makes none: left out and said)."""
         if not self.api or self.writing.keep_extras:
             return True
         if any(m.type != "system" for m in conversation.messages):

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError
+from ..formats.shapes import CheckedMessages
 from ..io.encode import dumps, dumps_lines
 from ..model import AnyMessage, Conversation
 from . import fast_hooks
@@ -86,11 +87,12 @@ def _records(
     """Each record encoded (a block of several, joined by ``joiner``, from fast/)."""
     per_message: bool | None = None
     for conversation in conversations:
-        if writes is not None:  # (a conversation per record: its messages are listed)
+        if writes is not None:  # (a conversation per record)
             if per_message is None and write_conversation is None:
                 per_message = message_per_line()
             if write_conversation is not None or not per_message:
-                if not isinstance(conversation.messages, list):
+                # (listed, for writers that look twice; a row lane's can be, untouched)
+                if not isinstance(conversation.messages, (list, CheckedMessages)):
                     conversation = conversation.with_messages(list(conversation.messages))
                 if not writes(conversation):
                     continue
