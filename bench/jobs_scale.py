@@ -11,21 +11,10 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import time
 
-
-def timed(argv: list[str]) -> tuple[float, float]:
-    """Wall seconds and processor seconds (the process and the workers it waited for)."""
-    start = time.perf_counter()
-    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    took = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code:
-        raise SystemExit(f"{' '.join(argv)} failed ({code})")
-    return took, usage.ru_utime + usage.ru_stime
+from run import timed
+from stamp import stamp
 
 
 def main() -> None:
@@ -46,6 +35,7 @@ def main() -> None:
             walls[n].append(wall)
             cpus[n].append(cpu)
     size = os.path.getsize(args.corpus) / 1e6
+    print(f"# {stamp()}")
     print(
         f"`chatpipe {' '.join(args.command)} --jobs N` on {args.corpus} ({size:.0f} MB), "
         f"{os.cpu_count()} cores; medians of {args.repeat} rounds (range)\n"
