@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..model.reasoning import FIELDS
+from ..model.reasoning import FIELDS, field_blocks
 
 # --reasoning: the API's own field where it has one (signed Anthropic thinking, Gemini
 # thought parts, Responses reasoning items; Chat Completions has none); left out everywhere;
@@ -143,25 +143,10 @@ REASONING_TYPES = frozenset(("reasoning", "thinking", "redacted_thinking"))
 REASONING_FIELDS = FIELDS
 
 
-def reasoning_fields(kwargs: dict[str, Any]) -> list[dict[str, Any]]:
-    """A turn's reasoning fields as reasoning blocks, for the writers to route as any."""
-    found = [
-        {"type": "reasoning", "reasoning": kwargs[k]}
-        for k in REASONING_FIELDS[:2]
-        if isinstance(kwargs.get(k), str) and kwargs[k]
-    ]
-    details = kwargs.get("reasoning_details")
-    for item in details if isinstance(details, list) else ():
-        text = (item.get("text") or item.get("summary")) if isinstance(item, dict) else None
-        if isinstance(text, str) and text:
-            found.append({"type": "reasoning", "reasoning": text})
-    return found
-
-
 def with_reasoning(message: Any, content: Any) -> Any:
     """An assistant turn's content with the reasoning its reader kept in fields before it
     (as reasoning blocks: the writer routes them as it routes any)."""
-    found = reasoning_fields(message.additional_kwargs) if message.type == "ai" else []
+    found = field_blocks(message.additional_kwargs) if message.type == "ai" else []
     if not found:
         return content
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from ..model import Conversation
 from .api import CONVERSATION_FIELDS, EMPTIED, SETTING_VALUES, SETTINGS, STREAMING
 from .base import Dialect, StreamDialect
 
@@ -48,12 +47,6 @@ class RequestDialect(StreamDialect):
         """Say that ``kind`` (``detail`` naming what) was left out of message ``message``
         (None: of the conversation) of the conversation being written."""
         self.writing.left(kind, message, detail)
-
-    def write_conversation(self, conversation: Conversation) -> dict[str, Any]:
-        return self.write_request(conversation)
-
-    def write_request(self, conversation: Conversation) -> dict[str, Any]:
-        raise NotImplementedError
 
     def fields(self, meta: dict[str, Any], taken: frozenset[str]) -> dict[str, Any]:
         """The conversation's fields the request takes as they are (all of them with

@@ -320,18 +320,24 @@ class StreamDialect(Dialect):
             raise _shape_error(self, exc, place[0]) from None
 
 
-class SessionDialect(StreamDialect):
+class RecordsDialect(StreamDialect):
+    """A stream dialect that reads its records in their places (``read_records``, each
+    message's line kept, a bad line handled where it stands); given bare values (the
+    library's ``read_stream``), each is placed at the source."""
+
+    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
+        from ..io.records import Record
+
+        return self.read_records((Record(v, location) for v in values), location)
+
+
+class SessionDialect(RecordsDialect):
     """A coding agent's session log (Claude Code, Codex, Gemini CLI, ...): its lines are
     read in their places by ``read_records`` (each message's line in ``Conversation.places``,
     a bad line handled where it stands); ``read_stream`` gives it bare values, each placed at
     the source. The context such an agent adds stands where it came (``ANYWHERE``)."""
 
     system_messages = ANYWHERE
-
-    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
-        from ..io.records import Record
-
-        return self.read_records((Record(v, location) for v in values), location)
 
     def read_records(
         self,

@@ -98,11 +98,9 @@ class BatchDialect(Dialect):
             return self.as_read(conversation)
         self.count += 1
         custom_id = self._custom_id(conversation.meta, self.count)
-        return self.request(
-            custom_id, self._ending(conversation, self.count), self.count, self.settings
-        )
+        return self.request(custom_id, self._ending(conversation), self.count, self.settings)
 
-    def _ending(self, conversation: Conversation, number: int) -> Conversation:
+    def _ending(self, conversation: Conversation) -> Conversation:
         """The conversation a request asks with: up to its last user turn with
         --until-last-user; else as it is, a request ending with its own answer said (the
         model would continue that answer, or follow it, not answer the question again)."""

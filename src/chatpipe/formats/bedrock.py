@@ -201,7 +201,7 @@ class BedrockConverseDialect(RequestDialect):
 
         return tools_left_out(tools)
 
-    def write_request(self, conversation: Conversation) -> dict[str, Any]:
+    def write_conversation(self, conversation: Conversation) -> dict[str, Any]:
         from .bedrock_writer import write
 
         return write(self, conversation)

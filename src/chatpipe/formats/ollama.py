@@ -19,6 +19,7 @@ from .base import (
     VARIANT,
     Conversation,
     Guess,
+    RecordsDialect,
     Sample,
     _keys_hint,
     holds_messages,
@@ -61,7 +62,7 @@ def _messages(sample: Sample) -> list[Any]:
     return [m for m in sample.messages() if isinstance(m, dict) and isinstance(m.get("role"), str)]
 
 
-class OllamaDialect(RequestDialect):
+class OllamaDialect(RequestDialect, RecordsDialect):
     name = "ollama"
     description = (
         "Ollama /api/chat requests {model, messages, options}, responses and NDJSON "
@@ -114,11 +115,6 @@ class OllamaDialect(RequestDialect):
         self, messages: Iterable[AnyMessage], links: Any = None, start: int = 0
     ) -> Iterable[AnyMessage]:
         return link_tool_results(messages, links, start)
-
-    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
-        from ..io.records import Record
-
-        return self.read_records((Record(v, location) for v in values), location)
 
     def read_records(
         self,
@@ -184,7 +180,7 @@ class OllamaDialect(RequestDialect):
 
         return tools_left_out(tools)
 
-    def write_request(self, conversation: Conversation) -> dict[str, Any]:
+    def write_conversation(self, conversation: Conversation) -> dict[str, Any]:
         from .ollama_writer import write
 
         return write(self, conversation)

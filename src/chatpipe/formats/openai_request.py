@@ -21,6 +21,7 @@ from ..errors import ChatpipeError
 from ..io.jsontext import json_text
 from ..model import AIMessage, AnyMessage, ToolMessage
 from ..model.blocks import is_data_content_block
+from ..model.reasoning import field_blocks
 from ..model.tool_calls import DOUBLE_ENCODED
 from .api import (
     ASKED_REASONING,
@@ -31,7 +32,6 @@ from .api import (
     REASONING_TYPES,
     Writing,
     names,
-    reasoning_fields,
     reasoning_text,
 )
 from .base import Kept
@@ -71,7 +71,6 @@ PART_KEYS = {
 }
 # fields of additional_kwargs that an assistant message takes as they are
 _ASSISTANT_FIELDS = ("function_call", "weight")
-_REASONING_FIELDS = REASONING_FIELDS  # (reasoning beside a turn's content: said as such)
 # additional_kwargs keys that are chatpipe's or langchain's bookkeeping, said nowhere
 _BOOKKEEPING = frozenset(("__openai_role__", "tool_calls", DOUBLE_ENCODED, "refusal"))
 
@@ -148,7 +147,7 @@ class ChatRequestWriter:
         audio = kwargs.get("audio")
         if isinstance(audio, dict) and isinstance(audio.get("id"), str):
             out["audio"] = {"id": audio["id"]}  # (a reply's audio is sent back by its id)
-        self._reasoning(i, out, [*reasoning_fields(kwargs), *reasoning])
+        self._reasoning(i, out, [*field_blocks(kwargs), *reasoning])
 
     def _reasoning(self, i: int, out: dict, found: list[Any]) -> None:
         """Reasoning blocks and fields: ``reasoning_content`` when asked, else left out."""
@@ -164,12 +163,12 @@ class ChatRequestWriter:
             self.writing.left(NO_REASONING_FIELD, i)
 
     def _fields_left_out(self, i: int, message: AnyMessage, role: str) -> None:
-        taken = {*_BOOKKEEPING, *_REASONING_FIELDS}
+        taken = {*_BOOKKEEPING, *REASONING_FIELDS}
         if role == "assistant":
             taken.update((*self.taken, "audio"))
         left = [k for k in message.additional_kwargs if k not in taken]
         if role != "assistant":  # (reasoning in another turn: no field anywhere)
-            left += [k for k in _REASONING_FIELDS if k in message.additional_kwargs]
+            left += [k for k in REASONING_FIELDS if k in message.additional_kwargs]
         if left:
             self.writing.left(MESSAGE_FIELDS, i, names(map(extras_named, left)))
 

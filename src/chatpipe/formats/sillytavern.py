@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage
-from .base import CERTAIN, STREAM, Conversation, Guess, Sample, StreamDialect
+from .base import CERTAIN, STREAM, Conversation, Guess, RecordsDialect, Sample
 from .exports import ReadOptions
 from .trees import dated, seconds, tree_conversations
 
@@ -139,7 +139,7 @@ class Chat:
         return [read_line(*self.nodes[key]) for key in path]
 
 
-class SillyTavernDialect(StreamDialect):
+class SillyTavernDialect(RecordsDialect):
     name = "sillytavern"
     description = "SillyTavern chats (JSONL: a header line, then mes / is_user lines with swipes)"
     example = "sillytavern__documented_swipes_reasoning_narrator.jsonl"
@@ -153,11 +153,6 @@ class SillyTavernDialect(StreamDialect):
 
     def is_stream_event(self, value: Any) -> bool:
         return is_header(value) or is_message(value)
-
-    def read_stream(self, values: Iterable[Any], location: Location) -> Iterator[Conversation]:
-        from ..io.records import Record
-
-        return self.read_records((Record(v, location) for v in values), location)
 
     def read_records(
         self,

@@ -32,3 +32,18 @@ def has_reasoning_blocks(message: Any) -> bool:
     return isinstance(content, list) and any(
         isinstance(b, dict) and b.get("type") in ("reasoning", "thinking") for b in content
     )
+
+
+def field_blocks(kwargs: dict[str, Any]) -> list[dict[str, Any]]:
+    """A turn's reasoning fields as reasoning blocks, for the writers to route as any."""
+    found = [
+        {"type": "reasoning", "reasoning": kwargs[k]}
+        for k in FIELDS[:2]
+        if isinstance(kwargs.get(k), str) and kwargs[k]
+    ]
+    details = kwargs.get("reasoning_details")
+    for item in details if isinstance(details, list) else ():
+        text = (item.get("text") or item.get("summary")) if isinstance(item, dict) else None
+        if isinstance(text, str) and text:
+            found.append({"type": "reasoning", "reasoning": text})
+    return found
