@@ -231,6 +231,23 @@ def test_a_read_only_input_is_written_canonical_and_said_once():
         assert records(out)[0]["messages"][0]["type"] == "human"
 
 
+def test_a_run_that_fails_says_its_error_alone():
+    # the note of what was written comes when the run ends well: a run that fails after
+    # writing its first conversation says one thing, its error (found by the CI's fuzz run)
+    for command in (("trim", "--max-tokens", "20"), ("head", "-n", "5"), ("convert",)):
+        code, _, err = cli(*command, input=b'{"mapping": {}}\nnull\n{"mapping": {}}\n')
+        assert code == 1, command
+        assert err.startswith("chatpipe: error: <stdin>:2:1: cannot read this record"), err
+        assert len(err.splitlines()) == 1 and "read only" not in err, err
+        code, _, err = cli(*command, input=b'{"mapping": {}}\n')
+        said = (
+            ""
+            if command == ("convert",)
+            else "chatpipe: chatgpt-export is read only: wrote canonical instead\n"
+        )
+        assert code == 0 and err == said, command  # (convert writes canonical: nothing to say)
+
+
 def test_split_says_once_which_dialect_it_wrote(tmp_path):
     code, _, err = cli("split", "--ratio", "a=0.5,b=0.5", "--output-dir", tmp_path / "s", CHATGPT)
     assert code == 0

@@ -51,11 +51,21 @@ class Engine:
 def serial(job: Job, sink: Any, watch: Watch | None = None, say: Note | None = None) -> Run:
     """The job in this process, streaming. ``watch`` sees the conversations as they are
     read (the CLI's progress bar and notes); ``say`` hears the target's warnings."""
-    run = Run(job, say=say)
+    run = Run(job)
     conversations = run.conversations()
     if watch is not None:
         conversations = watch(conversations, run)
     run.target.emit(run, run.operated(conversations), sink)
+    return _said(run, say)
+
+
+def _said(run: Run, say: Note | None) -> Run:
+    """``run``, its target's warnings said: at its end, when it ended well (a run that
+    fails says one thing, its error)."""
+    if say is not None:
+        for text in run.notes:
+            say(text)
+    run.notes.clear()
     return run
 
 
@@ -170,10 +180,11 @@ def _on_processes(
     mapper = ForkPool(workers) if workers > 1 else Inline()
     if output_dir is None:
         job = settled(job, found)
-    run = Run(_second_pass(job, found, mapper), say=say)
-    return run_in_parts(
+    run = Run(_second_pass(job, found, mapper))
+    run_in_parts(
         run, found, mapper, sink, output_dir=output_dir, parquet=parquet, progress=progress
     )
+    return _said(run, say)
 
 
 def _on_dask(
@@ -211,8 +222,8 @@ def _on_dask(
         workers = _local_workers(engine.jobs, len(found.parts), say)
     with client(engine.scheduler, workers) as connected:
         mapper = DaskMapper(connected)
-        run = Run(_second_pass(job, found, mapper), say=say)
-        return run_in_parts(
+        run = Run(_second_pass(job, found, mapper))
+        run_in_parts(
             run,
             found,
             mapper,
@@ -222,6 +233,7 @@ def _on_dask(
             shard_per_part=True,
             progress=progress,
         )
+    return _said(run, say)
 
 
 def refuse_state(operation: Any, engine: Engine) -> None:
