@@ -21,8 +21,9 @@ import orjson
 from orjson import JSONDecodeError
 
 from ..errors import ChatpipeError, DataError, Location
-from ..formats.base import Dialect, message_of
+from ..formats.base import Dialect
 from ..formats.openai import OpenAIDialect
+from ..formats.record_errors import message_of
 from ..formats.tool_links import ToolLinks, needs_link
 from ..io.json_numbers import loads
 from ..io.limits import LIMITS

@@ -21,7 +21,8 @@ from typing import Any
 
 from ..errors import ValidationError
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
-from .base import VARIANT, Dialect, Guess, Sample, not_a_message
+from .base import VARIANT, Dialect, Guess, Sample
+from .record_errors import not_a_message
 
 _ROLES = ("system", "user", "assistant")
 _PART_TYPES = frozenset(

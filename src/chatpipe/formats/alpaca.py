@@ -17,7 +17,8 @@ from typing import Any
 
 from ..errors import ChatpipeError, Location, ValidationError, kind_of
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage
-from .base import Conversation, Dialect, _keys_hint
+from .base import Conversation, Dialect
+from .record_errors import keys_hint
 
 # the fields a row's turns are made of (and the answer's, output or chosen); the others
 # travel with the conversation
@@ -98,7 +99,7 @@ class AlpacaDialect(Dialect):
     def read_message(self, value: Any) -> AnyMessage:
         raise ValidationError(
             'an alpaca row needs "instruction" and "output" (or "chosen" and "rejected")',
-            hint=_keys_hint(value),
+            hint=keys_hint(value),
         )
 
     def read_conversation(self, value: Any, location: Location) -> Conversation:

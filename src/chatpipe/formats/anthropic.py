@@ -25,9 +25,9 @@ from .base import (
     Dialect,
     Guess,
     Sample,
-    _keys_hint,
 )
 from .media import fill_media_type
+from .record_errors import keys_hint
 from .tool_specs import for_target
 
 _BLOCK_TYPES = frozenset(
@@ -322,7 +322,7 @@ class AnthropicDialect(Dialect):
 
     def read_turn(self, value: Any) -> list[AnyMessage]:
         if not isinstance(value, dict) or value.get("role") not in ("user", "assistant"):
-            raise ValidationError("not an Anthropic message", hint=_keys_hint(value))
+            raise ValidationError("not an Anthropic message", hint=keys_hint(value))
         return read_turn(value)
 
     def read_conversation(self, value: Any, location: Location) -> Conversation:

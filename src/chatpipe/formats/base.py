@@ -15,7 +15,7 @@ import copy
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ChatpipeError, DataError, Location, UsageError, ValidationError, kind_of
+from ..errors import ChatpipeError, DataError, Location, UsageError, ValidationError
 from ..model import AnyMessage, Conversation
 from .api import FIELD, NO_REQUEST, REASONING, Writing
 from .evidence import (  # (what a dialect's score answers with, named here for its modules)
@@ -31,7 +31,7 @@ from .evidence import (  # (what a dialect's score answers with, named here for 
     Sample,
     holds_messages,  # noqa: F401
 )
-from .shapes import check_message
+from .record_errors import SHAPE_ERRORS, keys_hint, report, shape_error
 
 if TYPE_CHECKING:
     from .rules import RecordRules
@@ -168,7 +168,7 @@ class Dialect:
             raise DataError(
                 f"expected a conversation record with a 'messages' list for {self.name}",
                 location,
-                hint=_keys_hint(value),
+                hint=keys_hint(value),
             )
         messages = []
         for index, item in enumerate(value["messages"]):
@@ -316,8 +316,8 @@ class StreamDialect(Dialect):
             yield from self.read_stream(good(), location)
         except ChatpipeError as exc:
             raise exc.located(place[0]) from None
-        except _SHAPE_ERRORS as exc:
-            raise _shape_error(self, exc, place[0]) from None
+        except SHAPE_ERRORS as exc:
+            raise shape_error(self, exc, place[0]) from None
 
 
 class RecordsDialect(StreamDialect):
@@ -379,79 +379,11 @@ class SessionDialect(RecordsDialect):
             yield
         except ChatpipeError as exc:
             report(exc.located(location), handle)
-        except _SHAPE_ERRORS as exc:
-            report(_shape_error(self, exc, location), handle)
-
-
-def report(error: ChatpipeError, handle: Callable[[ChatpipeError], None] | None) -> None:
-    """A bad line's error: raised, or given to the run's handler, which counts it."""
-    if handle is None:
-        raise error
-    handle(error)
+        except SHAPE_ERRORS as exc:
+            report(shape_error(self, exc, location), handle)
 
 
 def dict_blocks(message: AnyMessage) -> list[dict]:
     """A message's content blocks that are objects (none for text content)."""
     content = message.content
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
-
-
-def _keys_hint(value: Any) -> str:
-    if isinstance(value, dict):
-        keys = ", ".join(map(str, list(value)[:8])) or "none"
-        return f"top-level keys: {keys}"
-    return f"got {kind_of(value)}"
-
-
-def not_a_message(dialect: str, value: Any) -> ValidationError:
-    return ValidationError(f"not a {dialect} message", hint=_keys_hint(value))
-
-
-# what malformed records make readers raise, below the checks they make themselves
-_SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
-
-
-@contextlib.contextmanager
-def shape_errors(dialect: Dialect, location: Location) -> Iterator[None]:
-    """A record of an unexpected shape is bad input: a located DataError, not a crash."""
-    try:
-        yield
-    except ChatpipeError as exc:  # (placed by the reader where it knew the place)
-        raise exc.located(location) from None
-    except _SHAPE_ERRORS as exc:
-        raise _shape_error(dialect, exc, location) from None
-
-
-def _shape_error(dialect: Dialect, exc: Exception, location: Location) -> DataError:
-    """Words for a record a reader met with a shape it did not check for."""
-    if isinstance(exc, KeyError):
-        what = f"it has no {exc.args[0]!r} field" if exc.args else "a field is missing"
-    elif isinstance(exc, IndexError):
-        what = "a list in it is shorter than this dialect needs"
-    else:  # Python's own words ("'int' object has no attribute 'get'") mean nothing to a user
-        what = "a field holds a value of another kind than this dialect needs"
-    return DataError(
-        f"cannot read this record as {dialect.name}: {what}",
-        location,
-        hint="check the record against the dialect, or name another with --from",
-    )
-
-
-def turn_of(dialect: Dialect, value: Any, location: Location) -> list[AnyMessage]:
-    """The messages one message record gives (``Dialect.read_turn``), as ``message_of``."""
-    try:
-        return [check_message(message) for message in dialect.read_turn(value)]
-    except ChatpipeError as exc:
-        raise exc.located(location) from None
-    except _SHAPE_ERRORS as exc:
-        raise _shape_error(dialect, exc, location) from None
-
-
-def message_of(dialect: Dialect, value: Any, location: Location) -> AnyMessage:
-    """One message record read by a dialect; every failure a DataError at its place."""
-    try:
-        return check_message(dialect.read_message(value))
-    except ChatpipeError as exc:
-        raise exc.located(location) from None
-    except _SHAPE_ERRORS as exc:
-        raise _shape_error(dialect, exc, location) from None

@@ -10,18 +10,7 @@ from typing import Any
 from ..errors import ChatpipeError, DataError, Location, ValidationError
 from ..model import AIMessage, AnyMessage
 from .api_request import RequestDialect
-from .base import (
-    CERTAIN,
-    CONVERSATIONS,
-    LIKELY,
-    MESSAGES,
-    ONE,
-    STREAM,
-    Conversation,
-    Guess,
-    Sample,
-    _keys_hint,
-)
+from .base import CERTAIN, CONVERSATIONS, LIKELY, MESSAGES, ONE, STREAM, Conversation, Guess, Sample
 from .bedrock_read import (
     EXTRAS_KEY,
     event_of,
@@ -31,6 +20,7 @@ from .bedrock_read import (
     read_turn,
     system_message,
 )
+from .record_errors import keys_hint
 
 
 def usage(value: Any) -> dict[str, Any] | None:
@@ -171,7 +161,7 @@ class BedrockConverseDialect(RequestDialect):
             return read_response(value, location)
         if not isinstance(value, dict) or not isinstance(value.get("messages"), list):
             raise DataError(
-                "not a Bedrock Converse request or response", location, hint=_keys_hint(value)
+                "not a Bedrock Converse request or response", location, hint=keys_hint(value)
             )
         return read_request(value, location)
 

@@ -30,10 +30,8 @@ from typing import Any
 from ..errors import ValidationError
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from ..model.tool_calls import invalid_tool_call, tool_call
-from .base import (
-    _keys_hint,
-)
 from .openai_messages import parse_arguments
+from .record_errors import keys_hint
 
 # media formats as Bedrock names them, and their media types (the first of a type is the
 # one written for it)
@@ -328,7 +326,7 @@ def read_turn(value: Any) -> list[AnyMessage]:
     """The messages of a turn: an assistant's, or a user's (its tool results first, a tool
     message each, then what it says beside them)."""
     if not isinstance(value, dict) or value.get("role") not in ("user", "assistant"):
-        raise ValidationError("not a Bedrock Converse message", hint=_keys_hint(value))
+        raise ValidationError("not a Bedrock Converse message", hint=keys_hint(value))
     content = value.get("content")
     if isinstance(content, str):
         content = [{"text": content}]

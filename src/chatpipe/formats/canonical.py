@@ -8,7 +8,8 @@ from typing import Any
 
 from ..model import AnyMessage
 from ..model.canonical import CANONICAL_TYPES, message_from_canonical, message_to_canonical
-from .base import Dialect, not_a_message
+from .base import Dialect
+from .record_errors import not_a_message
 
 
 def is_canonical_message(value: Any) -> bool:

@@ -28,6 +28,7 @@ from ..errors import ChatpipeError, DataError, Location, kind_of
 from ..model import AIMessage, AnyMessage, Conversation, SystemMessage, ToolMessage
 from .base import SessionDialect
 from .openai_responses_items import messages_from_items
+from .record_errors import SHAPE_ERRORS
 
 _LINE_TYPES = frozenset(("session_meta", "response_item", "event_msg", "turn_context", "compacted"))
 # items of the assistant's turn (the rest close it)
@@ -202,7 +203,7 @@ class _Rollout:
                     yield from self.item(payload, line.get("timestamp"), at)
                 else:
                     self.new_kind(line, at)
-            except (ChatpipeError, *_SHAPE_ERRORS) as exc:
+            except (ChatpipeError, *SHAPE_ERRORS) as exc:
                 error = exc if isinstance(exc, ChatpipeError) else _shape_error()
                 if self.handle is None:
                     raise error.located(at) from None
@@ -316,10 +317,6 @@ class _Rollout:
     def _stamp(message: AnyMessage, time: Any) -> None:
         if isinstance(time, str):
             message.additional_kwargs.setdefault("codex", {})["timestamp"] = time
-
-
-# what an item of an unexpected shape makes the reading raise, below its own checks
-_SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 
 
 def _shape_error() -> DataError:

@@ -10,8 +10,9 @@ from typing import Any
 
 from ..errors import ChatpipeError, Location, ValidationError
 from ..model import MESSAGE_CLASSES, AnyMessage, Conversation
-from .base import Dialect, not_a_message
+from .base import Dialect
 from .openai_messages import is_envelope
+from .record_errors import not_a_message
 
 _ENVELOPE_CLASSES = {cls.__name__: cls for cls in MESSAGE_CLASSES.values()}
 # LangChain.js's StoredMessage types that Python names otherwise

@@ -14,10 +14,11 @@ from typing import Any
 
 from ..errors import Location, ValidationError
 from ..model import AnyMessage
-from .base import VARIANT, Conversation, Dialect, Guess, Sample, not_a_message
+from .base import VARIANT, Conversation, Dialect, Guess, Sample
 from .openai import OpenAIDialect, variant_score
 from .openai_media import media_reference
 from .openai_messages import message_from_dict, parse_arguments
+from .record_errors import not_a_message
 
 
 def is_llamafactory_message(value: Any) -> bool:

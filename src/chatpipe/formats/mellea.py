@@ -13,9 +13,10 @@ from typing import Any
 
 from ..errors import ValidationError
 from ..model import AnyMessage
-from .base import VARIANT, Dialect, Guess, Sample, not_a_message
+from .base import VARIANT, Dialect, Guess, Sample
 from .openai import OpenAIDialect, variant_score
 from .openai_messages import message_from_dict
+from .record_errors import not_a_message
 
 MELLEA_KEYS = (
     "images",

@@ -21,7 +21,6 @@ from .base import (
     Guess,
     RecordsDialect,
     Sample,
-    _keys_hint,
     holds_messages,
 )
 from .ollama_read import (
@@ -34,6 +33,7 @@ from .ollama_read import (
     read_request,
     read_response,
 )
+from .record_errors import keys_hint
 from .tool_links import link_tool_results
 
 
@@ -108,7 +108,7 @@ class OllamaDialect(RequestDialect, RecordsDialect):
         if is_chunk(value):
             return read_response(value, location)
         if not is_request(value):
-            raise DataError("not an Ollama request or response", location, hint=_keys_hint(value))
+            raise DataError("not an Ollama request or response", location, hint=keys_hint(value))
         return read_request(value, location)
 
     def finish(

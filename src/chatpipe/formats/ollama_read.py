@@ -21,12 +21,10 @@ from typing import Any
 
 from ..errors import ChatpipeError, Location, ValidationError
 from ..model import AIMessage, AnyMessage
-from .base import (
-    Conversation,
-    _keys_hint,
-)
+from .base import Conversation
 from .media import data_url, sniff
 from .openai_messages import message_from_dict
+from .record_errors import keys_hint
 from .tool_links import link_tool_results
 
 EXTRAS_KEY = "ollama"
@@ -93,7 +91,7 @@ def _image(data: Any) -> dict[str, Any]:
 
 def read_message(value: Any) -> AnyMessage:
     if not isinstance(value, dict) or not isinstance(value.get("role"), str):
-        raise ValidationError("not an Ollama message", hint=_keys_hint(value))
+        raise ValidationError("not an Ollama message", hint=keys_hint(value))
     content = value.get("content")
     if content is not None and not isinstance(content, str):
         raise ValidationError("an Ollama message's content must be text")

@@ -26,7 +26,6 @@ from .base import (
     Kept,
     Sample,
     dict_blocks,
-    not_a_message,
 )
 from .openai_messages import (
     PARTS_MADE_BLOCKS,
@@ -37,6 +36,7 @@ from .openai_messages import (
     with_processor_media,
 )
 from .openai_rows import answer_key, row_key, with_row_images
+from .record_errors import not_a_message
 from .tool_links import link_tool_results
 from .tool_specs import for_target
 

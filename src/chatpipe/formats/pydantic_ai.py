@@ -23,8 +23,9 @@ from ..model import (
     SystemMessage,
     ToolMessage,
 )
-from .base import Conversation, StreamDialect, _keys_hint
+from .base import Conversation, StreamDialect
 from .pydantic_ai_writer import JSON_CONTENT, URL_KINDS, write_history
+from .record_errors import keys_hint
 
 KINDS = ("request", "response")
 
@@ -229,7 +230,7 @@ def messages_of(values: Iterable[Any]) -> Iterator[AnyMessage]:
         if not is_model_message(value):
             raise ValidationError(
                 f"model message {index + 1} is not a pydantic-ai request or response",
-                hint=_keys_hint(value),
+                hint=keys_hint(value),
             )
         try:
             if value["kind"] == "request":

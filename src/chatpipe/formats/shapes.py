@@ -6,7 +6,7 @@ gives: a block's ``type`` is a string, a text block's ``text`` is text, a media 
 URL or data is a string (its ``source`` an object), a message's id is a string, a tool list
 holds objects whose ``type`` is a string. A value of another kind there is bad input, said at
 its record (``FILE:LINE``, and the message), never a crash further on (issue #51). Every
-way of reading goes through here: a message record (``base.message_of``/``turn_of``), a
+way of reading goes through here: a message record (``record_errors.message_of``/``turn_of``), a
 conversation record and a stream's conversations (pipeline/reading.py).
 """
 

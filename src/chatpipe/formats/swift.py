@@ -14,7 +14,8 @@ from typing import Any
 from ..errors import Location, ValidationError
 from ..model import AnyMessage
 from .alpaca import AlpacaDialect, AlpacaTurns
-from .base import Conversation, _keys_hint
+from .base import Conversation
+from .record_errors import keys_hint
 
 # ms-swift's names for alpaca's fields
 _NAMES = {"query": "instruction", "response": "output", "rejected_response": "rejected"}
@@ -39,9 +40,7 @@ class MsSwiftDialect(AlpacaDialect):
         return is_swift_row(value)
 
     def read_message(self, value: Any) -> AnyMessage:
-        raise ValidationError(
-            'an ms-swift row needs "query" and "response"', hint=_keys_hint(value)
-        )
+        raise ValidationError('an ms-swift row needs "query" and "response"', hint=keys_hint(value))
 
     def read_conversation(self, value: Any, location: Location) -> Conversation:
         if not is_swift_row(value):

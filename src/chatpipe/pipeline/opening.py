@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, Location, NotAChatLog, UsageError
-from ..formats.base import Dialect, _keys_hint
+from ..formats.base import Dialect
 from ..formats.detect import (
     CONVERSATIONS,
     MESSAGES,
@@ -22,6 +22,7 @@ from ..formats.detect import (
     refusal,
     telling,
 )
+from ..formats.record_errors import keys_hint
 from ..formats.registry import readable
 from ..io.readers import read_records
 from ..io.records import BadRecord, Record
@@ -160,7 +161,7 @@ def _choose(
         raise NotAChatLog(
             "cannot tell what chat format this is",
             first.location,
-            hint=f"{_keys_hint(value)}; name it with --from ({', '.join(readable())})",
+            hint=f"{keys_hint(value)}; name it with --from ({', '.join(readable())})",
             kind="JSON of no chat format",
         )
     return found

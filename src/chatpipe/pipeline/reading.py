@@ -13,13 +13,14 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError, DataError, Location, UsageError
-from ..formats.base import Dialect, message_of, shape_errors, turn_of
+from ..formats.base import Dialect
 from ..formats.batch import BatchDialect
 from ..formats.detect import (
     CONVERSATIONS,
     STREAM,
 )
 from ..formats.exports import ReadOptions
+from ..formats.record_errors import message_of, shape_errors, turn_of
 from ..formats.registry import reading_dialect
 from ..formats.shapes import checked
 from ..io.records import BadRecord, Record

@@ -10,7 +10,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import ChatpipeError
-from ..formats.base import ANYWHERE, shape_errors, turn_of
+from ..formats.base import ANYWHERE
+from ..formats.record_errors import shape_errors, turn_of
 from ..formats.rules import Problem
 from ..formats.shapes import checked
 from ..model import AnyMessage
