@@ -381,7 +381,9 @@ def test_the_time_limit_holds_inside_one_long_filter_call(tmp_path, fill):
     import subprocess
     import sys
 
-    text = "see https://example.com/x and <b>mail</b> a@b.co " * 120_000  # 6 MB
+    # 18 MB: wordwrap takes about 0.5 s of processor time on 6 MB here, as long as the limit
+    # (which made the test pass or fail with the machine's speed); three times that, 1.5 s
+    text = "see https://example.com/x and <b>mail</b> a@b.co " * 360_000
     log = tmp_path / "big.jsonl"
     log.write_text(json.dumps({"role": "user", "content": text}) + "\n", encoding="utf-8")
     template = tmp_path / "t.jinja"
