@@ -10,7 +10,7 @@ Unlike transformers' (and Jinja's) default, a variable that nothing defines is n
 printing it, iterating it or adding to it raises ``MissingVariable`` (testing it with
 ``is defined``, ``default`` or ``if`` is as in Jinja). Every loop, call, filter and
 operator that can grow a value is checked against the render's budget (bounds.py,
-guards.py) before it runs.
+guards.py, filter_guards.py) before it runs.
 
 Jinja2 is an optional extra, imported when a template is first compiled.
 """
@@ -45,7 +45,7 @@ def _environment():
     from jinja2.runtime import LoopContext
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    from . import guards
+    from . import filter_guards, guards
 
     class Generation(Extension):
         """``{% generation %}...{% endgeneration %}``: the assistant's tokens, rendered as is."""
@@ -258,10 +258,10 @@ def _environment():
         undefined=undefined_class(),
     )
     env.filters["tojson"] = tojson
-    env.filters = {name: guards.bounded_filter(name, f) for name, f in env.filters.items()}
-    env.filters["tojson"] = guards.bounded_tojson(tojson)
+    env.filters = {name: filter_guards.bounded_filter(name, f) for name, f in env.filters.items()}
+    env.filters["tojson"] = filter_guards.bounded_tojson(tojson)
     env.filters[_LOOP_FILTER] = bounded_loop
-    env.globals["lipsum"] = guards.bounded_lipsum(env.globals["lipsum"])
+    env.globals["lipsum"] = filter_guards.bounded_lipsum(env.globals["lipsum"])
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = strftime_now
     env.globals["dict"] = Dicts()
