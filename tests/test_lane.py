@@ -24,8 +24,8 @@ import chatpipe.io.readers
 import chatpipe.pipeline.fast_hooks
 import chatpipe.pipeline.reading
 from chatpipe.cli import app
-from chatpipe.fast.lane import plain_canonical
 from chatpipe.fast.lane_writer import LaneWriter
+from chatpipe.fast.plain import plain_canonical
 from chatpipe.formats.openai_messages import message_from_dict
 from chatpipe.model.canonical import message_to_canonical
 from conftest import ROOT
@@ -366,7 +366,7 @@ def batches(draw):
 )
 def test_the_budget_suffix_holds_what_trimming_keeps(parts, budget, partial, start_on):
     from chatpipe.fast.budget import batches_within
-    from chatpipe.fast.lane import message_from_plain
+    from chatpipe.fast.plain import message_from_plain
     from chatpipe.ops.count import resolve_counter
     from chatpipe.ops.trim_stream import trim_last_stream
 

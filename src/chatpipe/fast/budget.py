@@ -11,7 +11,8 @@ from typing import Any
 from ..errors import ChatpipeError
 from ..model import AnyMessage
 from ..ops.count import ApproximateCounter
-from .lane import LaneMessages, message_from_plain
+from .lane import LaneMessages
+from .plain import message_from_plain
 
 # the length of the OpenAI role of each plain message type, which the count includes
 _ROLE_CHARS = {"human": len("user"), "ai": len("assistant"), "system": 6, "tool": 4}

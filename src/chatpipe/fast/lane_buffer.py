@@ -11,8 +11,8 @@ from typing import Any
 from ..io.jsontext import json_text
 from ..model import AnyMessage
 from ..render.buffer import BufferRenderer, escape, quoteattr, tool_call_xml
-from .lane import ROLE_TYPES, line_head
 from .lane_writer import LaneWriter
+from .plain import ROLE_TYPES, line_head
 
 
 def _bytes(text: str) -> bytes:

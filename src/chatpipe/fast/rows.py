@@ -30,7 +30,8 @@ from ..formats.shapes import CheckedMessages, check_message
 from ..formats.sharegpt import AI, HUMAN, ShareGPTDialect
 from ..formats.tool_links import needs_link
 from ..model import AnyMessage, Conversation
-from .lane import ROLE_TYPES, Batch, message_from_plain, plain_canonical
+from .lane import Batch
+from .plain import ROLE_TYPES, message_from_plain, plain_canonical
 
 # roles of the {role, content} messages whose content may be a list of parts, and their types
 _PART_ROLES = {"user": "human", "human": "human", "assistant": "ai", "ai": "ai", "system": "system"}

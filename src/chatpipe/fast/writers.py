@@ -14,8 +14,8 @@ from ..formats.canonical import CanonicalDialect
 from ..formats.openai import OpenAIDialect
 from ..formats.openai_writer import OpenAIWriter, openai_tool_call
 from ..model.canonical import message_to_canonical
-from .lane import ROLE_TYPES, line_head
 from .lane_writer import LaneWriter
+from .plain import ROLE_TYPES, line_head
 
 
 def lane_writer(target: Any) -> LaneWriter | None:
