@@ -216,6 +216,71 @@ def test_a_bedrock_request_written_back_is_the_request():
         assert written.get("toolConfig") == request.get("toolConfig")
 
 
+def test_bedrock_blocks_kept_as_extras_are_written_back_and_converse_takes_them(tmp_path):
+    # an S3 document's bucket owner, cache points after a tool result and after an image,
+    # and an answer's citations: read into the blocks' extras, written back as they were
+    from chatpipe.formats.sdk_checks import bedrock_converse
+
+    s3 = {"s3Location": {"uri": "s3://b/k.pdf", "bucketOwner": "123456789012"}}
+    cited = {
+        "content": [{"text": "The forecast says 18 C."}],
+        "citations": [
+            {
+                "title": "doc",
+                "sourceContent": [{"text": "18 C"}],
+                "location": {"documentPage": {"documentIndex": 0, "start": 1, "end": 2}},
+            }
+        ],
+    }
+    image = {"format": "png", "source": {"bytes": "iVBORw0KGgo="}}
+    request = {
+        "modelId": "anthropic.claude-3-5-sonnet",
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"text": "What does it say?"},
+                    {"document": {"format": "pdf", "source": s3, "name": "doc"}},
+                    {"image": image},
+                    {"cachePoint": {"type": "default"}},
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": [{"toolUse": {"toolUseId": "t1", "name": "get", "input": {}}}],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "toolResult": {
+                            "toolUseId": "t1",
+                            "content": [{"text": "ok"}],
+                            "status": "success",
+                        }
+                    },
+                    {"cachePoint": {"type": "default"}},
+                ],
+            },
+            {"role": "assistant", "content": [{"citationsContent": cited}]},
+        ],
+        "toolConfig": {
+            "tools": [{"toolSpec": {"name": "get", "inputSchema": {"json": {"type": "object"}}}}]
+        },
+    }
+    assert bedrock_converse(request) == []
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    code, out, err = run("convert", path, "--to", "bedrock-converse")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == request
+    # another format's citations (Anthropic's, at the block's top level) are not Bedrock's
+    anthropic = {"role": "assistant", "content": [{"type": "text", "text": "x", "citations": []}]}
+    path.write_text(json.dumps({"messages": [anthropic]}), encoding="utf-8")
+    code, out, _ = run("convert", "--from", "anthropic", path, "--to", "bedrock-converse")
+    assert json.loads(out)["messages"][0]["content"] == [{"text": "x"}]
+
+
 def write_lines(path, records):
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path

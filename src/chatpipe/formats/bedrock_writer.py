@@ -76,13 +76,25 @@ class _Turn:
             self.left.append(EXTRA_FIELDS)
         if isinstance(message, ToolMessage):
             self.blocks = [{"toolResult": self._result(message)}]
-            return
+        else:
+            self._content(message)
+        if isinstance(kept.get(EXTRAS_KEY), dict):  # (a cache point after the calls or results)
+            point = kept[EXTRAS_KEY].get("cachePoint")
+            if point is not None and self.blocks:
+                self.blocks.append({"cachePoint": point})
+
+    def _content(self, message: AnyMessage) -> None:
+        kept = message.additional_kwargs
         if self.role == "assistant":
             self._reasoning_fields()
         elif field_reasoning(message):
             self.left.append(USER_REASONING if self.role == "user" else SYSTEM_MEDIA)
         for block in _items(message.content):
+            written = len(self.blocks)
             self._block(block)
+            extras = block.get("extras") if isinstance(block, dict) else None
+            if isinstance(extras, dict) and "cachePoint" in extras and len(self.blocks) > written:
+                self.blocks.append({"cachePoint": extras["cachePoint"]})  # (as read: after it)
         if isinstance(kept.get("refusal"), str):  # (OpenAI's refusal: the answer's text)
             self._text(kept["refusal"], None)
         if isinstance(message, AIMessage):
@@ -91,10 +103,6 @@ class _Turn:
                 self.blocks.append({"toolUse": {**use, "input": call["args"]}})
             if message.invalid_tool_calls:
                 self.left.append(UNPARSED)
-        if isinstance(message.additional_kwargs.get(EXTRAS_KEY), dict):
-            point = message.additional_kwargs[EXTRAS_KEY].get("cachePoint")
-            if point is not None and self.blocks:
-                self.blocks.append({"cachePoint": point})
 
     def _reasoning_fields(self) -> None:
         """The reasoning a reader kept as a field (``reasoning_content``...), when the
@@ -125,16 +133,19 @@ class _Turn:
             elif self.role == "assistant":
                 self.left.append(ASSISTANT_MEDIA)
             else:
-                written = self._media(found)
+                written = self._media(found, block.get("extras"))
                 if written is not None:
                     self.blocks.append(written)
 
     def _text(self, text: Any, extras: Any) -> None:
         if not isinstance(text, str) or not text:
             return  # (Bedrock refuses a blank text block; nothing is in it)
-        self.blocks.append({"text": text})
-        if isinstance(extras, dict) and "cachePoint" in extras:
-            self.blocks.append({"cachePoint": extras["cachePoint"]})
+        cited = extras.get("citations") if isinstance(extras, dict) else None
+        if isinstance(cited, list) and self.role == "assistant":  # (Bedrock's own, as read)
+            content = {"content": [{"text": text}], "citations": cited}
+            self.blocks.append({"citationsContent": content})
+        else:
+            self.blocks.append({"text": text})
 
     def _reasoned(self, block: dict[str, Any]) -> None:
         if self.role != "assistant":
@@ -154,7 +165,7 @@ class _Turn:
                 written["signature"] = signature
             self.blocks.append({"reasoningContent": {"reasoningText": written}})
 
-    def _media(self, found: media.Media) -> dict[str, Any] | None:
+    def _media(self, found: media.Media, extras: Any = None) -> dict[str, Any] | None:
         kind = "document" if found.kind == "file" else found.kind
         formats = MEDIA[kind][1]
         data = found.data
@@ -164,6 +175,9 @@ class _Turn:
             source: dict[str, Any] = {"bytes": data}
         elif found.url is not None and found.url.startswith(_S3):
             source = {"s3Location": {"uri": found.url}}
+            owner = extras.get("bucketOwner") if isinstance(extras, dict) else None
+            if isinstance(owner, str):  # (the account that owns the bucket, as read)
+                source["s3Location"]["bucketOwner"] = owner
         else:
             self.left.append(NOT_BYTES)
             return None
@@ -192,7 +206,7 @@ class _Turn:
                     parts.append({"text": text})
             else:
                 found = media.of(block)
-                written = self._media(found) if found is not None else None
+                written = self._media(found, block.get("extras")) if found is not None else None
                 if found is None:
                     self.left.append(OTHER_BLOCKS)
                 if written is not None and "audio" not in written:
