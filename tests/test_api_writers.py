@@ -231,6 +231,43 @@ def test_a_read_only_input_is_written_canonical_and_said_once():
         assert records(out)[0]["messages"][0]["type"] == "human"
 
 
+def test_a_turn_that_holds_nothing_is_left_out_and_said_where_the_api_refuses_it():
+    # Anthropic refuses an empty turn and an empty text block, Gemini a turn of no parts:
+    # the empty user turn is left out, said, and the two user turns either side of the
+    # empty answer are one turn (the roles alternate)
+    given = log(
+        {"role": "user", "content": ""},
+        {"role": "assistant", "content": "hi"},
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": ""},
+        {"role": "user", "content": "again"},
+    )
+    said = (
+        "cannot hold turns that held nothing the API takes (left out whole): left out of 2 messages"
+    )
+    for target, key, text in (
+        ("anthropic", "messages", "content"),
+        ("gemini", "contents", "parts"),
+    ):
+        code, out, err = cli("convert", "--from", "openai", "--to", target, input=given)
+        assert code == 0 and said in err, err
+        turns = records(out)[0][key]
+        assert [t["role"] for t in turns] == [
+            "assistant" if target == "anthropic" else "model",
+            "user",
+        ]
+        assert turns[1][text] == (
+            [{"type": "text", "text": "q"}, {"type": "text", "text": "again"}]
+            if target == "anthropic"
+            else [{"text": "q"}, {"text": "again"}]
+        )
+        # --keep-extras writes the turns as they were read, for chatpipe to read back
+        code, out, err = cli(
+            "convert", "--from", "openai", "--to", target, "--keep-extras", input=given
+        )
+        assert code == 0 and len(records(out)[0][key]) == 5, (target, out)
+
+
 def test_a_run_that_fails_says_its_error_alone():
     # the note of what was written comes when the run ends well: a run that fails after
     # writing its first conversation says one thing, its error (found by the CI's fuzz run)

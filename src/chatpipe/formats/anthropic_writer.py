@@ -21,6 +21,7 @@ from .anthropic_blocks import anthropic_block, complete, faithful
 from .api import (
     ASKED_REASONING,
     DROP,
+    EMPTIED,
     MESSAGE_FIELDS,
     PART_FIELDS,
     REASONING_FIELDS,
@@ -153,7 +154,9 @@ def write_turns(
 
 
 def _as_blocks(content: Any) -> list[Any]:
-    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    return list(content)
 
 
 class _Turns:
@@ -183,6 +186,12 @@ class _Turns:
 
     def add(self, role: str, content: Any, message: AnyMessage) -> None:
         turns = self.turns
+        if not content and self.writing.strict:
+            # (the API refuses a turn of no content, and an empty text block: a turn that
+            # held nothing it takes is left out, said; one of a role, merged, alternates)
+            self.writing.left(EMPTIED, self.index)
+            self.fields(message, None)
+            return
         if turns and turns[-1]["role"] == role:
             turns[-1]["content"] = _as_blocks(turns[-1]["content"]) + _as_blocks(content)
             self.fields(message, turns[-1])

@@ -75,11 +75,24 @@ def anthropic(batch: bool = False) -> RequestRules:
             if record.get(k) is not None:
                 checking.kind(record[k], kinds, k, k)
         check_messages(checking, record.get("messages"), "messages", roles, parts, keys)
-        for i, message in enumerate(record.get("messages") or ()):
+        messages = record.get("messages") if isinstance(record.get("messages"), list) else []
+        for i, message in enumerate(messages):
             content = message.get("content") if isinstance(message, dict) else None
+            last_answer = i == len(messages) - 1 and message.get("role") == "assistant"
+            if content in ("", []) and not last_answer:  # (an answer's prefill may be empty)
+                hint = "leave the turn out: convert --to anthropic does, and says so"
+                checking.add("empty_content", f"messages[{i}].content", "an empty turn", hint, i)
             for j, block in enumerate(content if isinstance(content, list) else ()):
                 if isinstance(block, dict) and block.get("type") == "thinking":
                     checking.needs(block, ("signature",), f"messages[{i}].content[{j}]", i)
+                if (
+                    isinstance(block, dict)
+                    and block.get("type") == "text"
+                    and not block.get("text")
+                ):
+                    hint = "leave the block out: the API refuses an empty text block"
+                    at = f"messages[{i}].content[{j}]"
+                    checking.add("empty_content", at, "an empty text block", hint, i)
 
     if not batch:
         return RequestRules("anthropic", check)
@@ -135,6 +148,9 @@ def gemini() -> RequestRules:
                 checking.add(
                     "unknown_role", at, f"role {content.get('role')!r}", "use user or model", i
                 )
+            if not content.get("parts"):
+                hint = "leave the turn out: convert --to gemini does, and says so"
+                checking.add("empty_content", f"{at}.parts", "a turn of no parts", hint, i)
             for j, part in enumerate(content.get("parts") or ()):
                 if isinstance(part, dict):
                     left = [k for k in part if camel(k) not in PART_KEYS]

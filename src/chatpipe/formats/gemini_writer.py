@@ -22,6 +22,7 @@ from ..model import AIMessage, AnyMessage, SystemMessage, ToolMessage
 from .api import (
     ASKED_REASONING,
     DROP,
+    EMPTIED,
     MESSAGE_FIELDS,
     PART_FIELDS,
     REASONING_FIELDS,
@@ -166,6 +167,11 @@ class _Contents:
 
     def add(self, role: str, parts: list[dict[str, Any]], message: AnyMessage) -> None:
         contents = self.contents
+        if not parts and self.writing.strict:
+            # (the API refuses a turn of no parts: one that held nothing it takes is left
+            # out, said; one of a role, merged, alternates)
+            self.writing.left(EMPTIED, self.index)
+            return
         if contents and contents[-1]["role"] == role:
             contents[-1]["parts"].extend(parts)
         else:
