@@ -255,6 +255,32 @@ def test_librechat_content_parts_are_reasoning_text_calls_and_their_results(tmp_
     assert conversation.meta["updated_at"] == "2025-01-01T10:00:05Z"
 
 
+def test_a_librechat_assistants_answer_keeps_its_file_citations(tmp_path):
+    # the Assistants endpoint's text parts are {value, annotations}: the citations of
+    # files are kept on the text they mark (they were dropped, unsaid)
+    cited = {
+        "type": "file_citation",
+        "text": "【4:0†source】",
+        "start_index": 14,
+        "end_index": 26,
+        "file_citation": {"file_id": "file-abc"},
+    }
+    user = {"messageId": "u1", "parentMessageId": LIBRECHAT_ROOT, "isCreatedByUser": True}
+    user["text"] = "What does the file say?"
+    answer = {"messageId": "a1", "parentMessageId": "u1", "isCreatedByUser": False, "text": ""}
+    value = {"value": "It says hello【4:0†source】.", "annotations": [cited]}
+    answer["content"] = [{"type": "text", "text": value}]
+    path = librechat_export(tmp_path, [user, answer], endpoint="assistants")
+    [conversation] = list(read([str(path)]))
+    assert conversation.messages[1].content == [
+        {"type": "text", "text": value["value"], "extras": {"annotations": [cited]}}
+    ]
+    code, out, _ = run("convert", path)
+    assert code == 0 and json.loads(out)["messages"][1]["content"][0]["extras"] == {
+        "annotations": [cited]
+    }
+
+
 def test_librechat_parts_of_other_kinds_are_kept(tmp_path):
     odd = {"type": "error", "error": "rate limited"}
     no_url = {"type": "image_url", "image_url": {"detail": "auto"}}

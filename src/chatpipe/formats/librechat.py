@@ -80,9 +80,11 @@ def _part(part: Any, blocks: list[Any], calls: list[Any], results: list[Any]) ->
     value = part.get(kind) if isinstance(kind, str) else None
     if kind == "text":
         text = value.get("value") if isinstance(value, dict) else value
-        blocks.append(
-            {"type": "text", "text": str(text if text is not None else part.get("text") or "")}
-        )
+        block = {"type": "text", "text": str(text if text is not None else part.get("text") or "")}
+        noted = value.get("annotations") if isinstance(value, dict) else None
+        if noted:  # (an Assistants answer's citations of files: kept as read)
+            block["extras"] = {"annotations": noted}
+        blocks.append(block)
     elif kind == "think":
         blocks.append({"type": "reasoning", "reasoning": str(value or "")})
     elif kind == "tool_call" and isinstance(value, dict):
@@ -129,7 +131,7 @@ def read_message(message: dict[str, Any]) -> list[AnyMessage]:
     for item in message.get("files") or ():
         if isinstance(item, dict):
             blocks.append(_file_block(item))
-    plain = all(b.get("type") == "text" for b in blocks)
+    plain = all(b.get("type") == "text" and "extras" not in b for b in blocks)
     body: Any = "".join(b["text"] for b in blocks) if plain else blocks
     fields: dict[str, Any] = {
         "id": str(message.get("messageId") or "") or None,
