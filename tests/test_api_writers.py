@@ -268,6 +268,44 @@ def test_a_turn_that_holds_nothing_is_left_out_and_said_where_the_api_refuses_it
         assert code == 0 and len(records(out)[0][key]) == 5, (target, out)
 
 
+def test_another_apis_signature_of_reasoning_is_said_where_its_text_is_written():
+    # the reasoning's text goes where the target has a place for it; the token that only
+    # the API that signed it checks (Anthropic's signature, Gemini's thought signature, the
+    # Responses API's encrypted content) is left out, and said
+    said = "cannot hold another API's signatures of reasoning (only the API that signed one takes it back)"
+    signed = {
+        "anthropic": {"type": "thinking", "thinking": "Think.", "signature": "c2ln"},
+        "gemini": {
+            "type": "reasoning",
+            "reasoning": "Think.",
+            "extras": {"thought_signature": "c2ln"},
+        },
+        "openai": {
+            "type": "reasoning",
+            "reasoning": "Think.",
+            "extras": {"encrypted_content": "gAAA"},
+        },
+    }
+    targets = {  # the target, its settings, and the API whose signature it takes back
+        "gemini": ((), "gemini"),
+        "bedrock-converse": ((), "anthropic"),
+        "ollama": ((), None),
+        "openai": (("--reasoning", "reasoning-content"), None),
+    }
+    for api, block in signed.items():
+        given = log(
+            {"type": "human", "content": "q"},
+            {"type": "ai", "content": [block, {"type": "text", "text": "a"}]},
+        )
+        for target, (settings, own) in targets.items():
+            code, out, err = cli(
+                "convert", "--from", "canonical", "--to", target, *settings, input=given
+            )
+            assert code == 0, err
+            assert "Think." in out, (api, target, out)  # (the text is written)
+            assert (said in err) == (api != own), (api, target, err)
+
+
 def test_a_run_that_fails_says_its_error_alone():
     # the note of what was written comes when the run ends well: a run that fails after
     # writing its first conversation says one thing, its error (found by the CI's fuzz run)

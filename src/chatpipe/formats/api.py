@@ -35,6 +35,8 @@ TOOL_FIELDS = "tool fields the API does not take"
 SETTING_VALUES = "settings whose values the API does not take"
 ASKED_REASONING = "reasoning (left out, as --reasoning drop asks)"
 EMPTIED = "turns that held nothing the API takes (left out whole)"
+# (the reasoning's text is written: its token, which only the API that signed it checks, not)
+SIGNATURES = "another API's signatures of reasoning (only the API that signed one takes it back)"
 NO_REQUEST = "conversations with no turns to send (no request is written for them)"
 STREAMING = "streaming settings (stream, stream_options: the sender chooses how answers come)"
 _STREAMING = ("stream", "stream_options")

@@ -15,10 +15,17 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from .api import CONVERSATION_FIELDS, EMPTIED, SETTING_VALUES, SETTINGS, STREAMING
+from .api import CONVERSATION_FIELDS, EMPTIED, SETTING_VALUES, SETTINGS, SIGNATURES, STREAMING
 from .base import Dialect, StreamDialect
 
-__all__ = ["CONVERSATION_FIELDS", "EMPTIED", "SETTING_VALUES", "STREAMING", "RequestDialect"]
+__all__ = [
+    "CONVERSATION_FIELDS",
+    "EMPTIED",
+    "SETTING_VALUES",
+    "SIGNATURES",
+    "STREAMING",
+    "RequestDialect",
+]
 
 
 class RequestDialect(StreamDialect):

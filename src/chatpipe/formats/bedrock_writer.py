@@ -26,10 +26,10 @@ from typing import Any
 
 from ..model import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from ..model.conversation import Conversation
+from ..model.reasoning import ANTHROPIC, field_reasoning, has_reasoning_blocks, signed_by
 from ..model.reasoning import FIELDS as REASONING_FIELDS
-from ..model.reasoning import field_reasoning, has_reasoning_blocks
 from . import media
-from .api_request import EMPTIED
+from .api_request import EMPTIED, SIGNATURES
 from .base import Kept
 from .bedrock_read import EXTRAS_KEY, MEDIA, REQUEST_KEYS
 from .bedrock_settings import SETTINGS, Fit, inference, tool_config
@@ -159,6 +159,8 @@ class _Turn:
         else:
             extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
             text, signature = block.get("reasoning"), extras.get("signature")
+        if signed_by(block) not in (None, ANTHROPIC):  # (Bedrock's Claude signs as Anthropic)
+            self.left.append(SIGNATURES)
         if isinstance(text, str) and text:
             written: dict[str, Any] = {"text": text}
             if isinstance(signature, str) and signature:

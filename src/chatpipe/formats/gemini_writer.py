@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..model import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from ..model.reasoning import GEMINI, signed_by
 from .api import (
     ASKED_REASONING,
     DROP,
@@ -27,6 +28,7 @@ from .api import (
     PART_FIELDS,
     REASONING_FIELDS,
     SETTING_VALUES,
+    SIGNATURES,
     Writing,
     names,
     with_reasoning,
@@ -295,6 +297,8 @@ class _Contents:
         if block["type"] == "redacted_thinking":
             self.writing.left(REDACTED, self.index)
             return None
+        if signed_by(block) not in (None, GEMINI):
+            self.writing.left(SIGNATURES, self.index)
         text = block.get("thinking") if block["type"] == "thinking" else block.get("reasoning")
         part: dict[str, Any] = {"text": text if isinstance(text, str) else "", "thought": True}
         signature = (block.get("extras") or {}).get("thought_signature")

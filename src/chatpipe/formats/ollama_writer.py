@@ -25,9 +25,9 @@ from typing import Any
 from ..model import AIMessage, AnyMessage, FunctionMessage, SystemMessage, ToolMessage
 from ..model.conversation import Conversation
 from ..model.reasoning import FIELDS as REASONING_FIELDS
-from ..model.reasoning import field_reasoning, has_reasoning_blocks
+from ..model.reasoning import field_reasoning, has_reasoning_blocks, signed_by
 from . import media
-from .api_request import EMPTIED, SETTING_VALUES, STREAMING
+from .api_request import EMPTIED, SETTING_VALUES, SIGNATURES, STREAMING
 from .base import Kept
 from .ollama_read import EXTRAS_KEY, TAKEN
 from .tool_specs import functions
@@ -118,6 +118,8 @@ class _Message:
                 self.left.append(REASONING_ELSEWHERE)
             elif isinstance(text, str) and text:
                 self.thinking.append(text)
+                if signed_by(block):
+                    self.left.append(SIGNATURES)
         elif kind == "redacted_thinking":
             self.left.append(REDACTED)
         elif kind in ("tool_use", "tool_call", "function_call"):

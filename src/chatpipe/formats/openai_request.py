@@ -21,7 +21,7 @@ from ..errors import ChatpipeError
 from ..io.jsontext import json_text
 from ..model import AIMessage, AnyMessage, ToolMessage
 from ..model.blocks import is_data_content_block
-from ..model.reasoning import field_blocks
+from ..model.reasoning import field_blocks, signed_by
 from ..model.tool_calls import DOUBLE_ENCODED
 from .api import (
     ASKED_REASONING,
@@ -30,6 +30,7 @@ from .api import (
     REASONING_CONTENT,
     REASONING_FIELDS,
     REASONING_TYPES,
+    SIGNATURES,
     Writing,
     names,
     reasoning_text,
@@ -157,6 +158,8 @@ class ChatRequestWriter:
         text = reasoning_text(found)
         if mode == REASONING_CONTENT and text:
             out["reasoning_content"] = text
+            if any(signed_by(block) for block in found):
+                self.writing.left(SIGNATURES, i)
         elif mode == DROP:
             self.writing.left(ASKED_REASONING, i)
         else:

@@ -47,3 +47,24 @@ def field_blocks(kwargs: dict[str, Any]) -> list[dict[str, Any]]:
         if isinstance(text, str) and text:
             found.append({"type": "reasoning", "reasoning": text})
     return found
+
+
+# the API whose opaque token a reasoning block carries, by where its reader keeps it:
+# Anthropic's thinking signature (Bedrock's Claude signs the same way), Gemini's thought
+# signature, the Responses API's encrypted content
+ANTHROPIC, GEMINI, OPENAI = "anthropic", "gemini", "openai"
+_SIGNED = (("signature", ANTHROPIC), ("thought_signature", GEMINI), ("encrypted_content", OPENAI))
+
+
+def signed_by(block: Any) -> str | None:
+    """Which API signed a reasoning block (its token only that API takes back), or None."""
+    if not isinstance(block, dict):
+        return None
+    if block.get("type") == "thinking" and block.get("signature"):
+        return ANTHROPIC
+    extras = block.get("extras")
+    if block.get("type") == "reasoning" and isinstance(extras, dict):
+        for key, api in _SIGNED:
+            if extras.get(key):
+                return api
+    return None
