@@ -306,6 +306,27 @@ def test_another_apis_signature_of_reasoning_is_said_where_its_text_is_written()
             assert (said in err) == (api != own), (api, target, err)
 
 
+def test_what_a_text_block_holds_beside_its_text_is_said_where_it_is_left_out():
+    # Anthropic's citations (and a reader's extras) on an answer's text: written where the
+    # target has their place (Anthropic), said where the text is written alone
+    cited = [{"type": "char_location", "cited_text": "x", "document_index": 0}]
+    text = {"type": "text", "text": "cited", "citations": cited}
+    given = log({"type": "human", "content": "q"}, {"type": "ai", "content": [text]})
+    said = "cannot hold content-part fields the API does not take: left out of 1 message"
+    for target in ("openai", "openai-responses", "gemini", "bedrock-converse", "ollama"):
+        code, out, err = cli("convert", "--from", "canonical", "--to", target, input=given)
+        assert code == 0 and "cited" in out and said in err, (target, err)
+        assert "char_location" not in out, target
+    code, out, err = cli("convert", "--from", "canonical", "--to", "anthropic", input=given)
+    assert code == 0 and err == "" and records(out)[0]["messages"][1]["content"] == [text]
+    # an empty list, or a key langchain gives every block, is nothing left out
+    plain = {"type": "text", "text": "a", "annotations": [], "id": "b1"}
+    given = log({"type": "human", "content": "q"}, {"type": "ai", "content": [plain]})
+    for target in ("openai", "gemini", "ollama"):
+        code, _, err = cli("convert", "--from", "canonical", "--to", target, input=given)
+        assert code == 0 and err == "", (target, err)
+
+
 def test_a_run_that_fails_says_its_error_alone():
     # the note of what was written comes when the run ends well: a run that fails after
     # writing its first conversation says one thing, its error (found by the CI's fuzz run)

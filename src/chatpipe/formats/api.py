@@ -118,6 +118,22 @@ def renamed(meta: dict[str, Any], names_: dict[str, str]) -> dict[str, Any]:
     return out
 
 
+# a text block's keys that hold no more than its text: its kind, the text, langchain's ids
+_TEXT_OWN = frozenset(("type", "text", "id", "index", "extras"))
+
+
+def text_fields(block: dict[str, Any], own: Iterable[str] = ()) -> list[str]:
+    """What a text block holds beside its text (another API's citations or cache control,
+    a reader's extras), but the keys ``own`` (those the writer writes): the names a writer
+    that writes the text says it left out."""
+    taken = _TEXT_OWN.union(own)
+    left = [k for k, v in block.items() if k not in taken and v not in (None, [], {})]
+    extras = block.get("extras")
+    if isinstance(extras, dict):
+        left += [k for k, v in extras.items() if k not in taken and v not in (None, [], {})]
+    return left
+
+
 def names(keys: Iterable[Any]) -> str:
     """What was left out, as ``-v`` lists it: the names in their order, once each."""
     return ", ".join(dict.fromkeys(map(str, keys)))

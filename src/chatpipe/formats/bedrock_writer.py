@@ -29,6 +29,7 @@ from ..model.conversation import Conversation
 from ..model.reasoning import ANTHROPIC, field_reasoning, has_reasoning_blocks, signed_by
 from ..model.reasoning import FIELDS as REASONING_FIELDS
 from . import media
+from .api import PART_FIELDS, text_fields
 from .api_request import EMPTIED, SIGNATURES
 from .base import Kept
 from .bedrock_read import EXTRAS_KEY, MEDIA, REQUEST_KEYS
@@ -50,6 +51,8 @@ RENAMED = Kept("tool names or call ids Bedrock's pattern refuses", "made to fit 
 _BOOKKEEPING = (EXTRAS_KEY, "__openai_role__", "refusal", *REASONING_FIELDS)
 _TEXT = ("text", "input_text", "output_text")
 _S3 = "s3://"
+# what Bedrock's reader keeps in a text block's extras, and its writer writes back
+_OWN_EXTRAS = ("cachePoint", "citations")
 # a document's name: letters, digits, single spaces, hyphens, parentheses, brackets
 _NOT_NAME = re.compile(r"[^a-zA-Z0-9\-()\[\] ]+")
 
@@ -117,7 +120,11 @@ class _Turn:
             return
         kind = block.get("type")
         if kind in _TEXT:
-            self._text(block.get("text"), block.get("extras"))
+            extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
+            own = {k: v for k, v in extras.items() if k not in _OWN_EXTRAS}
+            if text_fields({**block, "extras": own}):  # (another API's citations, say)
+                self.left.append(PART_FIELDS)
+            self._text(block.get("text"), extras)
         elif kind in ("reasoning", "thinking", "redacted_thinking"):
             self._reasoned(block)
         elif kind in ("tool_use", "tool_call", "function_call"):

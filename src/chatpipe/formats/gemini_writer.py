@@ -31,6 +31,7 @@ from .api import (
     SIGNATURES,
     Writing,
     names,
+    text_fields,
     with_reasoning,
     with_refusal,
     without_streaming,
@@ -269,11 +270,11 @@ class _Contents:
         extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
         if kind == "video" and isinstance((extras or {}).get("fps"), (int, float)):
             part = {**part, "videoMetadata": {"fps": extras["fps"]}}  # (a processor's rate)
-        left = [
-            k
-            for k in extras or ()
-            if k != "thought_signature" and k not in part.get("videoMetadata", {})
-        ]
+        if kind == "text":  # (another API's citations or cache control beside its text too)
+            left = text_fields(block, ("thought_signature",))
+        else:
+            video = part.get("videoMetadata", {})
+            left = [k for k in extras or () if k != "thought_signature" and k not in video]
         if left:
             self.writing.left(PART_FIELDS, self.index, names(left))
         return self.own(part)

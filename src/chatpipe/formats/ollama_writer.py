@@ -27,6 +27,7 @@ from ..model.conversation import Conversation
 from ..model.reasoning import FIELDS as REASONING_FIELDS
 from ..model.reasoning import field_reasoning, has_reasoning_blocks, signed_by
 from . import media
+from .api import PART_FIELDS, text_fields
 from .api_request import EMPTIED, SETTING_VALUES, SIGNATURES, STREAMING
 from .base import Kept
 from .ollama_read import EXTRAS_KEY, TAKEN
@@ -112,6 +113,8 @@ class _Message:
         if kind in _TEXT:
             if isinstance(block.get("text"), str):
                 self.texts.append(block["text"])
+            if text_fields(block):  # (citations, say: a message's content is its text)
+                self.left.append(PART_FIELDS)
         elif kind in ("reasoning", "thinking"):
             text = block.get("reasoning") if kind == "reasoning" else block.get("thinking")
             if self.role != "assistant":

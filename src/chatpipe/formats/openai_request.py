@@ -27,6 +27,7 @@ from .api import (
     ASKED_REASONING,
     DROP,
     MESSAGE_FIELDS,
+    PART_FIELDS,
     REASONING_CONTENT,
     REASONING_FIELDS,
     REASONING_TYPES,
@@ -34,6 +35,7 @@ from .api import (
     Writing,
     names,
     reasoning_text,
+    text_fields,
 )
 from .base import Kept
 from .openai_media import (
@@ -221,6 +223,9 @@ class ChatRequestWriter:
         goes to ``out``, or a tool result, which becomes a tool message)."""
         kind = block.get("type")
         if kind == "text":
+            left = text_fields(block)
+            if left:
+                self.writing.left(PART_FIELDS, i, names(left))
             return [{"type": "text", "text": str(block.get("text", ""))}]
         if kind == "refusal":
             refusal = block.get("refusal")

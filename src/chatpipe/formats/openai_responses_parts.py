@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .api import PART_FIELDS, names, text_fields
+
 _MEDIA_TYPES = {"image": "input_image", "file": "input_file"}
 # blocks no content part stands for: tool calls (written from the message's own), and what
 # the Responses API cannot hold (losses.py says so): another model's redacted thinking,
@@ -113,6 +115,12 @@ def part(block: Any, role: str, writing: Any = None, index: int | None = None) -
     if kind == "input_file" and not made.keys() & {"file_id", "file_data", "file_url"}:
         writing.left(NO_PART, index, "a file with neither data, URL nor id")
         return None
+    if isinstance(block, dict) and block.get("type") == "text":
+        left = text_fields(block, ("source_type", *keys))
+    else:
+        left = [k for k, v in made.items() if k not in keys and v is not None]
+    if left:
+        writing.left(PART_FIELDS, index, names(left))
     made = {k: v for k, v in made.items() if k in keys}
     if made["type"] == "output_text":
         made.setdefault("annotations", [])
