@@ -6,14 +6,21 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..errors import ChatpipeError, DataError, Location, ValidationError, kind_of
 from ..model import AnyMessage
 from .shapes import check_message
 
-if TYPE_CHECKING:
-    from .base import Dialect
+
+class Dialect(Protocol):
+    """What these words need of a dialect (base.py's, which imports this module)."""
+
+    name: str
+
+    def read_message(self, value: Any) -> AnyMessage: ...
+
+    def read_turn(self, value: Any) -> list[AnyMessage]: ...
 
 
 def report(error: ChatpipeError, handle: Callable[[ChatpipeError], None] | None) -> None:
