@@ -274,6 +274,18 @@ def test_bedrock_blocks_kept_as_extras_are_written_back_and_converse_takes_them(
     code, out, err = run("convert", path, "--to", "bedrock-converse")
     assert (code, err) == (0, "")
     assert json.loads(out) == request
+    # another app's citations in a block's extras (a Claude export's) are not Bedrock's:
+    # the text is written, the citations said
+    other = {
+        "type": "text",
+        "text": "x",
+        "extras": {"citations": [{"uuid": "u", "start_index": 0}]},
+    }
+    line = json.dumps({"messages": [{"type": "ai", "content": [other]}]})
+    path.write_text(line + "\n", encoding="utf-8")
+    code, out, err = run("convert", "--from", "canonical", path, "--to", "bedrock-converse")
+    assert json.loads(out)["messages"][0]["content"] == [{"text": "x"}]
+    assert "cannot hold content-part fields the API does not take" in err
     # another format's citations (Anthropic's, at the block's top level) are not Bedrock's
     anthropic = {"role": "assistant", "content": [{"type": "text", "text": "x", "citations": []}]}
     path.write_text(json.dumps({"messages": [anthropic]}), encoding="utf-8")

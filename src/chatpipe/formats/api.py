@@ -119,7 +119,8 @@ def renamed(meta: dict[str, Any], names_: dict[str, str]) -> dict[str, Any]:
 
 
 # a text block's keys that hold no more than its text: its kind, the text, langchain's ids
-_TEXT_OWN = frozenset(("type", "text", "id", "index", "extras"))
+# (and ``source_type``, the Responses part a reader found it in: bookkeeping)
+_TEXT_OWN = frozenset(("type", "text", "id", "index", "extras", "source_type"))
 
 
 def text_fields(block: dict[str, Any], own: Iterable[str] = ()) -> list[str]:

@@ -51,8 +51,8 @@ RENAMED = Kept("tool names or call ids Bedrock's pattern refuses", "made to fit 
 _BOOKKEEPING = (EXTRAS_KEY, "__openai_role__", "refusal", *REASONING_FIELDS)
 _TEXT = ("text", "input_text", "output_text")
 _S3 = "s3://"
-# what Bedrock's reader keeps in a text block's extras, and its writer writes back
-_OWN_EXTRAS = ("cachePoint", "citations")
+# a Bedrock citation's fields (botocore's Citation), as its reader keeps them in extras
+_CITATION = frozenset(("title", "source", "sourceContent", "location"))
 # a document's name: letters, digits, single spaces, hyphens, parentheses, brackets
 _NOT_NAME = re.compile(r"[^a-zA-Z0-9\-()\[\] ]+")
 
@@ -121,8 +121,9 @@ class _Turn:
         kind = block.get("type")
         if kind in _TEXT:
             extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
-            own = {k: v for k, v in extras.items() if k not in _OWN_EXTRAS}
-            if text_fields({**block, "extras": own}):  # (another API's citations, say)
+            own = ("cachePoint", "citations") if _citations(extras) else ("cachePoint",)
+            rest = {k: v for k, v in extras.items() if k not in own}
+            if text_fields({**block, "extras": rest}):  # (another API's citations, say)
                 self.left.append(PART_FIELDS)
             self._text(block.get("text"), extras)
         elif kind in ("reasoning", "thinking", "redacted_thinking"):
@@ -147,8 +148,8 @@ class _Turn:
     def _text(self, text: Any, extras: Any) -> None:
         if not isinstance(text, str) or not text:
             return  # (Bedrock refuses a blank text block; nothing is in it)
-        cited = extras.get("citations") if isinstance(extras, dict) else None
-        if isinstance(cited, list) and self.role == "assistant":  # (Bedrock's own, as read)
+        cited = _citations(extras)
+        if cited and self.role == "assistant":  # (Bedrock's own, as read)
             content = {"content": [{"text": text}], "citations": cited}
             self.blocks.append({"citationsContent": content})
         else:
@@ -241,6 +242,17 @@ def _server_block(block: dict[str, Any]) -> dict[str, Any]:
     if isinstance(extras.get("type"), str):
         result["type"] = extras["type"]
     return {"toolResult": result}
+
+
+def _citations(extras: Any) -> list[dict[str, Any]] | None:
+    """The citations a text block's extras hold, where they are Bedrock's own (a Claude
+    export's or another app's keep other fields): None otherwise."""
+    cited = extras.get("citations") if isinstance(extras, dict) else None
+    if not isinstance(cited, list) or not cited:
+        return None
+    if all(isinstance(c, dict) and c and c.keys() <= _CITATION for c in cited):
+        return cited
+    return None
 
 
 def _items(content: Any) -> list[Any]:
