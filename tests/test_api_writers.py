@@ -327,6 +327,30 @@ def test_what_a_text_block_holds_beside_its_text_is_said_where_it_is_left_out():
         assert code == 0 and err == "", (target, err)
 
 
+def test_a_media_blocks_own_fields_are_said_where_they_are_left_out():
+    # a reader's fields on an image (a caption, its size): no API takes them, every API
+    # writer says so (Gemini and Responses did; the others left them out unsaid)
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    image = {"type": "image", "base64": png, "mime_type": "image/png"}
+    said = "cannot hold content-part fields the API does not take: left out of 1 message"
+    targets = ("openai", "openai-responses", "anthropic", "gemini", "bedrock-converse", "ollama")
+    for extras in (
+        {"caption": "a cat", "width": 1},
+        {"filename": "cat.png"},
+    ):  # (no API names images)
+        content = [{"type": "text", "text": "see"}, {**image, "extras": extras}]
+        given = log({"type": "human", "content": content})
+        for target in targets:
+            code, out, err = cli("convert", "--from", "canonical", "--to", target, input=given)
+            assert code == 0 and png in out and said in err, (target, extras, err)
+    # a document's name is written where the API names documents: nothing to say
+    pdf = {"type": "file", "base64": "JVBERi0xLjQK", "mime_type": "application/pdf"}
+    given = log({"type": "human", "content": [{**pdf, "extras": {"filename": "plan.pdf"}}]})
+    for target in ("openai", "openai-responses", "anthropic", "bedrock-converse"):
+        code, out, err = cli("convert", "--from", "canonical", "--to", target, input=given)
+        assert code == 0 and err == "" and "plan" in out, (target, err, out)
+
+
 def test_a_run_that_fails_says_its_error_alone():
     # the note of what was written comes when the run ends well: a run that fails after
     # writing its first conversation says one thing, its error (found by the CI's fuzz run)

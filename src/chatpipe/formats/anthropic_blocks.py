@@ -56,7 +56,14 @@ def anthropic_block(block: Any) -> Any:
             made["title"] = file["filename"]
         return made
     if kind in ("image", "file") and "source" not in block:
-        return _media(block)
+        made = _media(block)
+        extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
+        name = next(
+            (extras[k] for k in ("filename", "title") if isinstance(extras.get(k), str)), None
+        )
+        if made.get("type") == "document" and name:
+            made["title"] = name  # (a document's title: the file's name)
+        return made
     if kind == "text-plain":
         from ..model.blocks import text_file  # (its TypedDicts: loaded when a file is met)
 

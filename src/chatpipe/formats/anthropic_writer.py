@@ -27,6 +27,7 @@ from .api import (
     REASONING_FIELDS,
     SETTING_VALUES,
     Writing,
+    extras_left,
     names,
     renamed,
     with_reasoning,
@@ -286,6 +287,9 @@ class _Turns:
         if kind == "refusal" and isinstance(block.get("refusal"), str):
             self.writing.left(REFUSALS, self.index)
             return {"type": "text", "text": block["refusal"]}
+        left = extras_left(block)
+        if left:  # (a standard media block's extras: the block made has none)
+            self.writing.left(PART_FIELDS, self.index, names(left))
         made = anthropic_block(block)
         kind = made.get("type") if isinstance(made, dict) else None
         if kind == "text" and not made.get("text"):

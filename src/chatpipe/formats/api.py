@@ -135,6 +135,25 @@ def text_fields(block: dict[str, Any], own: Iterable[str] = ()) -> list[str]:
     return left
 
 
+# a file's extras a writer takes as its name (APIs name documents, not images)
+_NAMES = ("filename", "file_name", "name", "title")
+# the standard media blocks, whose other keys a writer reads (their extras it may not)
+MEDIA_TYPES = frozenset(("image", "file", "audio", "video", "text-plain"))
+
+
+def extras_left(block: Any, own: Iterable[str] = ()) -> list[str]:
+    """What a standard media block's extras hold (a reader's fields: a caption, a size,
+    an export's asset pointer) but a file's name and the keys ``own`` (those the writer
+    writes): the names a writer that writes the media says it left out."""
+    if not isinstance(block, dict) or block.get("type") not in MEDIA_TYPES:
+        return []
+    extras = block.get("extras")
+    if not isinstance(extras, dict) or "source" in block:  # (Anthropic's own: no extras)
+        return []
+    taken = set(own).union(_NAMES if block["type"] in ("file", "text-plain") else ())
+    return [k for k, v in extras.items() if k not in taken and v not in (None, [], {})]
+
+
 def names(keys: Iterable[Any]) -> str:
     """What was left out, as ``-v`` lists it: the names in their order, once each."""
     return ", ".join(dict.fromkeys(map(str, keys)))

@@ -29,7 +29,7 @@ from ..model.conversation import Conversation
 from ..model.reasoning import ANTHROPIC, field_reasoning, has_reasoning_blocks, signed_by
 from ..model.reasoning import FIELDS as REASONING_FIELDS
 from . import media
-from .api import PART_FIELDS, text_fields
+from .api import PART_FIELDS, extras_left, text_fields
 from .api_request import EMPTIED, SIGNATURES
 from .base import Kept
 from .bedrock_read import EXTRAS_KEY, MEDIA, REQUEST_KEYS
@@ -51,6 +51,9 @@ RENAMED = Kept("tool names or call ids Bedrock's pattern refuses", "made to fit 
 _BOOKKEEPING = (EXTRAS_KEY, "__openai_role__", "refusal", *REASONING_FIELDS)
 _TEXT = ("text", "input_text", "output_text")
 _S3 = "s3://"
+# what Bedrock's reader keeps in a media block's extras, and its writer writes (or reads
+# the format from)
+_MEDIA_EXTRAS = ("bucketOwner", "cachePoint", "format")
 # a Bedrock citation's fields (botocore's Citation), as its reader keeps them in extras
 _CITATION = frozenset(("title", "source", "sourceContent", "location"))
 # a document's name: letters, digits, single spaces, hyphens, parentheses, brackets
@@ -144,6 +147,8 @@ class _Turn:
                 written = self._media(found, block.get("extras"))
                 if written is not None:
                     self.blocks.append(written)
+                if extras_left(block, _MEDIA_EXTRAS):
+                    self.left.append(PART_FIELDS)
 
     def _text(self, text: Any, extras: Any) -> None:
         if not isinstance(text, str) or not text:
@@ -217,6 +222,8 @@ class _Turn:
             else:
                 found = media.of(block)
                 written = self._media(found, block.get("extras")) if found is not None else None
+                if extras_left(block, _MEDIA_EXTRAS):
+                    self.left.append(PART_FIELDS)
                 if found is None:
                     self.left.append(OTHER_BLOCKS)
                 if written is not None and "audio" not in written:

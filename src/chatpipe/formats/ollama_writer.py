@@ -27,7 +27,7 @@ from ..model.conversation import Conversation
 from ..model.reasoning import FIELDS as REASONING_FIELDS
 from ..model.reasoning import field_reasoning, has_reasoning_blocks, signed_by
 from . import media
-from .api import PART_FIELDS, text_fields
+from .api import PART_FIELDS, extras_left, text_fields
 from .api_request import EMPTIED, SETTING_VALUES, SIGNATURES, STREAMING
 from .base import Kept
 from .ollama_read import EXTRAS_KEY, TAKEN
@@ -131,6 +131,8 @@ class _Message:
             self._media(block)
 
     def _media(self, block: dict[str, Any]) -> None:
+        if extras_left(block):
+            self.left.append(PART_FIELDS)
         found = media.of(block)
         if found is None:
             self.left.append(OTHER_BLOCKS)

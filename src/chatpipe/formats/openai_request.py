@@ -33,6 +33,7 @@ from .api import (
     REASONING_TYPES,
     SIGNATURES,
     Writing,
+    extras_left,
     names,
     reasoning_text,
     text_fields,
@@ -261,6 +262,9 @@ class ChatRequestWriter:
     def _media(self, i: int, j: int, block: dict) -> list[dict[str, Any]]:
         """Images, audio and files as parts; what Chat Completions cannot take, said."""
         kind = block.get("type")
+        left = extras_left(block)
+        if left:
+            self.writing.left(PART_FIELDS, i, names(left))
         if kind == "image_url" and not block.get("image_url"):  # (a block that is no image)
             missing = "has 'type': 'image_url' but is missing expected key(s) ['image_url']"
             raise unrecognized(i, j, block, missing)
