@@ -343,6 +343,11 @@ def test_a_media_blocks_own_fields_are_said_where_they_are_left_out():
         for target in targets:
             code, out, err = cli("convert", "--from", "canonical", "--to", target, input=given)
             assert code == 0 and png in out and said in err, (target, extras, err)
+    # an image's detail, which Chat Completions takes too (a Responses image kept it)
+    given = log({"type": "human", "content": [{**image, "extras": {"detail": "high"}}]})
+    code, out, err = cli("convert", "--from", "canonical", "--to", "openai", input=given)
+    part = records(out)[0]["content"][0]  # (a log of messages, written message by message)
+    assert code == 0 and err == "" and part["image_url"]["detail"] == "high", (out, err)
     # a document's name is written where the API names documents: nothing to say
     pdf = {"type": "file", "base64": "JVBERi0xLjQK", "mime_type": "application/pdf"}
     given = log({"type": "human", "content": [{**pdf, "extras": {"filename": "plan.pdf"}}]})

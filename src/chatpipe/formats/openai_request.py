@@ -262,7 +262,7 @@ class ChatRequestWriter:
     def _media(self, i: int, j: int, block: dict) -> list[dict[str, Any]]:
         """Images, audio and files as parts; what Chat Completions cannot take, said."""
         kind = block.get("type")
-        left = extras_left(block)
+        left = extras_left(block, ("detail",) if kind == "image" else ())
         if left:
             self.writing.left(PART_FIELDS, i, names(left))
         if kind == "image_url" and not block.get("image_url"):  # (a block that is no image)
@@ -284,7 +284,11 @@ class ChatRequestWriter:
             if kind == "video":
                 raise ChatpipeError("video")
             if is_data_content_block(block):
-                return [_audio_format(_named_file(data_block(block)))]
+                made = _audio_format(_named_file(data_block(block)))
+                detail = (block.get("extras") or {}).get("detail")
+                if made.get("type") == "image_url" and detail in _DETAILS:
+                    made["image_url"]["detail"] = detail  # (as a Responses image kept it)
+                return [made]
             if kind == "image" or "image" in block:
                 return [anthropic_image(i, j, block)]
             if kind == "file" and isinstance(block.get("file"), dict):
