@@ -33,11 +33,10 @@ from typing import Any
 if __name__ == "__main__":  # (run as a script: this tree's chatpipe)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
+from chatpipe.formats.bedrock_check import _converse, bedrock_converse
 from chatpipe.formats.sdk_checks import (
-    _converse,
     anthropic,
     anthropic_batch,
-    bedrock_converse,
     gemini,
     gemini_body,
     ollama_chat,

@@ -219,7 +219,7 @@ def test_a_bedrock_request_written_back_is_the_request():
 def test_bedrock_blocks_kept_as_extras_are_written_back_and_converse_takes_them(tmp_path):
     # an S3 document's bucket owner, cache points after a tool result and after an image,
     # and an answer's citations: read into the blocks' extras, written back as they were
-    from chatpipe.formats.sdk_checks import bedrock_converse
+    from chatpipe.formats.bedrock_check import bedrock_converse
 
     s3 = {"s3Location": {"uri": "s3://b/k.pdf", "bucketOwner": "123456789012"}}
     cited = {
