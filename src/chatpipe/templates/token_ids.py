@@ -35,8 +35,9 @@ from ..model import AnyMessage
 from .hf_tokenizer import TextTokenizer
 from .messages import chat_messages
 from .prompt import ChatTemplate
-from .render import TemplateRaised, render
+from .render import TemplateRaised
 from .tracking import compile_tracked, render_followed
+from .turn_spans import common_length, owner_of, per_turn_spans, prefix_spans, token_range
 
 TRAIN_ON = ("all", "last")
 TRUNCATE = ("right", "left", "error")
@@ -169,9 +170,9 @@ class ChatTokenizer:
             heads = {k: self._head(key, chat, k, tracked, extras) for k in counted}
             if None not in heads.values():
                 eos = self.template.variables.get("eos_token")
-                spans = _per_turn(chat, counted, followed, heads, eos)
+                spans = per_turn_spans(chat, counted, followed, heads, eos)
             if spans is None or self.check_prefixes:
-                prefixed = _prefix_spans(full, chat, counted, compiled, extras, self.template)
+                prefixed = prefix_spans(full, chat, counted, compiled, extras, self.template)
                 rewritten = prefixed is None or (spans is not None and prefixed != spans)
                 if spans is None:
                     if prefixed is None:
@@ -186,7 +187,7 @@ class ChatTokenizer:
         ids = encoding.ids
         mask = [0] * len(ids)
         for start, end in spans:
-            first, last = _token_range(encoding, start, end, len(ids))
+            first, last = token_range(encoding, start, end, len(ids))
             if last > first:
                 mask[first:last] = [1] * (last - first)
         _check_mask(mask, chat, counted, method)
@@ -207,7 +208,7 @@ class ChatTokenizer:
         assistants = [k for k, m in enumerate(chat) if m.get("role") == "assistant"]
         if counted == assistants:
             return spans
-        owners = [_owner(span, followed.parts) for span in spans]
+        owners = [owner_of(span, followed.parts) for span in spans]
         if None in owners:
             if len(spans) != len(assistants):
                 raise DataError(
@@ -249,7 +250,7 @@ class ChatTokenizer:
             # where the prompt's text parts from the text without it: at the end of the
             # messages' parts at the latest (a header that starts like the closing text,
             # "<|assistant|>" after "</s>", is the header whole)
-            at = _common(prompt.text, plain.text)
+            at = common_length(prompt.text, plain.text)
             ends = [part[1] for part in plain.parts if part is not None]
             head = prompt.text[min([at, *([max(ends)] if ends else [])]) :]
             break
@@ -278,120 +279,9 @@ class ChatTokenizer:
         return Tokenized(ids, mask, row.method, size - limit, row.rewritten)
 
 
-def _common(a: str, b: str) -> int:
-    """The length of the text ``a`` and ``b`` start with (slices compared, halving)."""
-    size = min(len(a), len(b))
-    if a[:size] == b[:size]:
-        return size
-    low, high = 0, size  # a[:low] == b[:low], a[:high] != b[:high]
-    while high - low > 1:
-        middle = (low + high) // 2
-        if a[:middle] == b[:middle]:
-            low = middle
-        else:
-            high = middle
-    return low
-
-
 def _weight(message: Any) -> Any:
     extra = getattr(message, "additional_kwargs", None)
     return extra.get("weight") if isinstance(extra, dict) else None
-
-
-def _render(
-    owner: ChatTemplate, template: Any, chat: list[dict], extras: dict, prompt: bool
-) -> str:
-    return render(
-        template,
-        [dict(m) for m in chat],
-        add_generation_prompt=prompt,
-        variables=owner.variables,
-        plain=True,
-        **extras,
-    )
-
-
-def _owner(span: tuple[int, int], parts: list) -> int | None:
-    """The message whose part holds a span (the innermost), if any."""
-    best = None
-    for k, part in enumerate(parts):
-        inside = part is not None and part[0] <= span[0] and span[1] <= part[1]
-        if inside and (best is None or part[1] - part[0] < parts[best][1] - parts[best][0]):
-            best = k
-    return best
-
-
-def _per_turn(
-    chat: list[dict], counted: list[int], followed: Any, heads: dict[int, Any], eos: Any
-) -> list[tuple[int, int]] | None:
-    """Each counted turn's text in the whole rendering: its part, less its assistant
-    header (``heads``) and the parts of other messages written inside it; when the template closes
-    the conversation with the end-of-sequence token (Phi 3.5), the last message's turn
-    runs on to it. None when a counted turn has no part."""
-    text, spans = followed.text, []
-    for k in counted:
-        part = followed.parts[k]
-        if part is None:
-            return None
-        start, end = part
-        start += _common(heads[k], text[start:end])
-        if k == len(chat) - 1 and isinstance(eos, str) and eos and text[end:].strip() == eos:
-            end = len(text)
-        for inner_start, inner_end in sorted(followed.nested[k]):
-            if inner_start > start:
-                spans.append((start, min(inner_start, end)))
-            start = max(start, inner_end)
-        if end > start:
-            spans.append((start, end))
-    return spans
-
-
-def _prefix_spans(
-    full: str,
-    chat: list[dict],
-    counted: list[int],
-    template: Any,
-    extras: dict,
-    owner: ChatTemplate,
-) -> list[tuple[int, int]] | None:
-    """Each counted turn between the rendering of the conversation up to just before it
-    (with the generation prompt) and up to and including it; None when a prefix is not
-    the start of the whole rendering (or the template refuses a prefix)."""
-    spans = []
-    for k in counted:
-        try:
-            upto = _render(owner, template, chat[: k + 1], extras, False)
-            before = _render(owner, template, chat[:k], extras, True) if k else ""
-        except DataError:
-            return None
-        if not full.startswith(upto):
-            return None
-        start = _common(before, upto)
-        if len(upto) > start:
-            spans.append((start, len(upto)))
-    return spans
-
-
-def _token_range(encoding: Any, start: int, end: int, size: int) -> tuple[int, int]:
-    """The tokens whose characters overlap ``[start, end)``: ``(first, after last)``."""
-    char_to_token, token_chars = encoding.char_to_token, encoding.token_to_chars
-    first = last = None
-    for at in range(start, end):  # (a character no token covers: the next one)
-        first = char_to_token(at)
-        if first is not None:
-            break
-    for at in range(end - 1, start - 1, -1):
-        last = char_to_token(at)
-        if last is not None:
-            break
-    if first is None or last is None:
-        return 0, 0
-    # a character split into several tokens (bytes of one character) gives them all
-    while first > 0 and token_chars(first - 1)[1] > start:
-        first -= 1
-    while last + 1 < size and token_chars(last + 1)[0] < end:
-        last += 1
-    return first, last + 1
 
 
 def _check_mask(mask: list[int], chat: list[dict], counted: list[int], method: str) -> None:
