@@ -39,7 +39,7 @@ from .exports import ReadOptions
 from .gemini import _usage as gemini_usage
 from .gemini import messages_from_contents
 from .gemini_calls import Pairing
-from .gemini_cli import _result as tool_output
+from .gemini_cli_messages import tool_result as tool_output
 from .session_tree import Node, Tree, branches_from_last
 
 _TYPES = frozenset(("user", "assistant", "tool_result", "system"))
