@@ -6,7 +6,7 @@ the same JSON), invalid calls' argument texts, tool results, provider fields (an
 export's copy of a message's text, its attachments' extracted text), and the record's
 own fields (a title, a system prompt, tool descriptions), and the keys of free-form JSON
 (tool-call arguments and artifacts: ``{"alice@example.com": "admin"}``). Ids, types and
-MIME types are left as they are, and so is inline binary data: the base64 payload of a
+MIME types are left as they are, and so is inline binary data (redact_skip.py): the base64 payload of a
 media block (a ``data`` or ``base64`` field beside a MIME type or a ``base64`` source type)
 and of a ``data:<mime>;base64,`` URL. Any other ``data`` (an Anthropic document's
 plain-text source, an AI SDK ``data-*`` part) is text, and scanned.
@@ -23,7 +23,6 @@ import dataclasses
 import hashlib
 import itertools
 import os
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -36,79 +35,9 @@ from ..model import AIMessage, AnyMessage, Conversation
 from . import facts
 from .operation import PerPart
 from .redact_patterns import KINDS, Match, Scanner
+from .redact_skip import SKIP, is_payload, payload_end
 
 MASKS = ("kind", "hash")
-# keys whose strings are names of things, not text: never scanned
-_SKIP = frozenset(
-    (
-        "type",
-        "id",
-        "uuid",
-        "tool_call_id",
-        "mime_type",
-        "source_type",
-        "signature",
-        "thought_signatures",
-        "parent",
-        "parent_id",
-        "parent_message_uuid",
-        "current_node",
-        "model",
-        "model_name",
-        "model_slug",
-        "default_model_slug",
-        "model_provider",
-        "finish_reason",
-        "stop_reason",
-        "status",
-        "role",
-        "__openai_role__",
-        "content_type",
-        "recipient",
-        "object",
-    )
-)
-# a data URL's head, up to the base64 payload that follows it
-_DATA_URL = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[^;,\s]*)*;base64,")
-_BASE64 = re.compile(r"[A-Za-z0-9+/=_\-]*")
-_BASE64_LINES = re.compile(r"[A-Za-z0-9+/=_\-\s]*")  # (MIME's base64 breaks its lines)
-# what says a block's ``data`` (or ``base64``) is a binary payload: a MIME type beside it
-# (not text/*: Anthropic's plain-text document source says text/plain), a base64 source
-# type, pydantic-ai's binary kind, an OpenAI input_audio (its data and format alone)
-_MIME_KEYS = ("mime_type", "mimeType", "media_type", "mediaType")
-
-
-def payload_end(text: str) -> int:
-    """Where the base64 payload a ``data:<mime>;base64,`` URL starts ``text`` with ends
-    (0 when the text is no such URL): the rest is text, and scanned."""
-    head = _DATA_URL.match(text)
-    if head is None:
-        return 0
-    return _BASE64.match(text, head.end()).end()  # type: ignore[union-attr]
-
-
-def _binary(block: dict[str, Any], key: str) -> bool:
-    """Whether ``block[key]`` (``data`` or ``base64``) is a media block's base64 payload."""
-    value = block[key]
-    if not isinstance(value, str) or _BASE64_LINES.fullmatch(value) is None:
-        return False
-    if key == "base64":  # (a v1 data block's payload, by its name)
-        return True
-    if block.get("type") == "base64" or block.get("source_type") == "base64":
-        return True
-    if block.get("kind") == "binary":
-        return True
-    if isinstance(block.get("format"), str) and block.keys() <= {"data", "format"}:
-        return True  # (OpenAI's input_audio)
-    for name in _MIME_KEYS:
-        mime = block.get(name)
-        if isinstance(mime, str) and mime and not mime.lower().startswith("text/"):
-            return True
-    return False
-
-
-def _is_payload(block: dict[str, Any], key: Any) -> bool:
-    return (key == "data" or key == "base64") and _binary(block, key)
 
 
 def check_kinds(names: Iterable[str]) -> tuple[str, ...]:
@@ -218,7 +147,7 @@ class Redactor(PerPart["tuple[Counter[str], int]"]):
                 return value if new is rest else value[:end] + new
         return self.text(value)
 
-    def value(self, value: Any, skip: frozenset[str] = _SKIP, keys: bool = False) -> Any:
+    def value(self, value: Any, skip: frozenset[str] = SKIP, keys: bool = False) -> Any:
         """A JSON-like value with its strings redacted (the keys in ``skip`` left alone,
         and a media block's base64 payload); with ``keys`` (free-form JSON: a tool call's
         arguments), its keys too. The value itself when nothing changed."""
@@ -228,7 +157,7 @@ class Redactor(PerPart["tuple[Counter[str], int]"]):
             out: dict[Any, Any] = {}
             changed = False
             for key, item in value.items():
-                if key in skip or _is_payload(value, key):
+                if key in skip or is_payload(value, key):
                     new = item
                 else:
                     new = self.value(item, skip, keys)
@@ -343,15 +272,15 @@ class Redactor(PerPart["tuple[Counter[str], int]"]):
         conversation, messages = facts.listed(conversation)
         label = facts.label(conversation, position)
         placed = places is not None and len(places) == len(messages)
-        yield from self._found(label, "meta", conversation.meta, _SKIP)
+        yield from self._found(label, "meta", conversation.meta, SKIP)
         for index, message in enumerate(messages):
             name = str(places[index]) if placed else label  # type: ignore[index]
             where = f"messages[{index}]"
-            yield from self._found(name, f"{where}.content", message.content, _SKIP)
+            yield from self._found(name, f"{where}.content", message.content, SKIP)
             if message.name:
-                yield from self._found(name, f"{where}.name", message.name, _SKIP)
+                yield from self._found(name, f"{where}.name", message.name, SKIP)
             for field in ("additional_kwargs", "response_metadata"):
-                yield from self._found(name, f"{where}.{field}", getattr(message, field), _SKIP)
+                yield from self._found(name, f"{where}.{field}", getattr(message, field), SKIP)
             if isinstance(message, AIMessage):
                 for kind in ("tool_calls", "invalid_tool_calls"):
                     for number, call in enumerate(getattr(message, kind)):
@@ -374,7 +303,7 @@ class Redactor(PerPart["tuple[Counter[str], int]"]):
                 if keys and isinstance(key, str):
                     for match in self.scanner.scan(key):
                         yield _hit(name, f"{place} (a key)", key, match)
-                if key not in skip and not _is_payload(value, key):
+                if key not in skip and not is_payload(value, key):
                     yield from self._found(name, f"{place}.{key}", item, skip, keys)
         elif isinstance(value, list):
             for number, item in enumerate(value):
