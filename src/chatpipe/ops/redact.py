@@ -6,9 +6,9 @@ the same JSON), invalid calls' argument texts, tool results, provider fields (an
 export's copy of a message's text, its attachments' extracted text), and the record's
 own fields (a title, a system prompt, tool descriptions), and the keys of free-form JSON
 (tool-call arguments and artifacts: ``{"alice@example.com": "admin"}``). Ids, types and
-MIME types are left as they are, and so is inline binary data (redact_skip.py): the base64 payload of a
-media block (a ``data`` or ``base64`` field beside a MIME type or a ``base64`` source type)
-and of a ``data:<mime>;base64,`` URL. Any other ``data`` (an Anthropic document's
+MIME types are left as they are, and so is inline binary data (redact_skip.py): the base64
+payload of a media block (a ``data`` or ``base64`` field beside a MIME type or a ``base64``
+source type) and of a ``data:<mime>;base64,`` URL. Any other ``data`` (an Anthropic document's
 plain-text source, an AI SDK ``data-*`` part) is text, and scanned.
 
 A value becomes ``[KIND]``, or with ``mask="hash"`` ``[KIND:1a2b3c4d]``: a keyed hash of
