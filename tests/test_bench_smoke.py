@@ -225,3 +225,17 @@ def test_jobs_scale_benchmark_prints_a_row_per_worker_count(tmp_path):
     table = [line for line in done.stdout.splitlines() if re.match(r"\| \d+ \|", line)]
     assert [line.split("|")[1].strip() for line in table] == ["1", "2"]
     assert table[0].endswith("| 1.00× | 100% |")
+
+
+def test_target_comparison_finds_a_checkout_the_same_as_itself():
+    src = str(ROOT / "src")
+    script = str(ROOT / "bench" / "compare_targets.py")
+    only = ["--match", "openai_tool_calls.jsonl", "--workers", "2"]
+    done = subprocess.run(
+        [sys.executable, script, src, src, *only],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=True,
+    )
+    assert done.stdout.splitlines()[-1].startswith("6 runs, 6 the same"), done.stdout
