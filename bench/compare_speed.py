@@ -13,6 +13,7 @@ fresh folder each run (removed after), as a dataset's shards are converted.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import shutil
 import statistics
@@ -53,6 +54,10 @@ def main() -> None:
     parser.add_argument("--only", action="append", choices=list(JOBS), help="these jobs")
     args = parser.parse_args()
     jobs_n = ["--jobs", str(args.jobs)] if args.jobs > 1 else []
+    # both trees compiled first: a tree without its bytecode (a fresh worktree, with
+    # PYTHONDONTWRITEBYTECODE set) would compile every module on every run, and lose
+    for src in (args.before, args.after):
+        compileall.compile_dir(src, quiet=1)
     print(f"# {stamp().split(', chatpipe')[0]}; both checkouts from source, alternating")
     print(f"# {len(args.corpus)} input(s), --jobs {args.jobs}, --output-dir {args.output_dir}")
     for job, (argv, _) in JOBS.items():
