@@ -21,7 +21,6 @@ from ..errors import DataError, Location
 from ..model import AnyMessage, ChatMessage, HumanMessage, SystemMessage
 from .base import CERTAIN, CONVERSATIONS, Conversation, Dialect, Guess, Sample
 from .exports import ReadOptions
-from .open_webui_content import Turn, read_details, read_output
 from .openai_messages import usage_from_openai
 from .trees import dated, span, tree_conversations
 
@@ -106,6 +105,9 @@ def _assistant(message: dict[str, Any], ident: str, rest: dict[str, Any]) -> lis
     if message.get("files"):
         rest["files"] = message["files"]
     fields["additional_kwargs"] = {"open_webui": rest}
+    # (here, not at the top: it imports html, whose entity table every run would load)
+    from .open_webui_content import Turn, read_details, read_output
+
     turn = Turn(ident, fields)
     if isinstance(output, list) and output:
         read_output(turn, output)
