@@ -234,7 +234,8 @@ SWAPS = int(os.environ.get("CHATPIPE_FUZZ_EXAMPLES", "8"))
 @pytest.fixture(scope="module")
 def tokenizer(tmp_path_factory):
     """A model folder: a small tokenizer.json and the Qwen template."""
-    pytest.importorskip("tokenizers")
+    import tokenizers  # noqa: F401  (the test extra installs it: missing fails, never skips)
+
     folder = tmp_path_factory.mktemp("model")
     source = FIXTURES / "chat_templates" / "all-MiniLM-L6-v2" / "tokenizer.json"
     (folder / "tokenizer.json").write_bytes(source.read_bytes())
