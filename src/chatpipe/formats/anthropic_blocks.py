@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .media import name_of
+
 # the media types of a base64 image the API takes
 _IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 
@@ -57,10 +59,7 @@ def anthropic_block(block: Any) -> Any:
         return made
     if kind in ("image", "file") and "source" not in block:
         made = _media(block)
-        extras = block.get("extras") if isinstance(block.get("extras"), dict) else {}
-        name = next(
-            (extras[k] for k in ("filename", "title") if isinstance(extras.get(k), str)), None
-        )
+        name = name_of(block)
         if made.get("type") == "document" and name:
             made["title"] = name  # (a document's title: the file's name)
         return made

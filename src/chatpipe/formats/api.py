@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..model.reasoning import FIELDS, field_blocks
+from .media import NAME_KEYS
 
 # --reasoning: the API's own field where it has one (signed Anthropic thinking, Gemini
 # thought parts, Responses reasoning items; Chat Completions has none); left out everywhere;
@@ -135,8 +136,6 @@ def text_fields(block: dict[str, Any], own: Iterable[str] = ()) -> list[str]:
     return left
 
 
-# a file's extras a writer takes as its name (APIs name documents, not images)
-_NAMES = ("filename", "file_name", "name", "title")
 # the standard media blocks, whose other keys a writer reads (their extras it may not)
 MEDIA_TYPES = frozenset(("image", "file", "audio", "video", "text-plain"))
 
@@ -150,7 +149,8 @@ def extras_left(block: Any, own: Iterable[str] = ()) -> list[str]:
     extras = block.get("extras")
     if not isinstance(extras, dict) or "source" in block:  # (Anthropic's own: no extras)
         return []
-    taken = set(own).union(_NAMES if block["type"] in ("file", "text-plain") else ())
+    # (a file's name a writer takes where the API names documents; no API names images)
+    taken = set(own).union(NAME_KEYS if block["type"] in ("file", "text-plain") else ())
     return [k for k, v in extras.items() if k not in taken and v not in (None, [], {})]
 
 

@@ -89,7 +89,7 @@ def of(block: Any) -> Media | None:
         mime = f"audio/{audio['format']}" if isinstance(audio.get("format"), str) else None
         return Media("audio", mime, data=audio.get("data"))
     if kind == "text-plain":
-        name = block.get("title") or _name(block)
+        name = block.get("title") or name_of(block)
         return Media(
             "file",
             "text/plain",
@@ -111,7 +111,7 @@ def of(block: Any) -> Media | None:
     if kind not in _KINDS:
         return None
     mime = block.get("mime_type") if isinstance(block.get("mime_type"), str) else None
-    name = _name(block)
+    name = name_of(block)
     data = block.get("base64") if block.get("base64") is not None else None
     if data is None and block.get("source_type") == "base64":  # langchain's v0 data blocks
         data = block.get("data")
@@ -124,10 +124,15 @@ def of(block: Any) -> Media | None:
     return Media(_KINDS[kind], mime, file_id=ident if isinstance(ident, str) else None, name=name)
 
 
-def _name(block: dict[str, Any]) -> str | None:
+# the keys a block, its extras or its metadata name a file by
+NAME_KEYS = ("filename", "file_name", "name", "title")
+
+
+def name_of(block: dict[str, Any]) -> str | None:
+    """A media block's file name, wherever its reader kept it."""
     for holder in (block, block.get("extras"), block.get("metadata")):
         if isinstance(holder, dict):
-            for key in ("filename", "file_name", "name", "title"):
+            for key in NAME_KEYS:
                 if isinstance(holder.get(key), str) and holder[key]:
                     return holder[key]
     return None
